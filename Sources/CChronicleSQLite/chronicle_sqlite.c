@@ -1,0 +1,27 @@
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
+#include <sqlite3.h>
+#include "chronicle_sqlite.h"
+
+void chronicle_set_preupdate_hook(sqlite3 *db, chronicle_preupdate_callback callback, void *context) {
+  sqlite3_preupdate_hook(db, (void (*)(void *, sqlite3 *, int, const char *, const char *,
+                                       sqlite3_int64, sqlite3_int64))callback,
+                         context);
+}
+
+int chronicle_preupdate_count(sqlite3 *db) { return sqlite3_preupdate_count(db); }
+
+sqlite3_value *chronicle_preupdate_old(sqlite3 *db, int column) {
+  sqlite3_value *value = 0;
+  if (sqlite3_preupdate_old(db, column, &value) != SQLITE_OK) return 0;
+  return value;
+}
+
+sqlite3_value *chronicle_preupdate_new(sqlite3 *db, int column) {
+  sqlite3_value *value = 0;
+  if (sqlite3_preupdate_new(db, column, &value) != SQLITE_OK) return 0;
+  return value;
+}
+
+int chronicle_preupdate_hook_available(void) {
+  return sqlite3_compileoption_used("ENABLE_PREUPDATE_HOOK");
+}

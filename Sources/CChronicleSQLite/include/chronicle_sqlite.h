@@ -1,0 +1,36 @@
+// Narrow C bridge to the parts of SQLite that GRDB's module does not expose:
+// the preupdate hook, which the system library provides
+// (SQLITE_ENABLE_PREUPDATE_HOOK) but whose declarations sqlite3.h hides unless
+// the client defines that macro.
+#ifndef CHRONICLE_SQLITE_H
+#define CHRONICLE_SQLITE_H
+
+#include <stdint.h>
+
+typedef struct sqlite3 sqlite3;
+typedef struct sqlite3_value sqlite3_value;
+
+/// Preupdate callback: context, connection, operation (SQLITE_INSERT,
+/// SQLITE_UPDATE, SQLITE_DELETE), schema name, table name, old rowid, new rowid.
+typedef void (*chronicle_preupdate_callback)(void *context, sqlite3 *db, int op,
+                                             const char *schema, const char *table,
+                                             int64_t oldRowID, int64_t newRowID);
+
+/// Installs (or with a NULL callback, removes) the connection's preupdate hook.
+void chronicle_set_preupdate_hook(sqlite3 *db, chronicle_preupdate_callback callback, void *context);
+
+/// Number of columns of the row being changed.
+int chronicle_preupdate_count(sqlite3 *db);
+
+/// The value of column `column` before the change (UPDATE and DELETE only).
+/// Returns NULL on error.
+sqlite3_value *chronicle_preupdate_old(sqlite3 *db, int column);
+
+/// The value of column `column` after the change (INSERT and UPDATE only).
+/// Returns NULL on error.
+sqlite3_value *chronicle_preupdate_new(sqlite3 *db, int column);
+
+/// 1 when the library was built with the preupdate hook, 0 otherwise.
+int chronicle_preupdate_hook_available(void);
+
+#endif

@@ -1,0 +1,36 @@
+import GRDB
+import GRDBSQLite
+
+/// Reads every row of a tracked table, in primary key order: the content of a
+/// table that an event carries whole (new, adopted or rebuilt tables).
+struct AllRowsReader {
+  let connection: OpaquePointer
+  let sql: String
+  let columnCount: Int32
+
+  init(connection: OpaquePointer, table: TrackedTable) throws {
+    self.connection = connection
+    let order = table.primaryKey.map { quoteIdentifier(table.columns[$0]) }.joined(separator: ", ")
+    sql = "SELECT \(table.columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table.name)) ORDER BY \(order)"
+    columnCount = Int32(table.columns.count)
+  }
+
+  func forEach(_ body: ([SQLiteValue]) throws -> Void) throws {
+    var statement: OpaquePointer?
+    let status = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+    guard status == SQLITE_OK, let statement else {
+      throw DatabaseError(resultCode: ResultCode(rawValue: status), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+    defer { sqlite3_finalize(statement) }
+    while true {
+      switch sqlite3_step(statement) {
+      case SQLITE_ROW:
+        try body((0..<columnCount).map { SQLiteValue(statement: statement, column: $0) })
+      case SQLITE_DONE:
+        return
+      case let code:
+        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+      }
+    }
+  }
+}

@@ -1,0 +1,301 @@
+import CChronicleSQLite
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Captures the row changes of the writer connection and turns each write
+/// transaction into one ``ChangeEvent``.
+///
+/// How it works, like SQLite's session extension:
+/// 1. The connection's preupdate hook reports every row change on a tracked
+///    table (raw SQL, upserts, REPLACE deletions and foreign-key cascades
+///    included). The session notes the row's primary key and, the first time
+///    the row is touched in the transaction, its values before the change.
+/// 2. Before commit, ``appendEvent(_:)`` reads each touched row back by key and
+///    compares it with its before-image: absent then present is an insert,
+///    present then absent a delete, changed columns an update, equal nothing.
+///    Reading the final state back makes savepoint rollbacks and failed
+///    statements inside the transaction come out right without tracking them.
+/// 3. Schema changes are found by comparing the schema with the last logged
+///    one, and go first in the event.
+///
+/// Confinement: every method runs on the writer connection's serialized
+/// dispatch queue, which is why the type can be `@unchecked Sendable`.
+final class CaptureSession: @unchecked Sendable {
+  let connection: OpaquePointer
+  let peer: PeerID
+  let clock: HybridLogicalClock
+  let compressionLevel: Int32
+
+  /// Tracked tables by name.
+  private(set) var tables: [String: TrackedTable] = [:]
+  private var readers: [ObjectIdentifier: (name: String, generation: Int, reader: RowReader)] = [:]
+  private var snapshot = SchemaSnapshot(version: -1, objects: [])
+
+  private struct TouchKey: Hashable {
+    let table: ObjectIdentifier
+    let key: [SQLiteValue]
+  }
+
+  private struct TouchedRow {
+    let table: TrackedTable
+    let key: [SQLiteValue]
+    /// The row's values when the transaction first touched it; nil when it did not exist.
+    let before: [SQLiteValue]?
+    /// The table's column generation when `before` was read.
+    let generation: Int
+    let beforeColumns: [String]
+  }
+
+  private var touchedIndex: [TouchKey: Int] = [:]
+  private var touched: [TouchedRow] = []
+  private var hookFailure: ChronicleError?
+  /// Main-schema tables written in this transaction that were not tracked at
+  /// the time (a tracked table renamed earlier in the transaction shows up here).
+  private var untrackedTablesWritten = Set<String>()
+
+  /// While true, changes are not captured (used when applying events that are
+  /// already in the log).
+  var isSuspended = false
+
+  // Last table looked up by the hook, to skip a String allocation per row.
+  private var lastTableName: [CChar] = [0]
+  private var lastTable: TrackedTable?
+
+  init(connection: OpaquePointer, peer: PeerID, clock: HybridLogicalClock, compressionLevel: Int32) {
+    self.connection = connection
+    self.peer = peer
+    self.clock = clock
+    self.compressionLevel = compressionLevel
+  }
+
+  deinit {
+    chronicle_set_preupdate_hook(connection, nil, nil)
+  }
+
+  /// Starts receiving the connection's row changes.
+  func installHook() {
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    chronicle_set_preupdate_hook(connection, { context, _, operation, schema, table, _, _ in
+      guard let context, let schema, let table else { return }
+      Unmanaged<CaptureSession>.fromOpaque(context).takeUnretainedValue()
+        .rowWillChange(operation: operation, schema: schema, table: table)
+    }, context)
+  }
+
+  /// Whether the transaction has changed tracked rows that no event describes yet.
+  var hasPendingChanges: Bool { !touched.isEmpty }
+
+  /// Names of the tables with pending changes.
+  var pendingTableNames: [String] {
+    var seen = Set<String>()
+    return touched.compactMap { seen.insert($0.table.name).inserted ? $0.table.name : nil }
+  }
+
+  /// Forgets what the transaction captured (after commit or rollback).
+  func discardPendingChanges() {
+    touched.removeAll(keepingCapacity: true)
+    touchedIndex.removeAll(keepingCapacity: true)
+    untrackedTablesWritten.removeAll()
+    hookFailure = nil
+  }
+
+  // MARK: - Loading
+
+  /// Loads the tracked tables and the last logged schema.
+  func load(_ db: Database) throws {
+    snapshot = try SchemaStore.loggedSnapshot(db)
+    tables = [:]
+    for name in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables") {
+      guard let shape = try TableShape.read(db, table: name) else { continue }  // dropped outside Chronicle: the next write logs it
+      tables[name] = TrackedTable(shape: shape)
+    }
+    resetLookupCache()
+  }
+
+  /// Starts tracking `shape`'s table (already validated).
+  func startTracking(_ shape: TableShape) -> TrackedTable {
+    let table = TrackedTable(shape: shape)
+    tables[shape.name] = table
+    resetLookupCache()
+    return table
+  }
+
+  private func resetLookupCache() {
+    lastTableName = [0]
+    lastTable = nil
+  }
+
+  // MARK: - Hook
+
+  private func rowWillChange(operation: Int32, schema: UnsafePointer<CChar>, table name: UnsafePointer<CChar>) {
+    guard !isSuspended, strcmp(schema, "main") == 0 else { return }
+    let table: TrackedTable
+    if strcmp(name, lastTableName) == 0 {
+      guard let cached = lastTable else { return }
+      table = cached
+    } else {
+      let string = String(cString: name)
+      lastTableName = Array(string.utf8CString)
+      lastTable = tables[string]
+      guard let found = lastTable else {
+        untrackedTablesWritten.insert(string)
+        return
+      }
+      table = found
+    }
+    switch operation {
+    case SQLITE_INSERT:
+      guard let key = readKey(table, chronicle_preupdate_new) else { return }
+      touch(table, key: key, readBefore: false)
+    case SQLITE_DELETE:
+      guard let key = readKey(table, chronicle_preupdate_old) else { return }
+      touch(table, key: key, readBefore: true)
+    case SQLITE_UPDATE:
+      guard let oldKey = readKey(table, chronicle_preupdate_old),
+            let newKey = readKey(table, chronicle_preupdate_new) else { return }
+      touch(table, key: oldKey, readBefore: true)
+      if newKey != oldKey { touch(table, key: newKey, readBefore: false) }
+    default:
+      break
+    }
+  }
+
+  private func readKey(_ table: TrackedTable, _ read: (OpaquePointer?, Int32) -> OpaquePointer?) -> [SQLiteValue]? {
+    var key: [SQLiteValue] = []
+    key.reserveCapacity(table.primaryKey.count)
+    for column in table.primaryKey {
+      guard let value = read(connection, table.columnIndexes[column]) else {
+        hookFailure = .capturedValueUnreadable(table: table.name, column: table.columns[column])
+        return nil
+      }
+      key.append(SQLiteValue(sqliteValue: value))
+    }
+    return key
+  }
+
+  private func touch(_ table: TrackedTable, key: [SQLiteValue], readBefore: Bool) {
+    let touchKey = TouchKey(table: ObjectIdentifier(table), key: key)
+    guard touchedIndex[touchKey] == nil else { return }
+    var before: [SQLiteValue]?
+    if readBefore {
+      var values: [SQLiteValue] = []
+      values.reserveCapacity(table.columns.count)
+      for (position, column) in table.columnIndexes.enumerated() {
+        guard let value = chronicle_preupdate_old(connection, column) else {
+          hookFailure = .capturedValueUnreadable(table: table.name, column: table.columns[position])
+          return
+        }
+        values.append(SQLiteValue(sqliteValue: value))
+      }
+      before = values
+    }
+    touchedIndex[touchKey] = touched.count
+    touched.append(TouchedRow(
+      table: table, key: key, before: before, generation: table.generation,
+      beforeColumns: before == nil ? [] : table.columns))
+  }
+
+  // MARK: - Building the event
+
+  /// Turns what the transaction changed into one event and appends it to the
+  /// log, inside the transaction. Returns nil when nothing changed.
+  func appendEvent(_ db: Database) throws -> StoredEvent? {
+    if let hookFailure { throw hookFailure }
+    var builder = EventBuilder()
+    var newlyTracked: [TrackedTable] = []
+    var fullTables: [TrackedTable] = []
+
+    let version = try SchemaSnapshot.currentVersion(db)
+    if version != snapshot.version {
+      let current = try SchemaSnapshot.read(db)
+      let diff = SchemaDiff(from: snapshot, to: current)
+      for change in diff.changes { builder.operations.append(.schema(change)) }
+      (newlyTracked, fullTables) = try applyTracking(of: diff, db)
+      // A tracked table renamed and then written under its new name in this
+      // transaction: those writes were not seen, so the event empties the
+      // table and carries its rows whole.
+      for (_, name) in diff.renamedTables where untrackedTablesWritten.contains(name) {
+        guard let table = tables[name], let object = current.object(type: "table", name: name) else { continue }
+        let dependents = current.objects.filter { $0.tableName == name && ($0.type == "index" || $0.type == "trigger") }.map(\.sql)
+        builder.operations.append(.schema(.rebuildTable(name: name, createSQL: object.sql, copiedColumns: [], dependents: dependents)))
+        fullTables.append(table)
+      }
+      snapshot = current
+      try SchemaStore.saveLoggedSnapshot(current, db)
+    }
+
+    let dumped = Set(fullTables.map(ObjectIdentifier.init))
+    for row in touched {
+      // Rows of tables dropped in this transaction, or dumped whole, need no operation.
+      guard tables[row.table.name] === row.table, !dumped.contains(ObjectIdentifier(row.table)) else { continue }
+      let after = try reader(for: row.table).read(key: row.key)
+      builder.addRowChange(table: row.table, key: row.key, before: beforeImage(of: row), after: after)
+    }
+    for table in fullTables {
+      let reader = try AllRowsReader(connection: connection, table: table)
+      try reader.forEach { values in builder.addRowChange(table: table, key: [], before: nil, after: values) }
+    }
+    discardPendingChanges()
+
+    let schemaChanged = builder.operations.contains { if case .schema = $0 { true } else { false } }
+    guard !builder.operations.isEmpty else { return nil }
+    let stored = try EventAppender.appendLocal(
+      db, origin: peer, clock: clock, tables: builder.tables, operations: builder.operations,
+      bumpsSchemaEpoch: schemaChanged, compressionLevel: compressionLevel)
+    for table in newlyTracked {
+      try db.execute(sql: "INSERT OR REPLACE INTO chronicle_tracked_tables (name, since_event) VALUES (?, ?)", arguments: [table.name, stored.id])
+    }
+    return stored
+  }
+
+  /// The before-image in the table's current column order (columns added
+  /// since are absent, so they count as changed).
+  private func beforeImage(of row: TouchedRow) -> [SQLiteValue?]? {
+    guard let before = row.before else { return nil }
+    if row.generation == row.table.generation { return before }
+    let byName = Dictionary(zip(row.beforeColumns, before), uniquingKeysWith: { first, _ in first })
+    return row.table.columns.map { byName[$0] }
+  }
+
+  private func reader(for table: TrackedTable) throws -> RowReader {
+    let id = ObjectIdentifier(table)
+    if let cached = readers[id], cached.name == table.name, cached.generation == table.generation {
+      return cached.reader
+    }
+    let reader = try RowReader(connection: connection, table: table)
+    readers[id] = (table.name, table.generation, reader)
+    return reader
+  }
+
+  /// Follows renames, drops, alters and creations in the tracked set. Returns
+  /// the tables tracked from now on, and the tables the event must carry whole.
+  private func applyTracking(of diff: SchemaDiff, _ db: Database) throws -> (new: [TrackedTable], full: [TrackedTable]) {
+    defer { resetLookupCache() }
+    for (from, to) in diff.renamedTables {
+      guard let table = tables.removeValue(forKey: from) else { continue }
+      table.name = to
+      tables[to] = table
+      try db.execute(sql: "UPDATE chronicle_tracked_tables SET name = ? WHERE name = ?", arguments: [to, from])
+    }
+    for name in diff.droppedTables {
+      guard let table = tables.removeValue(forKey: name) else { continue }
+      readers[ObjectIdentifier(table)] = nil
+      try db.execute(sql: "DELETE FROM chronicle_tracked_tables WHERE name = ?", arguments: [name])
+    }
+    var full: [TrackedTable] = []
+    for name in diff.alteredTables {
+      guard let table = tables[name], let shape = try TableShape.read(db, table: name) else { continue }
+      table.update(to: shape)
+      if diff.tablesNeedingRows.contains(name) { full.append(table) }
+    }
+    var new: [TrackedTable] = []
+    for name in diff.createdTables {
+      guard let shape = try TableShape.read(db, table: name), shape.isTrackable else { continue }
+      let table = startTracking(shape)
+      new.append(table)
+      full.append(table)
+    }
+    return (new, full)
+  }
+}

@@ -1,0 +1,49 @@
+import GRDB
+import GRDBSQLite
+
+/// Reads the current values of one row of a tracked table by primary key,
+/// through a persistent prepared statement: the read-back of capture.
+final class RowReader {
+  private var statement: OpaquePointer?
+  let columnCount: Int32
+  let keyCount: Int
+
+  init(connection: OpaquePointer, table: TrackedTable) throws {
+    let columns = table.columns.map(quoteIdentifier).joined(separator: ", ")
+    let condition = table.primaryKey.enumerated()
+      .map { "\(quoteIdentifier(table.columns[$0.element])) = ?\($0.offset + 1)" }
+      .joined(separator: " AND ")
+    let sql = "SELECT \(columns) FROM main.\(quoteIdentifier(table.name)) WHERE \(condition)"
+    let status = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard status == SQLITE_OK, statement != nil else {
+      throw DatabaseError(resultCode: ResultCode(rawValue: status), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+    columnCount = Int32(table.columns.count)
+    keyCount = table.primaryKey.count
+  }
+
+  deinit { sqlite3_finalize(statement) }
+
+  /// The row's values in column order, or nil when no row has that key.
+  func read(key: [SQLiteValue]) throws -> [SQLiteValue]? {
+    guard let statement else { return nil }
+    defer {
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
+    }
+    for (index, value) in key.enumerated() {
+      _ = value.bind(to: statement, at: Int32(index + 1))
+    }
+    switch sqlite3_step(statement) {
+    case SQLITE_ROW:
+      var values: [SQLiteValue] = []
+      values.reserveCapacity(Int(columnCount))
+      for column in 0..<columnCount { values.append(SQLiteValue(statement: statement, column: column)) }
+      return values
+    case SQLITE_DONE:
+      return nil
+    case let status:
+      throw DatabaseError(resultCode: ResultCode(rawValue: status), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement))))
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import GRDBSQLite
+
+extension SQLiteValue {
+  /// Reads an `sqlite3_value` without converting its storage class.
+  init(sqliteValue value: OpaquePointer) {
+    switch sqlite3_value_type(value) {
+    case SQLITE_INTEGER: self = .integer(sqlite3_value_int64(value))
+    case SQLITE_FLOAT: self = .real(sqlite3_value_double(value))
+    case SQLITE_TEXT:
+      let count = Int(sqlite3_value_bytes(value))
+      if let text = sqlite3_value_text(value) {
+        self = .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+      } else {
+        self = .text("")
+      }
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_value_bytes(value))
+      if let blob = sqlite3_value_blob(value), count > 0 {
+        self = .blob(Data(bytes: blob, count: count))
+      } else {
+        self = .blob(Data())
+      }
+    default: self = .null
+    }
+  }
+
+  /// Reads column `index` of the current row of a stepped statement.
+  init(statement: OpaquePointer, column index: Int32) {
+    switch sqlite3_column_type(statement, index) {
+    case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, index))
+    case SQLITE_FLOAT: self = .real(sqlite3_column_double(statement, index))
+    case SQLITE_TEXT:
+      let count = Int(sqlite3_column_bytes(statement, index))
+      if let text = sqlite3_column_text(statement, index) {
+        self = .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+      } else {
+        self = .text("")
+      }
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_column_bytes(statement, index))
+      if let blob = sqlite3_column_blob(statement, index), count > 0 {
+        self = .blob(Data(bytes: blob, count: count))
+      } else {
+        self = .blob(Data())
+      }
+    default: self = .null
+    }
+  }
+
+  /// Binds the value to parameter `index` (1-based) of a statement.
+  func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    switch self {
+    case .null: return sqlite3_bind_null(statement, index)
+    case .integer(let value): return sqlite3_bind_int64(statement, index, value)
+    case .real(let value): return sqlite3_bind_double(statement, index, value)
+    case .text(let value):
+      return value.utf8CString.withUnsafeBufferPointer { buffer in
+        sqlite3_bind_text(statement, index, buffer.baseAddress, Int32(buffer.count - 1), sqliteTransient)
+      }
+    case .blob(let value):
+      return value.withUnsafeBytes { buffer in
+        sqlite3_bind_blob(statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), sqliteTransient)
+      }
+    }
+  }
+}
+
+/// SQLITE_TRANSIENT: SQLite copies the bound bytes.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,0 +1,49 @@
+@_exported import GRDB
+
+/// Chronicle: SQLite databases whose every write transaction is also an event
+/// in an append-only log, so that the log can be synced, replayed and audited.
+///
+/// Start with ``Chronicle/open(path:peer:tables:configuration:)``.
+public enum Chronicle {
+  /// Opens (creating if needed) a Chronicle database at `path`.
+  ///
+  /// The first open installs Chronicle's tables (`chronicle_*`), gives the
+  /// database a peer identity, and adopts the tables already there: every
+  /// STRICT table with a primary key is tracked from then on, and its rows are
+  /// recorded in a first event, so the log describes the database from its start.
+  ///
+  /// - Parameters:
+  ///   - path: the SQLite file.
+  ///   - peer: which peer identity to use.
+  ///   - tables: tables the app expects to be tracked; each must exist, be
+  ///     STRICT and have a primary key, or opening fails with an error naming it.
+  ///   - configuration: capture and clock settings.
+  public static func open(
+    path: String, peer: PeerIdentity = .generate, tables: [String] = [],
+    configuration: ChronicleConfiguration = ChronicleConfiguration()
+  ) throws -> ChronicleDatabase {
+    try ChronicleDatabase(path: path, peer: peer, tables: tables, configuration: configuration)
+  }
+}
+
+/// Which peer identity a database opens with.
+public enum PeerIdentity: Sendable {
+  /// The identity stored in the database, or a new random one for a new database.
+  case generate
+  /// This identity; opening a database that belongs to another peer fails.
+  case fixed(PeerID)
+}
+
+/// Settings of a ``ChronicleDatabase``.
+public struct ChronicleConfiguration: Sendable {
+  /// zlib level of event bodies, 1 (fastest) to 9 (smallest).
+  public var compressionLevel: Int32 = 6
+  /// How far ahead of the local clock a remote clock reading may be.
+  public var maximumClockDrift: Duration = .seconds(300)
+  /// The wall clock, in milliseconds since 1970 (tests inject their own).
+  public var wallClock: @Sendable () -> UInt64 = HybridLogicalClock.systemMilliseconds
+  /// GRDB settings of the underlying connections. Foreign keys are always on.
+  public var database = Configuration()
+
+  public init() {}
+}

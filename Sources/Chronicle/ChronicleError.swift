@@ -1,0 +1,62 @@
+/// Errors of Chronicle's database layer. Each message names the problem and
+/// the fix.
+public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The table is not STRICT, so it cannot be tracked.
+  case tableNotStrict(String)
+  /// The table has no declared primary key, so it cannot be tracked.
+  case tableWithoutPrimaryKey(String)
+  /// No such table in the main schema.
+  case noSuchTable(String)
+  /// The name belongs to Chronicle (`chronicle_*`) or SQLite (`sqlite_*`).
+  case reservedTableName(String)
+  /// A transaction changed tracked tables outside `ChronicleDatabase.write`:
+  /// its commit was refused and it was rolled back.
+  case uncapturedWrite(tables: [String])
+  /// The database belongs to another peer than the one asked for.
+  case peerMismatch(stored: PeerID, requested: PeerID)
+  /// SQLite was built without the preupdate hook that capture relies on.
+  case preupdateHookUnavailable
+  /// The database was created by a newer Chronicle.
+  case unsupportedInternalSchema(found: Int, supported: Int)
+  /// A stored event failed to decode.
+  case corruptEvent(id: Int64, EventFormatError)
+  /// An event could not be applied during replay.
+  case replayFailed(event: String, reason: String)
+  /// No event matches the reference.
+  case noSuchEvent(String)
+  /// Too many columns for an event table descriptor.
+  case capturedValueUnreadable(table: String, column: String)
+
+  public var description: String {
+    switch self {
+    case .tableNotStrict(let table):
+      return "table \"\(table)\" is not STRICT, so Chronicle cannot track it. Fix: recreate it as "
+        + "CREATE TABLE \"\(table)\" (...) STRICT and copy its rows over (see SQLite's ALTER TABLE docs, \"making other kinds of table schema changes\")."
+    case .tableWithoutPrimaryKey(let table):
+      return "table \"\(table)\" has no declared PRIMARY KEY, so Chronicle cannot identify its rows across peers. "
+        + "Fix: recreate it with a PRIMARY KEY column, e.g. \"id\" TEXT PRIMARY KEY NOT NULL DEFAULT (uuid())."
+    case .noSuchTable(let table):
+      return "no table \"\(table)\" in the main schema. Fix: create it (as a STRICT table with a primary key) before tracking it."
+    case .reservedTableName(let table):
+      return "\"\(table)\" is a reserved name (chronicle_* and sqlite_* belong to Chronicle and SQLite). Fix: rename the table."
+    case .uncapturedWrite(let tables):
+      return "a transaction changed tracked tables (\(tables.joined(separator: ", "))) outside ChronicleDatabase.write, "
+        + "so it has no event; its commit was refused and it was rolled back. Fix: run the write through database.write { db in ... }."
+    case .peerMismatch(let stored, let requested):
+      return "this database belongs to peer \(stored), not \(requested). Fix: open it with peer: .stored (or .generate), or use a copy made for that peer."
+    case .preupdateHookUnavailable:
+      return "the SQLite library in use was built without SQLITE_ENABLE_PREUPDATE_HOOK, which Chronicle's capture needs. "
+        + "Fix: link a SQLite built with it (Debian's libsqlite3 is)."
+    case .unsupportedInternalSchema(let found, let supported):
+      return "the database uses Chronicle schema version \(found), newer than this build supports (\(supported)). Fix: upgrade Chronicle."
+    case .corruptEvent(let id, let error):
+      return "event #\(id) is corrupt: \(error)"
+    case .replayFailed(let event, let reason):
+      return "replay stopped at event \(event): \(reason)"
+    case .noSuchEvent(let reference):
+      return "no event \(reference); give a log position (e.g. 12) or origin:sequence (e.g. 4f2c1a9e:3)"
+    case .capturedValueUnreadable(let table, let column):
+      return "could not read column \"\(column)\" of \"\(table)\" while capturing a change"
+    }
+  }
+}

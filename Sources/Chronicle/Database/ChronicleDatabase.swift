@@ -1,0 +1,146 @@
+import CChronicleSQLite
+import Foundation
+import GRDB
+
+/// A SQLite database in WAL mode whose writes are captured as events.
+///
+/// Write with ``write(_:)``: each transaction that changes tracked tables
+/// appends exactly one event to the log, in the same transaction. Read with
+/// ``read(_:)`` (readers run concurrently with the writer). The underlying
+/// ``writer`` is there for GRDB features such as `ValueObservation`; a
+/// transaction that writes tracked tables through it directly is refused at
+/// commit with ``ChronicleError/uncapturedWrite(tables:)``.
+public final class ChronicleDatabase: Sendable {
+  /// The GRDB pool (one writer, concurrent readers).
+  public let writer: DatabasePool
+  /// This database's peer identity.
+  public let peerID: PeerID
+  /// The hybrid logical clock that stamps this peer's events.
+  public let clock: HybridLogicalClock
+  /// The file path.
+  public let path: String
+  let session: CaptureSession
+
+  init(path: String, peer: PeerIdentity, tables declared: [String], configuration: ChronicleConfiguration) throws {
+    guard chronicle_preupdate_hook_available() == 1 else { throw ChronicleError.preupdateHookUnavailable }
+    var grdb = configuration.database
+    grdb.foreignKeysEnabled = true
+    grdb.prepareDatabase { db in db.addChronicleFunctions() }
+    if case .timeout = grdb.busyMode {} else { grdb.busyMode = .timeout(5) }
+    let pool = try DatabasePool(path: path, configuration: grdb)
+
+    let session = try pool.barrierWriteWithoutTransaction { db in
+      var loaded: CaptureSession?
+      try db.inTransaction(.immediate) {
+        try InternalSchema.migrate(db)
+        let peerID = try Self.establishPeer(db, requested: peer)
+        let lastClock = try Int64.fetchOne(db, sql: "SELECT last_clock FROM chronicle_peer") ?? 0
+        let clock = HybridLogicalClock(
+          lastReading: HLCTimestamp(rawValue: UInt64(bitPattern: lastClock)),
+          maximumDrift: configuration.maximumClockDrift, wallClock: configuration.wallClock)
+        let session = CaptureSession(
+          connection: db.sqliteConnection!, peer: peerID, clock: clock, compressionLevel: configuration.compressionLevel)
+        try session.load(db)
+        // Records what the log does not know yet: on first open, the schema and
+        // rows already there; later, schema changes made while closed.
+        _ = try session.appendEvent(db)
+        for name in declared { try Self.validateTracked(name, session: session, db) }
+        loaded = session
+        return .commit
+      }
+      let session = loaded!
+      session.installHook()
+      db.add(transactionObserver: CaptureGuard(session: session), extent: .databaseLifetime)
+      return session
+    }
+    self.writer = pool
+    self.peerID = session.peer
+    self.clock = session.clock
+    self.path = path
+    self.session = session
+  }
+
+  /// Runs `updates` in a write transaction and appends one event describing
+  /// its changes to tracked tables (none when it changed nothing).
+  ///
+  /// If `updates` throws, the transaction rolls back and nothing is appended.
+  public func write<T>(_ updates: (Database) throws -> T) throws -> T {
+    try writeReturningEvent(updates).value
+  }
+
+  /// Like ``write(_:)``, and also returns the event it appended, if any.
+  public func writeReturningEvent<T>(_ updates: (Database) throws -> T) throws -> (value: T, event: StoredEvent?) {
+    let session = self.session
+    return try writer.write { db in
+      let value = try updates(db)
+      let event = try session.appendEvent(db)
+      return (value, event)
+    }
+  }
+
+  /// Asynchronous ``write(_:)``.
+  public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    let session = self.session
+    return try await writer.write { db in
+      let value = try updates(db)
+      _ = try session.appendEvent(db)
+      return value
+    }
+  }
+
+  /// Runs `value` in a read-only snapshot of the database.
+  public func read<T>(_ value: (Database) throws -> T) throws -> T {
+    try writer.read(value)
+  }
+
+  /// Asynchronous ``read(_:)``.
+  public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    try await writer.read(value)
+  }
+
+  /// The tables whose writes are captured, sorted by name.
+  public var trackedTables: [String] {
+    get throws {
+      try read { db in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name") }
+    }
+  }
+
+  /// Checks that each table is tracked. Tables created through Chronicle (and
+  /// those present at first open) are tracked automatically when they are
+  /// STRICT and have a primary key; for any other table this throws the error
+  /// that names the problem and its fix.
+  public func track(_ tables: String...) throws {
+    let session = self.session
+    try writer.write { db in
+      for name in tables { try Self.validateTracked(name, session: session, db) }
+    }
+  }
+
+  /// The event log of this database.
+  public var log: EventLog { EventLog(reader: writer) }
+
+  private static func validateTracked(_ name: String, session: CaptureSession, _ db: Database) throws {
+    if session.tables[name] != nil { return }
+    guard let shape = try TableShape.read(db, table: name) else { throw ChronicleError.noSuchTable(name) }
+    try shape.validateTrackable()
+    // Trackable but not tracked: only a table created behind Chronicle's back
+    // and not logged yet. Log it now.
+    _ = try session.appendEvent(db)
+    guard session.tables[name] != nil else { throw ChronicleError.noSuchTable(name) }
+  }
+
+  private static func establishPeer(_ db: Database, requested: PeerIdentity) throws -> PeerID {
+    if let blob = try Data.fetchOne(db, sql: "SELECT peer_id FROM chronicle_peer"), let stored = PeerID(bytes: blob) {
+      if case .fixed(let wanted) = requested, wanted != stored {
+        throw ChronicleError.peerMismatch(stored: stored, requested: wanted)
+      }
+      return stored
+    }
+    let peer: PeerID
+    if case .fixed(let wanted) = requested { peer = wanted } else { peer = .generate() }
+    try db.execute(
+      sql: "INSERT INTO chronicle_peer (singleton, peer_id, created_at) VALUES (1, ?, ?)",
+      arguments: [Data(peer.bytes), ISO8601DateFormatter().string(from: Date())])
+    return peer
+  }
+}

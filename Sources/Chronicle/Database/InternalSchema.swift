@@ -1,0 +1,136 @@
+import GRDB
+
+/// Chronicle's own tables, by schema version. The text of each migration is
+/// the file of the same number in `Schemas/` (a test checks they are equal).
+enum InternalSchema {
+  /// (version, SQL) in order.
+  static let migrations: [(version: Int, sql: String)] = [
+    (1, """
+-- Chronicle core schema, version 1.
+-- Chronicle's own tables live in the application's database file, beside the
+-- tables they describe, so that a write and its event commit atomically.
+-- All are STRICT. Names starting with chronicle_ are reserved.
+
+-- Key/value settings of Chronicle itself (schema version, ...).
+CREATE TABLE chronicle_meta (
+  key TEXT PRIMARY KEY NOT NULL,
+  value ANY
+) STRICT;
+
+-- This peer: exactly one row.
+CREATE TABLE chronicle_peer (
+  singleton INTEGER PRIMARY KEY NOT NULL CHECK (singleton = 1),
+  peer_id BLOB NOT NULL CHECK (length(peer_id) = 16),
+  created_at TEXT NOT NULL,
+  -- Last hybrid logical clock reading handed out: keeps the clock monotonic
+  -- across restarts.
+  last_clock INTEGER NOT NULL DEFAULT 0,
+  -- Incremented by every event that changes the schema.
+  schema_epoch INTEGER NOT NULL DEFAULT 0
+) STRICT;
+
+-- The event log: one row per write transaction, local or received.
+CREATE TABLE chronicle_events (
+  -- Position in this file's log (local order of arrival).
+  id INTEGER PRIMARY KEY NOT NULL,
+  origin BLOB NOT NULL CHECK (length(origin) = 16),
+  sequence INTEGER NOT NULL CHECK (sequence > 0),
+  -- Hybrid logical clock: milliseconds << 16 | counter.
+  hlc INTEGER NOT NULL,
+  schema_epoch INTEGER NOT NULL,
+  format_version INTEGER NOT NULL,
+  -- The serialized event (Schemas/EVENT-FORMAT.md): header, zlib body, CRC-32.
+  payload BLOB NOT NULL,
+  -- Body bytes before compression.
+  raw_size INTEGER NOT NULL,
+  -- Bytes of payload.
+  stored_size INTEGER NOT NULL,
+  -- The CRC-32 that ends payload, for quick verification.
+  checksum INTEGER NOT NULL,
+  -- Number of row operations in the event.
+  row_changes INTEGER NOT NULL,
+  UNIQUE (origin, sequence)
+) STRICT;
+
+CREATE INDEX chronicle_events_by_hlc ON chronicle_events (hlc);
+
+-- Which events change which table, to read the log by table.
+CREATE TABLE chronicle_event_tables (
+  table_name TEXT NOT NULL,
+  event_id INTEGER NOT NULL REFERENCES chronicle_events (id) ON DELETE CASCADE,
+  PRIMARY KEY (table_name, event_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX chronicle_event_tables_by_event ON chronicle_event_tables (event_id);
+
+-- Tables whose writes are captured.
+CREATE TABLE chronicle_tracked_tables (
+  name TEXT PRIMARY KEY NOT NULL,
+  -- The event that started tracking (created or adopted the table).
+  since_event INTEGER NOT NULL
+) STRICT;
+
+-- Merge metadata: per-column clocks of rows changed by more than one peer.
+-- One row per row, clocks packed: (column index, HLC, origin) per column.
+CREATE TABLE chronicle_row_clocks (
+  table_name TEXT NOT NULL,
+  -- The primary key, encoded as event values.
+  row_key BLOB NOT NULL,
+  clocks BLOB NOT NULL,
+  PRIMARY KEY (table_name, row_key)
+) STRICT, WITHOUT ROWID;
+
+-- Merge metadata: deleted rows, so that an older remote write does not
+-- resurrect them and a newer one does.
+CREATE TABLE chronicle_tombstones (
+  table_name TEXT NOT NULL,
+  row_key BLOB NOT NULL,
+  hlc INTEGER NOT NULL,
+  origin BLOB NOT NULL CHECK (length(origin) = 16),
+  PRIMARY KEY (table_name, row_key)
+) STRICT, WITHOUT ROWID;
+
+-- The application's schema as the log last recorded it, to find what a
+-- write changed (and what changed while Chronicle was not looking).
+CREATE TABLE chronicle_schema (
+  position INTEGER PRIMARY KEY NOT NULL,
+  type TEXT NOT NULL,
+  name TEXT NOT NULL,
+  table_name TEXT NOT NULL,
+  root_page INTEGER NOT NULL,
+  sql TEXT NOT NULL,
+  -- JSON array of the column names (tables only).
+  columns TEXT NOT NULL
+) STRICT;
+"""),
+  ]
+
+  /// The newest schema version.
+  static var currentVersion: Int { migrations.last!.version }
+
+  /// Whether `name` belongs to Chronicle or SQLite rather than the app.
+  static func isReserved(_ name: String) -> Bool {
+    let lower = name.lowercased()
+    return lower.hasPrefix("chronicle_") || lower.hasPrefix("sqlite_")
+  }
+}
+
+extension InternalSchema {
+  /// Creates or upgrades Chronicle's tables inside the current transaction.
+  static func migrate(_ db: Database) throws {
+    let found: Int
+    if try db.tableExists("chronicle_meta") {
+      found = try Int.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'schema_version'") ?? 0
+    } else {
+      found = 0
+    }
+    guard found <= currentVersion else {
+      throw ChronicleError.unsupportedInternalSchema(found: found, supported: currentVersion)
+    }
+    for migration in migrations where migration.version > found {
+      try db.execute(sql: migration.sql)
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('schema_version', ?)", arguments: [migration.version])
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Appends the primitives of the event format to a growing byte buffer.
+///
+/// Integers are unsigned LEB128 varints; signed values are zigzag-encoded first.
+struct BinaryWriter {
+  private(set) var bytes: [UInt8] = []
+
+  init(capacity: Int = 256) {
+    bytes.reserveCapacity(capacity)
+  }
+
+  mutating func writeByte(_ byte: UInt8) {
+    bytes.append(byte)
+  }
+
+  mutating func writeBytes<C: Collection>(_ data: C) where C.Element == UInt8 {
+    bytes.append(contentsOf: data)
+  }
+
+  mutating func writeVarint(_ value: UInt64) {
+    var value = value
+    while value >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+      value >>= 7
+    }
+    bytes.append(UInt8(value))
+  }
+
+  mutating func writeVarint(_ value: Int) {
+    precondition(value >= 0, "negative length")
+    writeVarint(UInt64(value))
+  }
+
+  mutating func writeSignedVarint(_ value: Int64) {
+    writeVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+  }
+
+  mutating func writeUInt64BigEndian(_ value: UInt64) {
+    for shift in stride(from: 56, through: 0, by: -8) {
+      bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+    }
+  }
+
+  mutating func writeUInt32BigEndian(_ value: UInt32) {
+    for shift in stride(from: 24, through: 0, by: -8) {
+      bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+    }
+  }
+
+  mutating func writeString(_ string: String) {
+    var string = string
+    string.withUTF8 { utf8 in
+      writeVarint(utf8.count)
+      bytes.append(contentsOf: utf8)
+    }
+  }
+}

@@ -1,0 +1,297 @@
+import Foundation
+
+/// Encodes and decodes change events in the binary format of
+/// `Schemas/EVENT-FORMAT.md`.
+///
+/// Encoding is deterministic: the same event always gives the same body bytes.
+/// Decoding verifies everything (magic, version, flags, checksum, sizes, every
+/// reference and value) and throws ``EventFormatError`` on the first problem.
+public enum EventCodec {
+  /// The format version this build writes. It reads every version up to it.
+  public static let currentVersion: UInt8 = 1
+  static let magic: [UInt8] = Array("CHRE".utf8)
+  static let flagCompressed: UInt8 = 0x01
+  /// Bodies that decompress to more than this are refused (a decompression bomb
+  /// cannot exhaust memory).
+  public static let maximumBodySize = 1 << 30
+
+  /// An encoded event and its sizes.
+  public struct Encoded: Sendable {
+    /// The serialized event: envelope, compressed body and checksum.
+    public var bytes: [UInt8]
+    /// Size of the body before compression.
+    public var rawBodySize: Int
+    /// CRC-32 stored at the end of `bytes`.
+    public var checksum: UInt32
+  }
+
+  /// Serializes `event`, compressing the body with zlib at `compressionLevel`.
+  public static func encode(_ event: ChangeEvent, compressionLevel: Int32 = 6) throws(EventFormatError) -> Encoded {
+    let body = try encodeBody(tables: event.tables, operations: event.operations)
+    let compressed = Zlib.compress(body, level: compressionLevel)
+    var writer = BinaryWriter(capacity: compressed.count + 64)
+    writer.writeBytes(magic)
+    writer.writeByte(currentVersion)
+    writer.writeByte(flagCompressed)
+    writer.writeBytes(event.origin.bytes)
+    writer.writeUInt64BigEndian(event.timestamp.rawValue)
+    writer.writeVarint(event.sequence)
+    writer.writeVarint(event.schemaEpoch)
+    writer.writeVarint(body.count)
+    writer.writeVarint(compressed.count)
+    writer.writeBytes(compressed)
+    let checksum = Zlib.crc32(writer.bytes[...])
+    writer.writeUInt32BigEndian(checksum)
+    return Encoded(bytes: writer.bytes, rawBodySize: body.count, checksum: checksum)
+  }
+
+  /// Parses a serialized event.
+  public static func decode(_ bytes: [UInt8]) throws(EventFormatError) -> ChangeEvent {
+    var reader = BinaryReader(bytes, context: .envelope)
+    guard bytes.count >= magic.count, Array(bytes.prefix(magic.count)) == magic else {
+      throw reader.error(bytes.count < magic.count ? .truncated : .badMagic)
+    }
+    _ = try reader.readBytes(magic.count)
+    let version = try reader.readByte()
+    guard version >= 1, version <= currentVersion else {
+      throw EventFormatError(problem: .unsupportedVersion(found: version, supported: currentVersion), region: .envelope, offset: 4)
+    }
+    // The checksum is verified before anything else is trusted.
+    guard bytes.count >= 4 + magic.count + 1 else { throw reader.error(.truncated) }
+    let stored = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    let computed = Zlib.crc32(bytes.dropLast(4))
+    guard stored == computed else {
+      throw EventFormatError(problem: .checksumMismatch(stored: stored, computed: computed), region: .envelope, offset: bytes.count - 4)
+    }
+    let flags = try reader.readByte()
+    guard flags & ~flagCompressed == 0 else {
+      throw EventFormatError(problem: .unknownFlags(flags), region: .envelope, offset: 5)
+    }
+    guard let origin = PeerID(bytes: try reader.readBytes(16)) else { throw reader.error(.truncated) }
+    let timestamp = HLCTimestamp(rawValue: try reader.readUInt64BigEndian())
+    let sequence = try reader.readVarint()
+    let epoch = try reader.readVarint()
+    let sizeOffset = reader.offset
+    let rawSize = try reader.readVarint()
+    guard rawSize <= UInt64(maximumBodySize) else {
+      throw EventFormatError(problem: .tooLarge(Int(clamping: rawSize)), region: .envelope, offset: sizeOffset)
+    }
+    let storedSize = try reader.readLength()
+    let storedBody = try reader.readBytes(storedSize)
+    guard reader.remaining == 4 else {
+      throw reader.error(reader.remaining < 4 ? .truncated : .trailingBytes(reader.remaining - 4))
+    }
+    let body: [UInt8]
+    if flags & flagCompressed != 0 {
+      body = try Zlib.decompress(storedBody, expectedSize: Int(rawSize))
+    } else {
+      guard storedSize == Int(rawSize) else {
+        throw EventFormatError(problem: .sizeMismatch(declared: Int(rawSize), actual: storedSize), region: .envelope, offset: sizeOffset)
+      }
+      body = Array(storedBody)
+    }
+    let (tables, operations) = try decodeBody(body)
+    return ChangeEvent(origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch, tables: tables, operations: operations)
+  }
+
+  // MARK: - Body
+
+  enum OperationKind: UInt8 {
+    case insert = 0x01, update = 0x02, delete = 0x03, schema = 0x10
+  }
+
+  enum SchemaKind: UInt8 {
+    case execute = 0x01, rebuildTable = 0x02
+  }
+
+  enum ValueTag: UInt8 {
+    case null = 0, integer = 1, real = 2, text = 3, blob = 4
+  }
+
+  static func encodeBody(tables: [TableDescriptor], operations: [EventOperation]) throws(EventFormatError) -> [UInt8] {
+    var writer = BinaryWriter(capacity: 64 + operations.count * 32)
+    writer.writeVarint(tables.count)
+    for table in tables {
+      writer.writeString(table.name)
+      writer.writeVarint(table.columns.count)
+      for column in table.columns { writer.writeString(column) }
+      writer.writeVarint(table.primaryKey.count)
+      for index in table.primaryKey { writer.writeVarint(index) }
+    }
+    writer.writeVarint(operations.count)
+    for operation in operations {
+      switch operation {
+      case .insert(let table, let values):
+        writer.writeByte(OperationKind.insert.rawValue)
+        writer.writeVarint(table)
+        for value in values { try writeValue(value, to: &writer) }
+      case .update(let table, let key, let changes):
+        writer.writeByte(OperationKind.update.rawValue)
+        writer.writeVarint(table)
+        for value in key { try writeValue(value, to: &writer) }
+        writer.writeVarint(changes.count)
+        for change in changes {
+          writer.writeVarint(change.column)
+          try writeValue(change.value, to: &writer)
+        }
+      case .delete(let table, let key):
+        writer.writeByte(OperationKind.delete.rawValue)
+        writer.writeVarint(table)
+        for value in key { try writeValue(value, to: &writer) }
+      case .schema(let change):
+        writer.writeByte(OperationKind.schema.rawValue)
+        switch change {
+        case .execute(let sql):
+          writer.writeByte(SchemaKind.execute.rawValue)
+          writer.writeString(sql)
+        case .rebuildTable(let name, let createSQL, let copied, let dependents):
+          writer.writeByte(SchemaKind.rebuildTable.rawValue)
+          writer.writeString(name)
+          writer.writeString(createSQL)
+          writer.writeVarint(copied.count)
+          for column in copied {
+            writer.writeString(column.newName)
+            writer.writeString(column.oldName)
+          }
+          writer.writeVarint(dependents.count)
+          for sql in dependents { writer.writeString(sql) }
+        }
+      }
+    }
+    return writer.bytes
+  }
+
+  static func writeValue(_ value: SQLiteValue, to writer: inout BinaryWriter) throws(EventFormatError) {
+    switch value {
+    case .null:
+      writer.writeByte(ValueTag.null.rawValue)
+    case .integer(let integer):
+      writer.writeByte(ValueTag.integer.rawValue)
+      writer.writeSignedVarint(integer)
+    case .real(let real):
+      guard !real.isNaN else { throw EventFormatError(problem: .nanNotEncodable, region: .body, offset: writer.bytes.count) }
+      writer.writeByte(ValueTag.real.rawValue)
+      writer.writeUInt64BigEndian(real.bitPattern)
+    case .text(let text):
+      writer.writeByte(ValueTag.text.rawValue)
+      writer.writeString(text)
+    case .blob(let blob):
+      writer.writeByte(ValueTag.blob.rawValue)
+      writer.writeVarint(blob.count)
+      writer.writeBytes(blob)
+    }
+  }
+
+  static func decodeBody(_ body: [UInt8]) throws(EventFormatError) -> ([TableDescriptor], [EventOperation]) {
+    var reader = BinaryReader(body, context: .body)
+    let tableCount = try reader.readLength()
+    var tables: [TableDescriptor] = []
+    tables.reserveCapacity(tableCount)
+    for _ in 0..<tableCount {
+      let start = reader.offset
+      let name = try reader.readString()
+      let columnCount = try reader.readLength()
+      var columns: [String] = []
+      for _ in 0..<columnCount { columns.append(try reader.readString()) }
+      let keyCount = try reader.readLength()
+      var key: [Int] = []
+      for _ in 0..<keyCount {
+        let index = try reader.readInt()
+        guard index < columnCount else { throw reader.error(.columnIndexOutOfRange(index)) }
+        guard !key.contains(index) else { throw reader.error(.duplicateColumn(index)) }
+        key.append(index)
+      }
+      guard !name.isEmpty, !columns.isEmpty, !key.isEmpty, Set(columns).count == columns.count else {
+        throw EventFormatError(problem: .invalidTable("\(name.isEmpty ? "<unnamed>" : name) needs a name, distinct columns and a primary key"), region: .body, offset: start)
+      }
+      tables.append(TableDescriptor(name: name, columns: columns, primaryKey: key))
+    }
+    let operationCount = try reader.readLength()
+    var operations: [EventOperation] = []
+    operations.reserveCapacity(operationCount)
+    for _ in 0..<operationCount {
+      let kindOffset = reader.offset
+      let rawKind = try reader.readByte()
+      guard let kind = OperationKind(rawValue: rawKind) else {
+        throw EventFormatError(problem: .unknownOperation(rawKind), region: .body, offset: kindOffset)
+      }
+      switch kind {
+      case .insert:
+        let table = try readTableIndex(&reader, tables: tables)
+        let values = try readValues(&reader, count: tables[table].columns.count)
+        operations.append(.insert(table: table, values: values))
+      case .update:
+        let table = try readTableIndex(&reader, tables: tables)
+        let key = try readValues(&reader, count: tables[table].primaryKey.count)
+        let changeCount = try reader.readLength()
+        var changes: [ColumnValue] = []
+        var seen = Set<Int>()
+        for _ in 0..<changeCount {
+          let column = try reader.readInt()
+          guard column < tables[table].columns.count else { throw reader.error(.columnIndexOutOfRange(column)) }
+          guard seen.insert(column).inserted else { throw reader.error(.duplicateColumn(column)) }
+          changes.append(ColumnValue(column: column, value: try readValue(&reader)))
+        }
+        operations.append(.update(table: table, key: key, changes: changes))
+      case .delete:
+        let table = try readTableIndex(&reader, tables: tables)
+        operations.append(.delete(table: table, key: try readValues(&reader, count: tables[table].primaryKey.count)))
+      case .schema:
+        let schemaOffset = reader.offset
+        let rawSchemaKind = try reader.readByte()
+        switch SchemaKind(rawValue: rawSchemaKind) {
+        case .execute:
+          operations.append(.schema(.execute(sql: try reader.readString())))
+        case .rebuildTable:
+          let name = try reader.readString()
+          let createSQL = try reader.readString()
+          let copiedCount = try reader.readLength()
+          var copied: [CopiedColumn] = []
+          for _ in 0..<copiedCount {
+            copied.append(CopiedColumn(newName: try reader.readString(), oldName: try reader.readString()))
+          }
+          let dependentCount = try reader.readLength()
+          var dependents: [String] = []
+          for _ in 0..<dependentCount { dependents.append(try reader.readString()) }
+          operations.append(.schema(.rebuildTable(name: name, createSQL: createSQL, copiedColumns: copied, dependents: dependents)))
+        case nil:
+          throw EventFormatError(problem: .unknownSchemaOperation(rawSchemaKind), region: .body, offset: schemaOffset)
+        }
+      }
+    }
+    guard reader.isAtEnd else { throw reader.error(.trailingBytes(reader.remaining)) }
+    return (tables, operations)
+  }
+
+  private static func readTableIndex(_ reader: inout BinaryReader, tables: [TableDescriptor]) throws(EventFormatError) -> Int {
+    let index = try reader.readInt()
+    guard index < tables.count else { throw reader.error(.tableIndexOutOfRange(index)) }
+    return index
+  }
+
+  private static func readValues(_ reader: inout BinaryReader, count: Int) throws(EventFormatError) -> [SQLiteValue] {
+    var values: [SQLiteValue] = []
+    values.reserveCapacity(count)
+    for _ in 0..<count { values.append(try readValue(&reader)) }
+    return values
+  }
+
+  static func readValue(_ reader: inout BinaryReader) throws(EventFormatError) -> SQLiteValue {
+    let tagOffset = reader.offset
+    let rawTag = try reader.readByte()
+    switch ValueTag(rawValue: rawTag) {
+    case .null: return .null
+    case .integer: return .integer(try reader.readSignedVarint())
+    case .real:
+      let real = Double(bitPattern: try reader.readUInt64BigEndian())
+      guard !real.isNaN else { throw EventFormatError(problem: .notANumber, region: .body, offset: tagOffset) }
+      return .real(real)
+    case .text: return .text(try reader.readString())
+    case .blob:
+      let count = try reader.readLength()
+      return .blob(Data(try reader.readBytes(count)))
+    case nil:
+      throw EventFormatError(problem: .unknownValueTag(rawTag), region: .body, offset: tagOffset)
+    }
+  }
+}

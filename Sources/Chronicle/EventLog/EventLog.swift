@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+
+/// Which events to read from a log.
+public struct EventFilter: Sendable, Equatable {
+  /// Log positions, inclusive.
+  public var positions: ClosedRange<Int64>?
+  /// Only events from this peer.
+  public var origin: PeerID?
+  /// Only events that change rows of this table.
+  public var table: String?
+  /// At most this many events.
+  public var limit: Int?
+
+  public init(positions: ClosedRange<Int64>? = nil, origin: PeerID? = nil, table: String? = nil, limit: Int? = nil) {
+    self.positions = positions
+    self.origin = origin
+    self.table = table
+    self.limit = limit
+  }
+
+  /// Every event.
+  public static let all = EventFilter()
+}
+
+/// Read access to a database's event log, in log order.
+public struct EventLog: Sendable {
+  let reader: any DatabaseReader
+
+  /// The events that match `filter`, decoded.
+  public func events(_ filter: EventFilter = .all) throws -> [StoredEvent] {
+    try reader.read { db in try Self.events(db, filter) }
+  }
+
+  /// Calls `body` with each matching event in turn, holding one at a time.
+  public func forEach(_ filter: EventFilter = .all, _ body: (StoredEvent) throws -> Void) throws {
+    try reader.read { db in try Self.forEach(db, filter, body) }
+  }
+
+  /// The event at a log position, or nil.
+  public func event(position: Int64) throws -> StoredEvent? {
+    try events(EventFilter(positions: position...position)).first
+  }
+
+  /// Resolves a reference: a log position (`12`) or `origin:sequence`, where
+  /// origin is a peer id or a unique prefix of one (`4f2c1a9e:3`).
+  public func event(reference: String) throws -> StoredEvent {
+    try reader.read { db in try Self.event(db, reference: reference) }
+  }
+
+  /// Number of events in the log.
+  public func count() throws -> Int {
+    try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events") ?? 0 }
+  }
+
+  // MARK: - Inside a transaction
+
+  /// The events that match `filter`, read with `db`.
+  public static func events(_ db: Database, _ filter: EventFilter = .all) throws -> [StoredEvent] {
+    var events: [StoredEvent] = []
+    try forEach(db, filter) { events.append($0) }
+    return events
+  }
+
+  /// Calls `body` with each matching event, read with `db`.
+  public static func forEach(_ db: Database, _ filter: EventFilter = .all, _ body: (StoredEvent) throws -> Void) throws {
+    var conditions: [String] = []
+    var arguments: StatementArguments = []
+    if let positions = filter.positions {
+      conditions.append("e.id BETWEEN ? AND ?")
+      arguments += [positions.lowerBound, positions.upperBound]
+    }
+    if let origin = filter.origin {
+      conditions.append("e.origin = ?")
+      arguments += [Data(origin.bytes)]
+    }
+    if let table = filter.table {
+      conditions.append("e.id IN (SELECT event_id FROM chronicle_event_tables WHERE table_name = ?)")
+      arguments += [table]
+    }
+    var sql = "SELECT e.id, e.payload, e.raw_size FROM chronicle_events e"
+    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    sql += " ORDER BY e.id"
+    if let limit = filter.limit { sql += " LIMIT \(limit)" }
+    let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+    while let row = try rows.next() {
+      try body(try decode(row))
+    }
+  }
+
+  /// Resolves an event reference with `db` (see ``event(reference:)``).
+  public static func event(_ db: Database, reference: String) throws -> StoredEvent {
+    if let position = Int64(reference) {
+      guard let row = try Row.fetchOne(db, sql: "SELECT id, payload, raw_size FROM chronicle_events WHERE id = ?", arguments: [position])
+      else { throw ChronicleError.noSuchEvent(reference) }
+      return try decode(row)
+    }
+    let parts = reference.split(separator: ":")
+    guard parts.count == 2, let sequence = Int64(parts[1]) else { throw ChronicleError.noSuchEvent(reference) }
+    let prefix = parts[0].lowercased().replacingOccurrences(of: "-", with: "")
+    let rows = try Row.fetchAll(
+      db, sql: "SELECT id, payload, raw_size FROM chronicle_events WHERE sequence = ? AND lower(hex(origin)) LIKE ? || '%'",
+      arguments: [sequence, prefix])
+    guard rows.count == 1 else { throw ChronicleError.noSuchEvent(reference) }
+    return try decode(rows[0])
+  }
+
+  private static func decode(_ row: Row) throws -> StoredEvent {
+    let id: Int64 = row[0]
+    let payload: Data = row[1]
+    let bytes = [UInt8](payload)
+    do {
+      let event = try EventCodec.decode(bytes)
+      let checksum = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+      return StoredEvent(id: id, event: event, rawSize: row[2], storedSize: bytes.count, checksum: checksum)
+    } catch {
+      throw ChronicleError.corruptEvent(id: id, error)
+    }
+  }
+}

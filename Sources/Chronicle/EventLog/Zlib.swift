@@ -1,0 +1,51 @@
+import CZlib
+
+/// zlib compression of event bodies.
+enum Zlib {
+  /// Compresses `bytes` at `level` (0 to 9).
+  static func compress(_ bytes: [UInt8], level: Int32) -> [UInt8] {
+    var capacity = compressBound(uLong(bytes.count))
+    var output = [UInt8](repeating: 0, count: Int(capacity))
+    let status = output.withUnsafeMutableBufferPointer { out in
+      bytes.withUnsafeBufferPointer { input in
+        compress2(out.baseAddress, &capacity, input.baseAddress, uLong(input.count), level)
+      }
+    }
+    // compress2 only fails for a bad level or too small a buffer, both excluded here.
+    precondition(status == Z_OK, "zlib compress2 failed with \(status)")
+    output.removeSubrange(Int(capacity)...)
+    return output
+  }
+
+  /// Decompresses `bytes`, which must expand to exactly `expectedSize` bytes.
+  static func decompress(_ bytes: ArraySlice<UInt8>, expectedSize: Int) throws(EventFormatError) -> [UInt8] {
+    var output = [UInt8](repeating: 0, count: max(expectedSize, 1))
+    var produced = uLong(output.count)
+    let status = output.withUnsafeMutableBufferPointer { out in
+      bytes.withUnsafeBufferPointer { input in
+        uncompress(out.baseAddress, &produced, input.baseAddress, uLong(input.count))
+      }
+    }
+    switch status {
+    case Z_OK:
+      guard Int(produced) == expectedSize else {
+        throw EventFormatError(problem: .sizeMismatch(declared: expectedSize, actual: Int(produced)), region: .envelope, offset: 0)
+      }
+      output.removeSubrange(Int(produced)...)
+      return output
+    case Z_BUF_ERROR:
+      throw EventFormatError(problem: .decompressionFailed("body expands beyond the declared \(expectedSize) bytes, or is truncated"), region: .envelope, offset: 0)
+    case Z_DATA_ERROR:
+      throw EventFormatError(problem: .decompressionFailed("corrupt zlib stream"), region: .envelope, offset: 0)
+    default:
+      throw EventFormatError(problem: .decompressionFailed("zlib status \(status)"), region: .envelope, offset: 0)
+    }
+  }
+
+  /// CRC-32 (IEEE 802.3, zlib's `crc32`) of `bytes`.
+  static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    bytes.withUnsafeBufferPointer { buffer in
+      UInt32(CZlib.crc32(0, buffer.baseAddress, uInt(buffer.count)))
+    }
+  }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import GRDB
+
+/// Applies events to a database strictly, as they were recorded: schema
+/// changes, then inserts that must not conflict, updates and deletes that must
+/// find their row. Anything else stops with the event's id and the reason.
+///
+/// Foreign keys are not enforced while applying: the log holds every change
+/// that cascades made, in the order they were made. Triggers are created only
+/// by ``finish(_:)``: their effects are already in the log as row changes.
+final class EventApplier {
+  /// Trigger definitions seen so far, created at the end.
+  private var pendingTriggers: [(name: String, sql: String)] = []
+
+  /// Applies one event inside the current transaction.
+  func apply(_ event: ChangeEvent, to db: Database) throws {
+    func fail(_ reason: String) -> ChronicleError { .replayFailed(event: event.id.description, reason: reason) }
+    for operation in event.operations {
+      switch operation {
+      case .schema(.execute(let sql)):
+        try executeSchema(sql, db, fail)
+      case .schema(.rebuildTable(let name, let createSQL, let copied, let dependents)):
+        try rebuild(name: name, createSQL: createSQL, copied: copied, dependents: dependents, db, fail)
+      case .insert(let table, let values):
+        let descriptor = event.tables[table]
+        let sql = "INSERT INTO main.\(quoteIdentifier(descriptor.name)) (\(descriptor.columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: values.count)))"
+        do {
+          try db.execute(sql: sql, arguments: StatementArguments(values.map(\.databaseValue)))
+        } catch let error as DatabaseError {
+          throw fail("insert into \(descriptor.name) failed: \(error.message ?? "\(error)")")
+        }
+      case .update(let table, let key, let changes):
+        let descriptor = event.tables[table]
+        let assignments = changes.map { "\(quoteIdentifier(descriptor.columns[$0.column])) = ?" }.joined(separator: ", ")
+        let sql = "UPDATE main.\(quoteIdentifier(descriptor.name)) SET \(assignments) WHERE \(keyCondition(descriptor))"
+        try db.execute(sql: sql, arguments: StatementArguments(changes.map(\.value.databaseValue) + key.map(\.databaseValue)))
+        guard db.changesCount == 1 else { throw fail("update of \(descriptor.name) \(key) found no row") }
+      case .delete(let table, let key):
+        let descriptor = event.tables[table]
+        try db.execute(
+          sql: "DELETE FROM main.\(quoteIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))",
+          arguments: StatementArguments(key.map(\.databaseValue)))
+        guard db.changesCount == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
+      }
+    }
+  }
+
+  /// Creates the triggers that the applied history defines.
+  func finish(_ db: Database) throws {
+    for trigger in pendingTriggers { try db.execute(sql: trigger.sql) }
+    pendingTriggers = []
+  }
+
+  private func keyCondition(_ descriptor: TableDescriptor) -> String {
+    descriptor.primaryKey.map { "\(quoteIdentifier(descriptor.columns[$0])) = ?" }.joined(separator: " AND ")
+  }
+
+  private func executeSchema(_ sql: String, _ db: Database, _ fail: (String) -> ChronicleError) throws {
+    let statement = try db.makeStatement(sql: sql)
+    // CREATE TRIGGER and DROP TRIGGER act on the pending list, not the database.
+    let words = sql.split(whereSeparator: \.isWhitespace).prefix(6).map { $0.uppercased() }
+    if words.starts(with: ["CREATE", "TRIGGER"]) || words.starts(with: ["CREATE", "TEMP", "TRIGGER"]) {
+      let name = triggerName(sql)
+      pendingTriggers.removeAll { $0.name.lowercased() == name.lowercased() }
+      pendingTriggers.append((name, sql))
+      return
+    }
+    if words.starts(with: ["DROP", "TRIGGER"]), let name = sql.split(separator: " ").last {
+      let unquoted = name.trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]"))
+      if let index = pendingTriggers.firstIndex(where: { $0.name.lowercased() == unquoted.lowercased() }) {
+        pendingTriggers.remove(at: index)
+        return
+      }
+    }
+    do {
+      try statement.execute()
+    } catch let error as DatabaseError {
+      throw fail("schema change failed: \(error.message ?? "\(error)") in: \(sql)")
+    }
+  }
+
+  private func triggerName(_ sql: String) -> String {
+    // The name is in sqlite_schema when the trigger is created; here we only
+    // need it to honor a later DROP TRIGGER, so the token after TRIGGER
+    // (and an optional IF NOT EXISTS) is enough.
+    var tokens = sql.split(whereSeparator: \.isWhitespace).map(String.init)[...]
+    while let token = tokens.first, token.uppercased() != "TRIGGER" { tokens = tokens.dropFirst() }
+    tokens = tokens.dropFirst()
+    if tokens.first?.uppercased() == "IF" { tokens = tokens.dropFirst(3) }
+    return (tokens.first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]"))
+  }
+
+  private func rebuild(
+    name: String, createSQL: String, copied: [CopiedColumn], dependents: [String], _ db: Database,
+    _ fail: (String) -> ChronicleError
+  ) throws {
+    let temporary = "chronicle_rebuild_\(name)"
+    guard let parenthesis = createSQL.firstIndex(of: "(") else { throw fail("cannot rebuild \(name): no column list in \(createSQL)") }
+    do {
+      try db.execute(sql: "PRAGMA legacy_alter_table = ON")
+      defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
+      try db.execute(sql: "CREATE TABLE \(quoteIdentifier(temporary)) " + createSQL[parenthesis...])
+      if !copied.isEmpty {
+        let target = copied.map { quoteIdentifier($0.newName) }.joined(separator: ", ")
+        let source = copied.map { quoteIdentifier($0.oldName) }.joined(separator: ", ")
+        try db.execute(sql: "INSERT INTO \(quoteIdentifier(temporary)) (\(target)) SELECT \(source) FROM main.\(quoteIdentifier(name))")
+      }
+      try db.execute(sql: "DROP TABLE main.\(quoteIdentifier(name))")
+      try db.execute(sql: "ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(name))")
+      for sql in dependents { try executeSchema(sql, db, fail) }
+    } catch let error as DatabaseError {
+      throw fail("rebuild of \(name) failed: \(error.message ?? "\(error)")")
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import Chronicle
+
+/// A fresh directory for one test's database files, removed at the end.
+final class TemporaryDirectory {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Opens a Chronicle database in a temporary directory, with a reminders schema.
+func makeDatabase(_ directory: TemporaryDirectory, name: String = "app.sqlite") throws -> ChronicleDatabase {
+  let database = try Chronicle.open(path: directory.path(name))
+  try database.write { db in
+    try db.execute(sql: """
+      CREATE TABLE remindersLists (
+        id TEXT PRIMARY KEY NOT NULL DEFAULT (uuid()),
+        title TEXT NOT NULL DEFAULT '',
+        position INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE TABLE reminders (
+        id INTEGER PRIMARY KEY,
+        title TEXT NOT NULL DEFAULT '',
+        notes TEXT,
+        isCompleted INTEGER NOT NULL DEFAULT 0,
+        priority REAL,
+        attachment BLOB,
+        listID TEXT NOT NULL REFERENCES remindersLists(id) ON DELETE CASCADE
+      ) STRICT;
+      CREATE INDEX reminders_by_list ON reminders(listID);
+      """)
+  }
+  return database
+}
+
+extension ChronicleDatabase {
+  /// Number of events in the log.
+  func eventCount() throws -> Int { try log.count() }
+
+  /// The last event in the log.
+  func lastEvent() throws -> ChangeEvent? { try log.events().last?.event }
+
+  /// Replays the log into a fresh file and returns whether every table digest
+  /// equals the live one; records an issue with both when not.
+  func replayMatchesLive(_ directory: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
+    let report = try replay(into: directory.path("replay-\(UUID().uuidString).sqlite"))
+    let live = try digests()
+    #expect(report.digests == live, "replayed digests differ from the live tables", sourceLocation: sourceLocation)
+    return report.digests == live
+  }
+}
