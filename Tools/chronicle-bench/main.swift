@@ -1,1 +1,147 @@
+// Chronicle benchmarks, side by side with plain GRDB in the same run.
+//
+//   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
+//
+// Each scenario writes the same rows with the same prepared statement into a
+// fresh WAL database: once through plain GRDB (DatabasePool.write), once
+// through Chronicle (capture + one zlib event per transaction). The best of
+// --repeat runs is reported, as rows/s and as the ratio Chronicle / GRDB time.
 import Chronicle
+import Foundation
+import GRDB
+
+struct Options {
+  var rows = 100_000
+  var transactions = 2_000
+  var rowsPerTransaction = 10
+  var repeats = 3
+
+  init(_ arguments: [String]) {
+    var iterator = arguments.makeIterator()
+    while let argument = iterator.next() {
+      switch argument {
+      case "--rows": rows = Int(iterator.next() ?? "") ?? rows
+      case "--transactions": transactions = Int(iterator.next() ?? "") ?? transactions
+      case "--repeat": repeats = Int(iterator.next() ?? "") ?? repeats
+      default:
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N]\n".utf8))
+        exit(2)
+      }
+    }
+  }
+}
+
+let schema = """
+  CREATE TABLE items (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    score REAL,
+    listID TEXT NOT NULL
+  ) STRICT
+  """
+let insertSQL = "INSERT INTO items (id, title, count, score, listID) VALUES (?, ?, ?, ?, ?)"
+
+func arguments(_ id: Int) -> StatementArguments {
+  [id, "Item number \(id)", id % 97, Double(id) / 7, "list-\(id % 13)"]
+}
+
+/// A writer that runs a transaction: plain GRDB or Chronicle.
+struct Target {
+  var name: String
+  var write: (_ body: (Database) throws -> Void) throws -> Void
+  var close: () -> Void
+}
+
+func makeTarget(chronicle: Bool, folder: URL) throws -> Target {
+  let path = folder.appendingPathComponent(chronicle ? "chronicle-\(UUID()).sqlite" : "grdb-\(UUID()).sqlite").path
+  if chronicle {
+    let database = try Chronicle.open(path: path)
+    try database.write { db in try db.execute(sql: schema) }
+    return Target(name: "Chronicle", write: { body in try database.write(body) }, close: {})
+  } else {
+    let pool = try DatabasePool(path: path)
+    try pool.write { db in try db.execute(sql: schema) }
+    return Target(name: "GRDB", write: { body in try pool.write(body) }, close: {})
+  }
+}
+
+func measure(_ body: () throws -> Void) rethrows -> Double {
+  let start = ContinuousClock.now
+  try body()
+  let elapsed = ContinuousClock.now - start
+  return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+func oneBigTransaction(_ target: Target, rows: Int) throws -> Double {
+  try measure {
+    try target.write { db in
+      let statement = try db.cachedStatement(sql: insertSQL)
+      for id in 1...rows { try statement.execute(arguments: arguments(id)) }
+    }
+  }
+}
+
+func manySmallTransactions(_ target: Target, transactions: Int, rowsEach: Int) throws -> Double {
+  try measure {
+    for transaction in 0..<transactions {
+      try target.write { db in
+        let statement = try db.cachedStatement(sql: insertSQL)
+        for offset in 1...rowsEach { try statement.execute(arguments: arguments(transaction * rowsEach + offset)) }
+      }
+    }
+  }
+}
+
+func updateAll(_ target: Target) throws -> Double {
+  try measure {
+    try target.write { db in try db.execute(sql: "UPDATE items SET count = count + 1, score = score * 2") }
+  }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-bench-\(UUID())")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+
+struct Scenario {
+  var name: String
+  var rows: Int
+  var run: (Target) throws -> Double
+}
+
+let scenarios = [
+  Scenario(name: "1 transaction x \(options.rows) rows (insert)", rows: options.rows) {
+    try oneBigTransaction($0, rows: options.rows)
+  },
+  Scenario(name: "\(options.transactions) transactions x \(options.rowsPerTransaction) rows (insert)",
+           rows: options.transactions * options.rowsPerTransaction) {
+    try manySmallTransactions($0, transactions: options.transactions, rowsEach: options.rowsPerTransaction)
+  },
+  Scenario(name: "1 UPDATE of \(options.rows) rows, 2 columns", rows: options.rows) { target in
+    _ = try oneBigTransaction(target, rows: options.rows)
+    return try updateAll(target)
+  },
+]
+
+#if DEBUG
+print("warning: debug build; run with -c release for meaningful figures\n")
+#endif
+print("chronicle-bench: best of \(options.repeats) runs, fresh WAL database per run\n")
+print("scenario".padding(toLength: 46, withPad: " ", startingAt: 0) + "GRDB rows/s   Chronicle rows/s   ratio (time)")
+for scenario in scenarios {
+  var best = ["GRDB": Double.infinity, "Chronicle": Double.infinity]
+  for _ in 0..<options.repeats {
+    for chronicle in [false, true] {
+      let target = try makeTarget(chronicle: chronicle, folder: folder)
+      let seconds = try scenario.run(target)
+      best[target.name] = min(best[target.name]!, seconds)
+      target.close()
+    }
+  }
+  let grdb = Double(scenario.rows) / best["GRDB"]!
+  let chronicle = Double(scenario.rows) / best["Chronicle"]!
+  let ratio = best["Chronicle"]! / best["GRDB"]!
+  print(scenario.name.padding(toLength: 46, withPad: " ", startingAt: 0)
+    + String(format: "%11.0f   %16.0f   %.2fx", grdb, chronicle, ratio))
+}

@@ -28,18 +28,21 @@ public enum EventCodec {
   /// Serializes `event`, compressing the body with zlib at `compressionLevel`.
   public static func encode(_ event: ChangeEvent, compressionLevel: Int32 = 6) throws(EventFormatError) -> Encoded {
     let body = try encodeBody(tables: event.tables, operations: event.operations)
+    // zlib is kept only when it makes the body smaller (tiny events grow).
     let compressed = Zlib.compress(body, level: compressionLevel)
-    var writer = BinaryWriter(capacity: compressed.count + 64)
+    let isCompressed = compressed.count < body.count
+    let stored = isCompressed ? compressed : body
+    var writer = BinaryWriter(capacity: stored.count + 64)
     writer.writeBytes(magic)
     writer.writeByte(currentVersion)
-    writer.writeByte(flagCompressed)
+    writer.writeByte(isCompressed ? flagCompressed : 0)
     writer.writeBytes(event.origin.bytes)
     writer.writeUInt64BigEndian(event.timestamp.rawValue)
     writer.writeVarint(event.sequence)
     writer.writeVarint(event.schemaEpoch)
     writer.writeVarint(body.count)
-    writer.writeVarint(compressed.count)
-    writer.writeBytes(compressed)
+    writer.writeVarint(stored.count)
+    writer.writeBytes(stored)
     let checksum = Zlib.crc32(writer.bytes[...])
     writer.writeUInt32BigEndian(checksum)
     return Encoded(bytes: writer.bytes, rawBodySize: body.count, checksum: checksum)
