@@ -36,8 +36,9 @@ public enum PeerIdentity: Sendable {
 
 /// Settings of a ``ChronicleDatabase``.
 public struct ChronicleConfiguration: Sendable {
-  /// zlib level of event bodies, 1 (fastest) to 9 (smallest).
-  public var compressionLevel: Int32 = 6
+  /// zlib level of event bodies, 1 (fastest, the default: capture is on the
+  /// write path) to 9 (smallest).
+  public var compressionLevel: Int32 = 1
   /// How far ahead of the local clock a remote clock reading may be.
   public var maximumClockDrift: Duration = .seconds(300)
   /// The wall clock, in milliseconds since 1970 (tests inject their own).
