@@ -19,7 +19,7 @@ struct SchemaSnapshot: Equatable {
   var objects: [Object]
 
   static func currentVersion(_ db: Database) throws -> Int64 {
-    try Int64.fetchOne(db, sql: "PRAGMA main.schema_version") ?? 0
+    try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA main.schema_version")) ?? 0
   }
 
   static func read(_ db: Database) throws -> SchemaSnapshot {
