@@ -24,7 +24,7 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case replayFailed(event: String, reason: String)
   /// No event matches the reference.
   case noSuchEvent(String)
-  /// Too many columns for an event table descriptor.
+  /// SQLite could not give a column value of a changing row to the capture hook.
   case capturedValueUnreadable(table: String, column: String)
 
   public var description: String {

@@ -119,9 +119,8 @@ struct EventCodecTests {
   }
 
   @Test func decompressionBombIsRefused() throws {
-    var forged = Self.envelope(body: [0, 0])
-    // Rewrite the declared raw size as 2 GiB: refused before allocating.
-    forged = Self.envelope(body: [0, 0], declaredRawSize: 1 << 31)
+    // A declared raw size of 2 GiB is refused before allocating.
+    let forged = Self.envelope(body: [0, 0], declaredRawSize: 1 << 31)
     #expect(throws: EventFormatError.self) { try EventCodec.decode(forged) }
   }
 

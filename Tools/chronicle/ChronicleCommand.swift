@@ -10,7 +10,8 @@ struct ChronicleCommand: ParsableCommand {
     subcommands: [Init.self, SQL.self, Log.self, Show.self, Demo.self])
 }
 
-/// Prints `error` to stderr and exits with status 1 (2 for usage errors).
+/// Prints `error` to stderr and exits with status 1. (Usage errors exit with
+/// status 64 through ArgumentParser.)
 func fail(_ error: Error) -> Never {
   FileHandle.standardError.write(Data("error: \(error)\n".utf8))
   exit(1)

@@ -6,7 +6,6 @@ import GRDBSQLite
 final class RowReader {
   private var statement: OpaquePointer?
   let columnCount: Int32
-  let keyCount: Int
 
   init(connection: OpaquePointer, table: TrackedTable) throws {
     let columns = table.columns.map(quoteIdentifier).joined(separator: ", ")
@@ -19,7 +18,6 @@ final class RowReader {
       throw DatabaseError(resultCode: ResultCode(rawValue: status), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
     }
     columnCount = Int32(table.columns.count)
-    keyCount = table.primaryKey.count
   }
 
   deinit { sqlite3_finalize(statement) }
