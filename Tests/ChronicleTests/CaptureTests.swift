@@ -54,6 +54,28 @@ struct CaptureTests {
     ])
   }
 
+  @Test func commitFailingAfterTheAppendLeavesNoGapInSequences() throws {
+    try database.write { db in
+      try db.execute(sql: """
+        CREATE TABLE notes (
+          id INTEGER PRIMARY KEY,
+          reminderID INTEGER REFERENCES reminders(id) DEFERRABLE INITIALLY DEFERRED
+        ) STRICT
+        """)
+    }
+    // The deferred foreign key fails at COMMIT, after the event was appended.
+    #expect(throws: DatabaseError.self) {
+      try database.write { db in try db.execute(sql: "INSERT INTO notes (id, reminderID) VALUES (1, 999)") }
+    }
+    try database.write { db in
+      try db.execute(sql: "INSERT INTO reminders (id, title, listID) VALUES (999, 'Parent', ?)", arguments: [listID])
+      try db.execute(sql: "INSERT INTO notes (id, reminderID) VALUES (1, 999)")
+    }
+    let sequences = try database.log.events().map(\.event.sequence)
+    #expect(sequences == Array(1...UInt64(sequences.count)))
+    #expect(try database.replayMatchesLive(directory))
+  }
+
   @Test func writeThatChangesNothingAppendsNothing() throws {
     try database.write { db in
       try db.execute(sql: "INSERT INTO reminders (id, title, listID) VALUES (1, 'Milk', ?)", arguments: [listID])

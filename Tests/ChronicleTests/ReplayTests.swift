@@ -79,6 +79,17 @@ struct ReplayTests {
     let live = try database.digests()
     #expect(report.digests == live, "seed \(seed): replayed digests differ from the live tables")
     #expect(live.contains { $0.rowCount > 0 }, "seed \(seed): the random history left no rows at all")
+
+    // Capture streams rows straight into the body; the codec must encode the
+    // decoded events to the very same bytes (deterministic encoding).
+    try database.read { db in
+      for row in try Row.fetchAll(db, sql: "SELECT id, payload FROM chronicle_events ORDER BY id") {
+        let payload: Data = row["payload"]
+        let event = try EventCodec.decode(Array(payload))
+        let reencoded = try EventCodec.encode(event, compressionLevel: ChronicleConfiguration().compressionLevel)
+        #expect(reencoded.bytes == Array(payload), "seed \(seed): event \(row["id"] as Int64) re-encodes differently")
+      }
+    }
   }
 
   @Test func replayUntilAnEventGivesTheStateAtThatEvent() throws {

@@ -15,7 +15,9 @@ struct AllRowsReader {
     columnCount = Int32(table.columns.count)
   }
 
-  func forEach(_ body: ([SQLiteValue]) throws -> Void) throws {
+  /// Calls `body` with the statement positioned on each row in turn (columns
+  /// in table column order).
+  func forEach(_ body: (OpaquePointer) throws -> Void) throws {
     var statement: OpaquePointer?
     let status = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
     guard status == SQLITE_OK, let statement else {
@@ -25,7 +27,7 @@ struct AllRowsReader {
     while true {
       switch sqlite3_step(statement) {
       case SQLITE_ROW:
-        try body((0..<columnCount).map { SQLiteValue(statement: statement, column: $0) })
+        try body(statement)
       case SQLITE_DONE:
         return
       case let code:

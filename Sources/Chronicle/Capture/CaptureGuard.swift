@@ -22,5 +22,5 @@ final class CaptureGuard: TransactionObserver {
   }
 
   func databaseDidCommit(_ db: Database) { session.discardPendingChanges() }
-  func databaseDidRollback(_ db: Database) { session.discardPendingChanges() }
+  func databaseDidRollback(_ db: Database) { session.transactionDidRollBack() }
 }

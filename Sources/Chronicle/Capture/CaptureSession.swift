@@ -25,21 +25,16 @@ final class CaptureSession: @unchecked Sendable {
   let connection: OpaquePointer
   let peer: PeerID
   let clock: HybridLogicalClock
-  let compressionLevel: Int32
+  let deflater: Zlib.Deflater
 
   /// Tracked tables by name.
   private(set) var tables: [String: TrackedTable] = [:]
   private var readers: [ObjectIdentifier: (name: String, generation: Int, reader: RowReader)] = [:]
   private var snapshot = SchemaSnapshot(version: -1, objects: [])
 
-  private struct TouchKey: Hashable {
-    let table: ObjectIdentifier
-    let key: [SQLiteValue]
-  }
-
   private struct TouchedRow {
     let table: TrackedTable
-    let key: [SQLiteValue]
+    let key: RowKey
     /// The row's values when the transaction first touched it; nil when it did not exist.
     let before: [SQLiteValue]?
     /// The table's column generation when `before` was read.
@@ -47,12 +42,16 @@ final class CaptureSession: @unchecked Sendable {
     let beforeColumns: [String]
   }
 
-  private var touchedIndex: [TouchKey: Int] = [:]
+  private var touchedIndex = TouchedRowIndex()
   private var touched: [TouchedRow] = []
   private var hookFailure: ChronicleError?
   /// Main-schema tables written in this transaction that were not tracked at
   /// the time (a tracked table renamed earlier in the transaction shows up here).
   private var untrackedTablesWritten = Set<String>()
+
+  /// This peer's next sequence and epoch; nil when it must be read again
+  /// from the log (after a rollback that may have undone an append).
+  private var position: LocalLogPosition?
 
   /// While true, changes are not captured (used when applying events that are
   /// already in the log).
@@ -66,7 +65,7 @@ final class CaptureSession: @unchecked Sendable {
     self.connection = connection
     self.peer = peer
     self.clock = clock
-    self.compressionLevel = compressionLevel
+    self.deflater = Zlib.Deflater(level: compressionLevel)
   }
 
   deinit {
@@ -95,9 +94,16 @@ final class CaptureSession: @unchecked Sendable {
   /// Forgets what the transaction captured (after commit or rollback).
   func discardPendingChanges() {
     touched.removeAll(keepingCapacity: true)
-    touchedIndex.removeAll(keepingCapacity: true)
+    touchedIndex.removeAll()
     untrackedTablesWritten.removeAll()
     hookFailure = nil
+  }
+
+  /// Forgets the cached log position: the transaction that appended may have
+  /// rolled back.
+  func transactionDidRollBack() {
+    discardPendingChanges()
+    position = nil
   }
 
   // MARK: - Loading
@@ -161,7 +167,16 @@ final class CaptureSession: @unchecked Sendable {
     }
   }
 
-  private func readKey(_ table: TrackedTable, _ read: (OpaquePointer?, Int32) -> OpaquePointer?) -> [SQLiteValue]? {
+  private func readKey(_ table: TrackedTable, _ read: (OpaquePointer?, Int32) -> OpaquePointer?) -> RowKey? {
+    if table.primaryKey.count == 1 {
+      let column = table.primaryKey[0]
+      guard let value = read(connection, table.columnIndexes[column]) else {
+        hookFailure = .capturedValueUnreadable(table: table.name, column: table.columns[column])
+        return nil
+      }
+      if sqlite3_value_type(value) == SQLITE_INTEGER { return .integer(sqlite3_value_int64(value)) }
+      return .values([SQLiteValue(sqliteValue: value)])
+    }
     var key: [SQLiteValue] = []
     key.reserveCapacity(table.primaryKey.count)
     for column in table.primaryKey {
@@ -171,12 +186,11 @@ final class CaptureSession: @unchecked Sendable {
       }
       key.append(SQLiteValue(sqliteValue: value))
     }
-    return key
+    return .values(key)
   }
 
-  private func touch(_ table: TrackedTable, key: [SQLiteValue], readBefore: Bool) {
-    let touchKey = TouchKey(table: ObjectIdentifier(table), key: key)
-    guard touchedIndex[touchKey] == nil else { return }
+  private func touch(_ table: TrackedTable, key: RowKey, readBefore: Bool) {
+    guard touchedIndex.position(of: table, key: key, orRecord: touched.count) == nil else { return }
     var before: [SQLiteValue]?
     if readBefore {
       var values: [SQLiteValue] = []
@@ -190,7 +204,6 @@ final class CaptureSession: @unchecked Sendable {
       }
       before = values
     }
-    touchedIndex[touchKey] = touched.count
     touched.append(TouchedRow(
       table: table, key: key, before: before, generation: table.generation,
       beforeColumns: before == nil ? [] : table.columns))
@@ -200,9 +213,16 @@ final class CaptureSession: @unchecked Sendable {
 
   /// Turns what the transaction changed into one event and appends it to the
   /// log, inside the transaction. Returns nil when nothing changed.
-  func appendEvent(_ db: Database) throws -> StoredEvent? {
+  func appendEvent(_ db: Database) throws -> AppendedEvent? {
     if let hookFailure { throw hookFailure }
-    var builder = EventBuilder()
+    var body = EventBodyWriter()
+    var tableIndexes: [ObjectIdentifier: Int] = [:]
+    func index(of table: TrackedTable) -> Int {
+      if let index = tableIndexes[ObjectIdentifier(table)] { return index }
+      let index = body.addTable(table.descriptor)
+      tableIndexes[ObjectIdentifier(table)] = index
+      return index
+    }
     var newlyTracked: [TrackedTable] = []
     var fullTables: [TrackedTable] = []
 
@@ -210,7 +230,7 @@ final class CaptureSession: @unchecked Sendable {
     if version != snapshot.version {
       let current = try SchemaSnapshot.read(db)
       let diff = SchemaDiff(from: snapshot, to: current)
-      for change in diff.changes { builder.operations.append(.schema(change)) }
+      for change in diff.changes { body.appendSchema(change) }
       (newlyTracked, fullTables) = try applyTracking(of: diff, db)
       // A tracked table renamed and then written under its new name in this
       // transaction: those writes were not seen, so the event empties the
@@ -218,7 +238,7 @@ final class CaptureSession: @unchecked Sendable {
       for (_, name) in diff.renamedTables where untrackedTablesWritten.contains(name) {
         guard let table = tables[name], let object = current.object(type: "table", name: name) else { continue }
         let dependents = current.objects.filter { $0.tableName == name && ($0.type == "index" || $0.type == "trigger") }.map(\.sql)
-        builder.operations.append(.schema(.rebuildTable(name: name, createSQL: object.sql, copiedColumns: [], dependents: dependents)))
+        body.appendSchema(.rebuildTable(name: name, createSQL: object.sql, copiedColumns: [], dependents: dependents))
         fullTables.append(table)
       }
       snapshot = current
@@ -226,27 +246,39 @@ final class CaptureSession: @unchecked Sendable {
     }
 
     let dumped = Set(fullTables.map(ObjectIdentifier.init))
+    var lastTable: (table: TrackedTable, index: Int, reader: RowReader)?
     for row in touched {
-      // Rows of tables dropped in this transaction, or dumped whole, need no operation.
-      guard tables[row.table.name] === row.table, !dumped.contains(ObjectIdentifier(row.table)) else { continue }
-      let after = try reader(for: row.table).read(key: row.key)
-      builder.addRowChange(table: row.table, key: row.key, before: beforeImage(of: row), after: after)
+      let table = row.table
+      if lastTable?.table !== table {
+        // Rows of tables dropped in this transaction, or dumped whole, need no operation.
+        guard tables[table.name] === table, !dumped.contains(ObjectIdentifier(table)) else { continue }
+        lastTable = (table, index(of: table), try reader(for: table))
+      }
+      guard let (_, tableIndex, reader) = lastTable else { continue }
+      let before = beforeImage(of: row)
+      try reader.withRow(key: row.key) { statement in
+        try body.appendRowChange(table: tableIndex, key: row.key, before: before, row: statement, columnCount: reader.columnCount)
+      }
     }
     for table in fullTables {
       let reader = try AllRowsReader(connection: connection, table: table)
-      try reader.forEach { values in builder.addRowChange(table: table, key: [], before: nil, after: values) }
+      let tableIndex = index(of: table)
+      try reader.forEach { statement in
+        try body.appendRowChange(table: tableIndex, key: .values([]), before: nil, row: statement, columnCount: reader.columnCount)
+      }
     }
     discardPendingChanges()
 
-    let schemaChanged = builder.operations.contains { if case .schema = $0 { true } else { false } }
-    guard !builder.operations.isEmpty else { return nil }
-    let stored = try EventAppender.appendLocal(
-      db, origin: peer, clock: clock, tables: builder.tables, operations: builder.operations,
-      bumpsSchemaEpoch: schemaChanged, compressionLevel: compressionLevel)
+    guard body.operationCount > 0 else { return nil }
+    var position = try self.position ?? LocalLogPosition.read(db, origin: peer)
+    self.position = nil  // until the append succeeds
+    let appended = try EventAppender.appendLocal(
+      db, origin: peer, clock: clock, position: &position, body: body, deflater: deflater)
+    self.position = position
     for table in newlyTracked {
-      try db.execute(sql: "INSERT OR REPLACE INTO chronicle_tracked_tables (name, since_event) VALUES (?, ?)", arguments: [table.name, stored.id])
+      try db.execute(sql: "INSERT OR REPLACE INTO chronicle_tracked_tables (name, since_event) VALUES (?, ?)", arguments: [table.name, appended.id])
     }
-    return stored
+    return appended
   }
 
   /// The before-image in the table's current column order (columns added

@@ -22,24 +22,20 @@ final class RowReader {
 
   deinit { sqlite3_finalize(statement) }
 
-  /// The row's values in column order, or nil when no row has that key.
-  func read(key: [SQLiteValue]) throws -> [SQLiteValue]? {
-    guard let statement else { return nil }
+  /// Looks the row up and calls `body` with the statement positioned on it
+  /// (its columns in table column order), or with nil when no row has that key.
+  func withRow<T>(key: RowKey, _ body: (OpaquePointer?) throws -> T) throws -> T {
+    guard let statement else { return try body(nil) }
     defer {
       sqlite3_reset(statement)
       sqlite3_clear_bindings(statement)
     }
-    for (index, value) in key.enumerated() {
-      _ = value.bind(to: statement, at: Int32(index + 1))
-    }
+    key.bind(to: statement)
     switch sqlite3_step(statement) {
     case SQLITE_ROW:
-      var values: [SQLiteValue] = []
-      values.reserveCapacity(Int(columnCount))
-      for column in 0..<columnCount { values.append(SQLiteValue(statement: statement, column: column)) }
-      return values
+      return try body(statement)
     case SQLITE_DONE:
-      return nil
+      return try body(nil)
     case let status:
       throw DatabaseError(resultCode: ResultCode(rawValue: status), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement))))
     }

@@ -34,9 +34,8 @@ public final class ChronicleDatabase: Sendable {
       try db.inTransaction(.immediate) {
         try InternalSchema.migrate(db)
         let peerID = try Self.establishPeer(db, requested: peer)
-        let lastClock = try Int64.fetchOne(db, sql: "SELECT last_clock FROM chronicle_peer") ?? 0
         let clock = HybridLogicalClock(
-          lastReading: HLCTimestamp(rawValue: UInt64(bitPattern: lastClock)),
+          lastReading: try LocalLogPosition.latestClock(db),
           maximumDrift: configuration.maximumClockDrift, wallClock: configuration.wallClock)
         let session = CaptureSession(
           connection: db.sqliteConnection!, peer: peerID, clock: clock, compressionLevel: configuration.compressionLevel)
@@ -65,7 +64,12 @@ public final class ChronicleDatabase: Sendable {
   ///
   /// If `updates` throws, the transaction rolls back and nothing is appended.
   public func write<T>(_ updates: (Database) throws -> T) throws -> T {
-    try writeReturningEvent(updates).value
+    let session = self.session
+    return try writer.write { db in
+      let value = try updates(db)
+      _ = try session.appendEvent(db)
+      return value
+    }
   }
 
   /// Like ``write(_:)``, and also returns the event it appended, if any.
@@ -73,7 +77,7 @@ public final class ChronicleDatabase: Sendable {
     let session = self.session
     return try writer.write { db in
       let value = try updates(db)
-      let event = try session.appendEvent(db)
+      let event = try session.appendEvent(db)?.stored()
       return (value, event)
     }
   }

@@ -21,13 +21,11 @@ CREATE TABLE chronicle_meta (
 CREATE TABLE chronicle_peer (
   singleton INTEGER PRIMARY KEY NOT NULL CHECK (singleton = 1),
   peer_id BLOB NOT NULL CHECK (length(peer_id) = 16),
-  created_at TEXT NOT NULL,
-  -- Last hybrid logical clock reading handed out: keeps the clock monotonic
-  -- across restarts.
-  last_clock INTEGER NOT NULL DEFAULT 0,
-  -- Incremented by every event that changes the schema.
-  schema_epoch INTEGER NOT NULL DEFAULT 0
+  created_at TEXT NOT NULL
 ) STRICT;
+-- The clock and the schema epoch are not stored here: they are read from the
+-- log when the database opens (the highest HLC of any event; the epoch of this
+-- peer's last event), so an append writes no page besides the log's own.
 
 -- The event log: one row per write transaction, local or received.
 CREATE TABLE chronicle_events (
@@ -57,11 +55,10 @@ CREATE INDEX chronicle_events_by_hlc ON chronicle_events (hlc);
 -- Which events change which table, to read the log by table.
 CREATE TABLE chronicle_event_tables (
   table_name TEXT NOT NULL,
-  event_id INTEGER NOT NULL REFERENCES chronicle_events (id) ON DELETE CASCADE,
+  -- chronicle_events.id (the log is append-only: no cascade needed).
+  event_id INTEGER NOT NULL,
   PRIMARY KEY (table_name, event_id)
 ) STRICT, WITHOUT ROWID;
-
-CREATE INDEX chronicle_event_tables_by_event ON chronicle_event_tables (event_id);
 
 -- Tables whose writes are captured.
 CREATE TABLE chronicle_tracked_tables (

@@ -1,44 +1,64 @@
 import Foundation
 import GRDB
 
+/// An event just written to this database's log.
+struct AppendedEvent {
+  /// Position in the log.
+  var id: Int64
+  var encoded: EventCodec.Encoded
+
+  /// The event as ``StoredEvent``, decoded back from its bytes.
+  func stored() throws -> StoredEvent {
+    let event: ChangeEvent
+    do { event = try EventCodec.decode(encoded.bytes) } catch { throw ChronicleError.corruptEvent(id: id, error) }
+    return StoredEvent(id: id, event: event, rawSize: encoded.rawBodySize, storedSize: encoded.bytes.count, checksum: encoded.checksum)
+  }
+}
+
 /// Writes events into `chronicle_events`.
 enum EventAppender {
-  /// Appends a new local event: next sequence of `origin`, a fresh clock
-  /// reading, the schema epoch (bumped when the event changes the schema).
+  /// Appends a new local event at `position` (this peer's next sequence and
+  /// schema epoch) with a fresh clock reading; the epoch goes up by one when
+  /// the event changes the schema. Advances `position`.
   static func appendLocal(
-    _ db: Database, origin: PeerID, clock: HybridLogicalClock, tables: [TableDescriptor], operations: [EventOperation],
-    bumpsSchemaEpoch: Bool, compressionLevel: Int32
-  ) throws -> StoredEvent {
-    let originBlob = Data(origin.bytes)
-    let sequence = try Int64.fetchOne(
-      db.cachedStatement(sql: "SELECT COALESCE(MAX(sequence), 0) + 1 FROM chronicle_events WHERE origin = ?"),
-      arguments: [originBlob]) ?? 1
-    var epoch = try Int64.fetchOne(db.cachedStatement(sql: "SELECT schema_epoch FROM chronicle_peer")) ?? 0
-    if bumpsSchemaEpoch { epoch += 1 }
+    _ db: Database, origin: PeerID, clock: HybridLogicalClock, position: inout LocalLogPosition,
+    body: EventBodyWriter, deflater: Zlib.Deflater
+  ) throws -> AppendedEvent {
+    let sequence = position.nextSequence
+    let epoch = body.hasSchemaChanges ? position.schemaEpoch + 1 : position.schemaEpoch
     let timestamp = clock.now()
-    let event = ChangeEvent(
-      origin: origin, sequence: UInt64(sequence), timestamp: timestamp, schemaEpoch: UInt64(epoch),
-      tables: tables, operations: operations)
-    let encoded = try EventCodec.encode(event, compressionLevel: compressionLevel)
-    let id = try insert(db, event: event, encoded: encoded)
-    try db.cachedStatement(sql: "UPDATE chronicle_peer SET last_clock = ?, schema_epoch = ?")
-      .execute(arguments: [Int64(bitPattern: timestamp.rawValue), epoch])
-    return StoredEvent(id: id, event: event, rawSize: encoded.rawBodySize, storedSize: encoded.bytes.count, checksum: encoded.checksum)
+    let encoded = EventCodec.seal(
+      origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch,
+      body: body.finish(), compress: deflater.compress)
+    let id = try insert(
+      db, origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch,
+      encoded: encoded, rowChangeCount: body.rowChangeCount, changedTables: body.changedTableNames)
+    position = LocalLogPosition(nextSequence: sequence + 1, schemaEpoch: epoch)
+    return AppendedEvent(id: id, encoded: encoded)
   }
 
   /// Inserts an encoded event and its table index; returns its log position.
   static func insert(_ db: Database, event: ChangeEvent, encoded: EventCodec.Encoded) throws -> Int64 {
+    try insert(
+      db, origin: event.origin, sequence: event.sequence, timestamp: event.timestamp, schemaEpoch: event.schemaEpoch,
+      encoded: encoded, rowChangeCount: event.rowChangeCount, changedTables: event.changedTableNames.sorted())
+  }
+
+  private static func insert(
+    _ db: Database, origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp, schemaEpoch: UInt64,
+    encoded: EventCodec.Encoded, rowChangeCount: Int, changedTables: [String]
+  ) throws -> Int64 {
     try db.cachedStatement(sql: """
       INSERT INTO chronicle_events
         (origin, sequence, hlc, schema_epoch, format_version, payload, raw_size, stored_size, checksum, row_changes)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """).execute(arguments: [
-        Data(event.origin.bytes), Int64(event.sequence), Int64(bitPattern: event.timestamp.rawValue),
-        Int64(event.schemaEpoch), Int(EventCodec.currentVersion), Data(encoded.bytes), encoded.rawBodySize,
-        encoded.bytes.count, Int64(encoded.checksum), event.rowChangeCount,
+        Data(origin.bytes), Int64(sequence), Int64(bitPattern: timestamp.rawValue),
+        Int64(schemaEpoch), Int(EventCodec.currentVersion), Data(encoded.bytes), encoded.rawBodySize,
+        encoded.bytes.count, Int64(encoded.checksum), rowChangeCount,
       ])
     let id = db.lastInsertedRowID
-    for name in event.changedTableNames.sorted() {
+    for name in changedTables {
       try db.cachedStatement(sql: "INSERT INTO chronicle_event_tables (table_name, event_id) VALUES (?, ?)")
         .execute(arguments: [name, id])
     }

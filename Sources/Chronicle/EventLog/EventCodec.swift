@@ -28,18 +28,28 @@ public enum EventCodec {
   /// Serializes `event`, compressing the body with zlib at `compressionLevel`.
   public static func encode(_ event: ChangeEvent, compressionLevel: Int32 = 6) throws(EventFormatError) -> Encoded {
     let body = try encodeBody(tables: event.tables, operations: event.operations)
-    // zlib is kept only when it makes the body smaller (tiny events grow).
-    let compressed = Zlib.compress(body, level: compressionLevel)
+    return seal(
+      origin: event.origin, sequence: event.sequence, timestamp: event.timestamp, schemaEpoch: event.schemaEpoch,
+      body: body, compress: { Zlib.compress($0, level: compressionLevel) })
+  }
+
+  /// Wraps an encoded body in the envelope: header, the body (compressed when
+  /// `compress` makes it smaller, since tiny bodies grow) and the checksum.
+  static func seal(
+    origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp, schemaEpoch: UInt64, body: [UInt8],
+    compress: ([UInt8]) -> [UInt8]
+  ) -> Encoded {
+    let compressed = compress(body)
     let isCompressed = compressed.count < body.count
     let stored = isCompressed ? compressed : body
     var writer = BinaryWriter(capacity: stored.count + 64)
     writer.writeBytes(magic)
     writer.writeByte(currentVersion)
     writer.writeByte(isCompressed ? flagCompressed : 0)
-    writer.writeBytes(event.origin.bytes)
-    writer.writeUInt64BigEndian(event.timestamp.rawValue)
-    writer.writeVarint(event.sequence)
-    writer.writeVarint(event.schemaEpoch)
+    writer.writeBytes(origin.bytes)
+    writer.writeUInt64BigEndian(timestamp.rawValue)
+    writer.writeVarint(sequence)
+    writer.writeVarint(schemaEpoch)
     writer.writeVarint(body.count)
     writer.writeVarint(stored.count)
     writer.writeBytes(stored)
@@ -112,56 +122,10 @@ public enum EventCodec {
   }
 
   static func encodeBody(tables: [TableDescriptor], operations: [EventOperation]) throws(EventFormatError) -> [UInt8] {
-    var writer = BinaryWriter(capacity: 64 + operations.count * 32)
-    writer.writeVarint(tables.count)
-    for table in tables {
-      writer.writeString(table.name)
-      writer.writeVarint(table.columns.count)
-      for column in table.columns { writer.writeString(column) }
-      writer.writeVarint(table.primaryKey.count)
-      for index in table.primaryKey { writer.writeVarint(index) }
-    }
-    writer.writeVarint(operations.count)
-    for operation in operations {
-      switch operation {
-      case .insert(let table, let values):
-        writer.writeByte(OperationKind.insert.rawValue)
-        writer.writeVarint(table)
-        for value in values { try writeValue(value, to: &writer) }
-      case .update(let table, let key, let changes):
-        writer.writeByte(OperationKind.update.rawValue)
-        writer.writeVarint(table)
-        for value in key { try writeValue(value, to: &writer) }
-        writer.writeVarint(changes.count)
-        for change in changes {
-          writer.writeVarint(change.column)
-          try writeValue(change.value, to: &writer)
-        }
-      case .delete(let table, let key):
-        writer.writeByte(OperationKind.delete.rawValue)
-        writer.writeVarint(table)
-        for value in key { try writeValue(value, to: &writer) }
-      case .schema(let change):
-        writer.writeByte(OperationKind.schema.rawValue)
-        switch change {
-        case .execute(let sql):
-          writer.writeByte(SchemaKind.execute.rawValue)
-          writer.writeString(sql)
-        case .rebuildTable(let name, let createSQL, let copied, let dependents):
-          writer.writeByte(SchemaKind.rebuildTable.rawValue)
-          writer.writeString(name)
-          writer.writeString(createSQL)
-          writer.writeVarint(copied.count)
-          for column in copied {
-            writer.writeString(column.newName)
-            writer.writeString(column.oldName)
-          }
-          writer.writeVarint(dependents.count)
-          for sql in dependents { writer.writeString(sql) }
-        }
-      }
-    }
-    return writer.bytes
+    var writer = EventBodyWriter()
+    for table in tables { _ = writer.addTable(table) }
+    for operation in operations { try writer.append(operation) }
+    return writer.finish()
   }
 
   static func writeValue(_ value: SQLiteValue, to writer: inout BinaryWriter) throws(EventFormatError) {

@@ -17,6 +17,45 @@ enum Zlib {
     return output
   }
 
+  /// A deflate stream kept between events: `compress2` would allocate (and,
+  /// above the allocator's mmap threshold, fault in) about 256 KiB per call,
+  /// a large part of the cost of a small transaction.
+  ///
+  /// Not thread-safe: one per capture session, used on the writer's queue.
+  final class Deflater {
+    private var stream = z_stream()
+    private var isReady = false
+    let level: Int32
+
+    init(level: Int32) {
+      self.level = level
+      isReady = deflateInit_(&stream, level, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    }
+
+    deinit { if isReady { deflateEnd(&stream) } }
+
+    /// Compresses `bytes` into one complete zlib stream, as `compress2` would.
+    func compress(_ bytes: [UInt8]) -> [UInt8] {
+      guard isReady, deflateReset(&stream) == Z_OK else { return Zlib.compress(bytes, level: level) }
+      let capacity = Int(deflateBound(&stream, uLong(bytes.count)))
+      var output = [UInt8](repeating: 0, count: capacity)
+      let status = output.withUnsafeMutableBufferPointer { out in
+        bytes.withUnsafeBufferPointer { input in
+          stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+          stream.avail_in = uInt(input.count)
+          stream.next_out = out.baseAddress
+          stream.avail_out = uInt(out.count)
+          defer { stream.next_in = nil; stream.next_out = nil }
+          return deflate(&stream, Z_FINISH)
+        }
+      }
+      // With deflateBound's capacity one Z_FINISH call always completes.
+      precondition(status == Z_STREAM_END, "zlib deflate failed with \(status)")
+      output.removeSubrange(Int(stream.total_out)...)
+      return output
+    }
+  }
+
   /// Decompresses `bytes`, which must expand to exactly `expectedSize` bytes.
   static func decompress(_ bytes: ArraySlice<UInt8>, expectedSize: Int) throws(EventFormatError) -> [UInt8] {
     var output = [UInt8](repeating: 0, count: max(expectedSize, 1))
