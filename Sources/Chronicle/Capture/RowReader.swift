@@ -26,10 +26,7 @@ final class RowReader {
   /// (its columns in table column order), or with nil when no row has that key.
   func withRow<T>(key: RowKey, _ body: (OpaquePointer?) throws -> T) throws -> T {
     guard let statement else { return try body(nil) }
-    defer {
-      sqlite3_reset(statement)
-      sqlite3_clear_bindings(statement)
-    }
+    defer { sqlite3_reset(statement) }  // every parameter is bound again next time
     key.bind(to: statement)
     switch sqlite3_step(statement) {
     case SQLITE_ROW:

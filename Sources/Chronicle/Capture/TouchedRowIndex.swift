@@ -4,9 +4,15 @@
 /// keys (the common case) go through a small open-addressing table with a
 /// multiplicative hash instead of `Dictionary` and its seeded SipHash.
 struct TouchedRowIndex {
-  private var owners: [UInt] = []      // table identity per slot, 0 when the slot is empty
-  private var keys: [Int64] = []
-  private var positions: [Int32] = []
+  /// One slot of the open-addressing table, kept together so a probe touches one cache line.
+  private struct Entry {
+    var owner: UInt  // table identity, 0 when the slot is empty
+    var key: Int64
+    var position: Int
+    static let empty = Entry(owner: 0, key: 0, position: 0)
+  }
+
+  private var entries: [Entry] = []
   private var integerCount = 0
   private var shift: UInt64 = 64
   private var other: [OtherKey: Int] = [:]
@@ -29,17 +35,20 @@ struct TouchedRowIndex {
       return nil
     }
     let owner = UInt(bitPattern: ObjectIdentifier(table))
-    var slot = slot(owner: owner, key: value)
-    let mask = owners.count - 1
-    while owners[slot] != 0 {
-      if owners[slot] == owner, keys[slot] == value { return Int(positions[slot]) }
-      slot = (slot + 1) & mask
+    let start = slot(owner: owner, key: value)
+    let found: Int? = entries.withUnsafeMutableBufferPointer { entries in
+      let mask = entries.count - 1
+      var slot = start
+      while entries[slot].owner != 0 {
+        if entries[slot].owner == owner, entries[slot].key == value { return entries[slot].position }
+        slot = (slot + 1) & mask
+      }
+      entries[slot] = Entry(owner: owner, key: value, position: position)
+      return nil
     }
-    owners[slot] = owner
-    keys[slot] = value
-    positions[slot] = Int32(truncatingIfNeeded: position)
+    if found != nil { return found }
     integerCount += 1
-    if integerCount * 2 > owners.count { grow() }
+    if integerCount * 2 > entries.count { grow() }
     return nil
   }
 
@@ -47,37 +56,38 @@ struct TouchedRowIndex {
   mutating func removeAll() {
     other.removeAll(keepingCapacity: true)
     guard integerCount > 0 else { return }
-    if owners.count > Self.minimumCapacity {
+    if entries.count > Self.minimumCapacity {
       allocate(capacity: Self.minimumCapacity)  // a big transaction does not tax the small ones after it
     } else {
-      for index in owners.indices { owners[index] = 0 }
+      for index in entries.indices { entries[index] = .empty }
     }
     integerCount = 0
   }
 
-  private func slot(owner: UInt, key: Int64) -> Int {
+  private func slot(owner: UInt, key: Int64) -> Int { Self.slot(owner: owner, key: key, shift: shift) }
+
+  private static func slot(owner: UInt, key: Int64, shift: UInt64) -> Int {
     // Fibonacci hashing: the top bits of the product are well mixed.
     let mixed = (UInt64(bitPattern: key) ^ UInt64(owner) &* 0xC2B2_AE3D_27D4_EB4F) &* 0x9E37_79B9_7F4A_7C15
     return Int(truncatingIfNeeded: mixed >> shift)
   }
 
   private mutating func allocate(capacity: Int) {
-    owners = Array(repeating: 0, count: capacity)
-    keys = Array(repeating: 0, count: capacity)
-    positions = Array(repeating: 0, count: capacity)
+    entries = Array(repeating: .empty, count: capacity)
     shift = UInt64(64 - capacity.trailingZeroBitCount)
   }
 
   private mutating func grow() {
-    let (oldOwners, oldKeys, oldPositions) = (owners, keys, positions)
-    allocate(capacity: owners.count * 2)
-    let mask = owners.count - 1
-    for index in oldOwners.indices where oldOwners[index] != 0 {
-      var slot = slot(owner: oldOwners[index], key: oldKeys[index])
-      while owners[slot] != 0 { slot = (slot + 1) & mask }
-      owners[slot] = oldOwners[index]
-      keys[slot] = oldKeys[index]
-      positions[slot] = oldPositions[index]
+    let old = entries
+    allocate(capacity: old.count * 2)
+    let shift = shift
+    entries.withUnsafeMutableBufferPointer { entries in
+      let mask = entries.count - 1
+      for entry in old where entry.owner != 0 {
+        var slot = Self.slot(owner: entry.owner, key: entry.key, shift: shift)
+        while entries[slot].owner != 0 { slot = (slot + 1) & mask }
+        entries[slot] = entry
+      }
     }
   }
 }
