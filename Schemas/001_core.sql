@@ -59,25 +59,30 @@ CREATE TABLE chronicle_tracked_tables (
   since_event INTEGER NOT NULL
 ) STRICT;
 
--- Merge metadata: per-column clocks of rows changed by more than one peer.
--- One row per row, clocks packed: (column index, HLC, origin) per column.
-CREATE TABLE chronicle_row_clocks (
+-- Merge state of synced rows (Sync/, see Schemas/SYNC-PROTOCOL.md): one row
+-- per application row that any event wrote. Kept up to date from the log
+-- lazily, when a sync applies remote events, so local writes pay nothing.
+CREATE TABLE chronicle_rows (
   table_name TEXT NOT NULL,
   -- The primary key, encoded as event values.
   row_key BLOB NOT NULL,
+  -- Per-column versions, packed: distinct (HLC, origin) pairs, then each
+  -- column's name and the index of its version.
   clocks BLOB NOT NULL,
+  -- Version of the latest delete (a tombstone), if any: the row is live when
+  -- some column version is newer.
+  deleted_hlc INTEGER,
+  deleted_origin BLOB CHECK (deleted_origin IS NULL OR length(deleted_origin) = 16),
+  -- Column values of a row that is not in its table: deleted (kept so that
+  -- a later write resurrects it whole) or parked (see parked_reason).
+  retained BLOB,
+  -- Why a live row is not in its table: 'incomplete' (an update arrived
+  -- before the row's insert) or 'parent' (a foreign key's parent is absent).
+  parked_reason TEXT,
   PRIMARY KEY (table_name, row_key)
 ) STRICT, WITHOUT ROWID;
 
--- Merge metadata: deleted rows, so that an older remote write does not
--- resurrect them and a newer one does.
-CREATE TABLE chronicle_tombstones (
-  table_name TEXT NOT NULL,
-  row_key BLOB NOT NULL,
-  hlc INTEGER NOT NULL,
-  origin BLOB NOT NULL CHECK (length(origin) = 16),
-  PRIMARY KEY (table_name, row_key)
-) STRICT, WITHOUT ROWID;
+CREATE INDEX chronicle_rows_parked ON chronicle_rows (parked_reason) WHERE parked_reason IS NOT NULL;
 
 -- The application's schema as the log last recorded it, to find what a
 -- write changed (and what changed while Chronicle was not looking).

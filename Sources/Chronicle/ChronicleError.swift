@@ -26,6 +26,8 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case noSuchEvent(String)
   /// SQLite could not give a column value of a changing row to the capture hook.
   case capturedValueUnreadable(table: String, column: String)
+  /// A row of `chronicle_rows` (merge state) could not be decoded.
+  case corruptMergeState(table: String, detail: String)
 
   public var description: String {
     switch self {
@@ -57,6 +59,8 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
       return "no event \(reference); give a log position (e.g. 12) or origin:sequence (e.g. 4f2c1a9e:3)"
     case .capturedValueUnreadable(let table, let column):
       return "could not read column \"\(column)\" of \"\(table)\" while capturing a change"
+    case .corruptMergeState(let table, let detail):
+      return "the merge state of a row of \(table) is corrupt (\(detail)); restore the file from a backup"
     }
   }
 }

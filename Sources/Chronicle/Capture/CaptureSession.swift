@@ -68,9 +68,9 @@ final class CaptureSession: @unchecked Sendable {
     self.deflater = Zlib.Deflater(level: compressionLevel)
   }
 
-  deinit {
-    chronicle_set_preupdate_hook(connection, nil, nil)
-  }
+  // No deinit that clears the hook: the session lives as long as the
+  // connection (its CaptureGuard is registered for the database's lifetime),
+  // and by the time it goes the connection may already be closed and freed.
 
   /// Starts receiving the connection's row changes.
   func installHook() {
@@ -246,6 +246,7 @@ final class CaptureSession: @unchecked Sendable {
     }
 
     let dumped = Set(fullTables.map(ObjectIdentifier.init))
+    var deletedRows: [(table: TrackedTable, key: RowKey, values: [SQLiteValue?])] = []
     var lastTable: (table: TrackedTable, index: Int, reader: RowReader)?
     for row in touched {
       let table = row.table
@@ -256,9 +257,11 @@ final class CaptureSession: @unchecked Sendable {
       }
       guard let (_, tableIndex, reader) = lastTable else { continue }
       let before = beforeImage(of: row)
-      try reader.withRow(key: row.key) { statement in
+      let deleted = try reader.withRow(key: row.key) { statement in
         try body.appendRowChange(table: tableIndex, key: row.key, before: before, row: statement, columnCount: reader.columnCount)
+        return statement == nil && before != nil
       }
+      if deleted, let before { deletedRows.append((table, row.key, before)) }
     }
     for table in fullTables {
       let reader = try AllRowsReader(connection: connection, table: table)
@@ -275,6 +278,13 @@ final class CaptureSession: @unchecked Sendable {
     let appended = try EventAppender.appendLocal(
       db, origin: peer, clock: clock, position: &position, body: body, deflater: deflater)
     self.position = position
+    // Sync merges later writes into deleted rows: keep their last values.
+    let store = MergeStore(db: db)
+    for (table, key, values) in deletedRows {
+      var named: [String: SQLiteValue] = [:]
+      for (column, value) in zip(table.columns, values) { named[column] = value }
+      try store.retainDeletedRow(table: table.name, key: MergeStore.encodeKey(key.values), values: named)
+    }
     for table in newlyTracked {
       try db.execute(sql: "INSERT OR REPLACE INTO chronicle_tracked_tables (name, since_event) VALUES (?, ?)", arguments: [table.name, appended.id])
     }

@@ -60,6 +60,11 @@ public enum EventCodec {
 
   /// Parses a serialized event.
   public static func decode(_ bytes: [UInt8]) throws(EventFormatError) -> ChangeEvent {
+    try decodeEncoded(bytes).event
+  }
+
+  /// Parses a serialized event and keeps its serialized form.
+  static func decodeEncoded(_ bytes: [UInt8]) throws(EventFormatError) -> (event: ChangeEvent, encoded: Encoded) {
     var reader = BinaryReader(bytes, context: .envelope)
     guard bytes.count >= magic.count, Array(bytes.prefix(magic.count)) == magic else {
       throw reader.error(bytes.count < magic.count ? .truncated : .badMagic)
@@ -104,7 +109,8 @@ public enum EventCodec {
       body = Array(storedBody)
     }
     let (tables, operations) = try decodeBody(body)
-    return ChangeEvent(origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch, tables: tables, operations: operations)
+    let event = ChangeEvent(origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch, tables: tables, operations: operations)
+    return (event, Encoded(bytes: bytes, rawBodySize: Int(rawSize), checksum: stored))
   }
 
   // MARK: - Body

@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+
+/// What applying a batch of remote events did.
+public struct MergeReport: Sendable, Equatable {
+  /// Events merged and stored in the log.
+  public var appliedEvents = 0
+  /// Events the log already held (no-ops).
+  public var duplicateEvents = 0
+  /// Row operations merged.
+  public var rowChanges = 0
+  /// Rows parked after the batch (waiting for an insert or a parent).
+  public var parkedRows = 0
+
+  public init() {}
+}
+
+/// A row that is live but not in its table, as `chronicle parked` shows it.
+public struct ParkedRow: Sendable, Equatable {
+  public var table: String
+  /// The primary key values, in key order.
+  public var key: [SQLiteValue]
+  /// `incomplete` (an update came before the row's insert) or `parent` (a
+  /// foreign key's parent row is absent).
+  public var reason: String
+  /// The column values known so far.
+  public var values: [String: SQLiteValue]
+}
+
+extension ChronicleDatabase {
+  /// The version vector of this database's log.
+  public func versionVector() throws -> VersionVector {
+    try read { db in try VersionVector.read(db) }
+  }
+
+  /// Serialized events this log holds beyond `vector`, in log order;
+  /// only those of `origin` when given.
+  public func serializedEvents(beyond vector: VersionVector, origin: PeerID? = nil) throws -> [[UInt8]] {
+    try read { db in
+      var events: [[UInt8]] = []
+      let rows = try Row.fetchCursor(db, sql: "SELECT origin, sequence, payload FROM chronicle_events ORDER BY id")
+      while let row = try rows.next() {
+        guard let eventOrigin = PeerID(bytes: row[0] as Data) else { continue }
+        if let origin, eventOrigin != origin { continue }
+        let sequence: Int64 = row[1]
+        guard !vector.contains(origin: eventOrigin, sequence: UInt64(sequence)) else { continue }
+        events.append(Array(row[2] as Data))
+      }
+      return events
+    }
+  }
+
+  /// Merges remote events (per-column last-write-wins) in one transaction:
+  /// all of them, or, on any error, none. They join the log with their
+  /// origin, and create no local event.
+  public func applyRemote(bundle bytes: [UInt8], source: String) throws -> MergeReport {
+    switch try EventBundle.decode(bytes, source: source) {
+    case .incomplete(let declared, let found):
+      throw SyncError.badBundle(source: source, offset: found, reason: "truncated: \(found) of \(declared) bytes")
+    case .complete(_, let events):
+      return try applyRemote(events, source: source)
+    }
+  }
+
+  func applyRemote(_ events: [IncomingEvent], source: String) throws -> MergeReport {
+    for incoming in events {
+      do {
+        _ = try clock.receive(incoming.event.timestamp)
+      } catch {
+        throw SyncError.clockDrift(source: source, event: incoming.event.id.description, detail: error.description)
+      }
+    }
+    let session = self.session
+    let peer = peerID
+    return try writer.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA foreign_keys = OFF")
+      defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+      session.isSuspended = true
+      defer { session.isSuspended = false }
+      var report = MergeReport()
+      try db.inTransaction(.immediate) {
+        let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
+        let applier = MergeApplier(db, local: peer, localEpoch: epoch)
+        try applier.foldLocalEvents()
+        // Within a batch, older events first: fewer rows go through parking.
+        for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
+          try applier.apply(incoming, source: source)
+        }
+        try applier.settleForeignKeys()
+        try applier.setFoldMark(Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
+        report.appliedEvents = applier.appliedEvents
+        report.duplicateEvents = applier.duplicateEvents
+        report.rowChanges = applier.appliedRowChanges
+        report.parkedRows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM chronicle_rows WHERE parked_reason IS NOT NULL") ?? 0
+        return .commit
+      }
+      return report
+    }
+  }
+
+  /// Rows that are live but not in their table, and why.
+  public func parkedRows() throws -> [ParkedRow] {
+    try read { db in
+      try Row.fetchAll(db, sql: "SELECT table_name, row_key, parked_reason, retained FROM chronicle_rows WHERE parked_reason IS NOT NULL ORDER BY table_name, row_key")
+        .map { row in
+          var reader = BinaryReader(Array(row[1] as Data), context: .body)
+          var key: [SQLiteValue] = []
+          while !reader.isAtEnd { key.append(try EventCodec.readValue(&reader)) }
+          let values = try (row[3] as Data?).map(RowMergeState.decodeValues) ?? [:]
+          return ParkedRow(table: row[0], key: key, reason: row[2], values: values)
+        }
+    }
+  }
+}

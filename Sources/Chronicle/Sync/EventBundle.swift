@@ -1,0 +1,83 @@
+import Foundation
+
+/// A file of serialized events: what `chronicle export` writes, what a
+/// shared folder's segment files hold. Layout in `Schemas/SYNC-PROTOCOL.md`.
+enum EventBundle {
+  static let magic: [UInt8] = Array("CHRB".utf8)
+  static let version: UInt8 = 1
+  /// Size of everything before the first event.
+  static let headerSize = 4 + 1 + 16 + 8 + 8
+
+  /// Serializes `events` (each already in the event format), written by `writer`.
+  static func encode(writer peer: PeerID, events: [[UInt8]]) -> [UInt8] {
+    var body = BinaryWriter(capacity: events.reduce(0) { $0 + $1.count + 4 })
+    for event in events {
+      body.writeVarint(event.count)
+      body.writeBytes(event)
+    }
+    var writer = BinaryWriter(capacity: headerSize + body.bytes.count + 4)
+    writer.writeBytes(magic)
+    writer.writeByte(version)
+    writer.writeBytes(peer.bytes)
+    writer.writeUInt64BigEndian(UInt64(events.count))
+    writer.writeUInt64BigEndian(UInt64(headerSize + body.bytes.count + 4))
+    writer.writeBytes(body.bytes)
+    writer.writeUInt32BigEndian(Zlib.crc32(writer.bytes[...]))
+    return writer.bytes
+  }
+
+  /// The result of reading a bundle.
+  enum Contents {
+    /// Every event, verified.
+    case complete(writer: PeerID, events: [IncomingEvent])
+    /// Shorter than its header declares: still being written or copied.
+    case incomplete(declared: Int, found: Int)
+  }
+
+  /// Reads and verifies a bundle; `source` names it in errors.
+  static func decode(_ bytes: [UInt8], source: String) throws(SyncError) -> Contents {
+    func bad(_ offset: Int, _ reason: String) -> SyncError { .badBundle(source: source, offset: offset, reason: reason) }
+    guard bytes.count >= headerSize else {
+      if bytes.count < magic.count || Array(bytes.prefix(magic.count)) == magic {
+        return .incomplete(declared: headerSize, found: bytes.count)
+      }
+      throw bad(0, "not an event bundle (no CHRB magic)")
+    }
+    guard Array(bytes.prefix(4)) == magic else { throw bad(0, "not an event bundle (no CHRB magic)") }
+    guard bytes[4] == version else { throw bad(4, "bundle format version \(bytes[4]) is not supported (this build reads version \(version))") }
+    var reader = BinaryReader(bytes, context: .envelope)
+    do {
+      _ = try reader.readBytes(5)
+      guard let peer = PeerID(bytes: try reader.readBytes(16)) else { throw bad(5, "truncated peer id") }
+      let count = try reader.readUInt64BigEndian()
+      let declared = try reader.readUInt64BigEndian()
+      guard declared <= UInt64(Int.max), Int(declared) >= headerSize + 4 else { throw bad(29, "declared size \(declared) is impossible") }
+      if bytes.count < Int(declared) { return .incomplete(declared: Int(declared), found: bytes.count) }
+      guard bytes.count == Int(declared) else { throw bad(Int(declared), "\(bytes.count - Int(declared)) bytes after the declared end") }
+      let stored = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+      let computed = Zlib.crc32(bytes.dropLast(4))
+      guard stored == computed else { throw bad(bytes.count - 4, "checksum mismatch (stored \(stored), computed \(computed)): the file is corrupt") }
+      var events: [IncomingEvent] = []
+      guard count <= UInt64(bytes.count) else { throw bad(21, "declares \(count) events, more than its bytes can hold") }
+      events.reserveCapacity(Int(count))
+      for _ in 0..<count {
+        let start = reader.offset
+        let length = try reader.readLength()
+        guard length <= reader.remaining - 4 else { throw bad(start, "event length \(length) runs past the end") }
+        let eventBytes = Array(try reader.readBytes(length))
+        do {
+          let (event, encoded) = try EventCodec.decodeEncoded(eventBytes)
+          events.append(IncomingEvent(event: event, encoded: encoded))
+        } catch {
+          throw bad(reader.offset - length + error.offset, "event \(events.count + 1): \(error)")
+        }
+      }
+      guard reader.remaining == 4 else { throw bad(reader.offset, "\(reader.remaining - 4) unexpected bytes after the last event") }
+      return .complete(writer: peer, events: events)
+    } catch let error as SyncError {
+      throw error
+    } catch {
+      throw bad(reader.offset, "\(error)")
+    }
+  }
+}

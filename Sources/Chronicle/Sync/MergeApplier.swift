@@ -1,0 +1,381 @@
+import Foundation
+import GRDB
+
+/// Applies events to the live tables with per-column last-write-wins, inside
+/// the caller's transaction: the heart of sync.
+///
+/// Used in three steps per batch: ``foldLocalEvents()`` brings the merge
+/// state up to date with the log (local writes do not maintain it, so they
+/// stay cheap), ``apply(_:source:)`` merges each remote event and stores it in
+/// the log, ``settleForeignKeys()`` parks rows whose parent is absent and
+/// brings back parked rows whose parent arrived.
+///
+/// Foreign keys must be off on the connection (the caller sees to it): rows
+/// arrive in any order, and a cascade here would delete rows that no event
+/// deleted. Constraints are checked explicitly at the end instead.
+final class MergeApplier {
+  let db: Database
+  let local: PeerID
+  let localEpoch: UInt64
+  private let store: MergeStore
+  private var shapes: [String: TableShape?] = [:]
+  /// Tables whose rows changed (to check foreign keys).
+  private(set) var touchedTables = Set<String>()
+  private(set) var appliedEvents = 0
+  private(set) var duplicateEvents = 0
+  private(set) var appliedRowChanges = 0
+
+  static let foldMarkKey = "merge_folded_through"
+
+  init(_ db: Database, local: PeerID, localEpoch: UInt64) {
+    self.db = db
+    self.local = local
+    self.localEpoch = localEpoch
+    self.store = MergeStore(db: db)
+  }
+
+  private func shape(_ table: String) throws -> TableShape? {
+    if let cached = shapes[table] { return cached }
+    let shape = try TableShape.read(db, table: table).flatMap { $0.isTrackable ? $0 : nil }
+    shapes[table] = shape
+    return shape
+  }
+
+  // MARK: - Local events
+
+  /// Folds the events appended since the last fold into the merge state.
+  /// Their effects are already in the tables: only versions change.
+  func foldLocalEvents() throws {
+    let mark = try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [Self.foldMarkKey]) ?? 0
+    var last = mark
+    struct Folded {
+      var shape: TableShape
+      var keyValues: [SQLiteValue]
+      var state: RowMergeState
+    }
+    var folded: [FoldKey: Folded] = [:]
+    var order: [FoldKey] = []
+    try EventLog.forEach(db, EventFilter(positions: (mark + 1)...Int64.max)) { stored in
+      last = stored.id
+      let event = stored.event
+      let version = WriteVersion(timestamp: event.timestamp, origin: event.origin)
+      for operation in event.operations {
+        guard let tableIndex = operation.tableIndex else { continue }
+        let descriptor = event.tables[tableIndex]
+        guard let shape = try shape(descriptor.name) else { continue }  // dropped since
+        let named = descriptor.columns
+        let keyValues: [SQLiteValue]
+        var writes: [(column: String, value: SQLiteValue)] = []
+        var isInsert = false, isDelete = false
+        switch operation {
+        case .insert(_, let values):
+          keyValues = descriptor.primaryKey.map { values[$0] }
+          writes = zip(named, values).map { ($0, $1) }
+          isInsert = true
+        case .update(_, let key, let changes):
+          keyValues = key
+          writes = changes.map { (named[$0.column], $0.value) }
+        case .delete(_, let key):
+          keyValues = key
+          isDelete = true
+        case .schema:
+          continue
+        }
+        guard let (key, ordered) = try localKey(keyValues, descriptor: descriptor, shape: shape) else { continue }
+        let foldKey = FoldKey(table: shape.name, key: key)
+        if folded[foldKey] == nil {
+          folded[foldKey] = Folded(shape: shape, keyValues: ordered, state: try store.load(table: shape.name, key: key) ?? RowMergeState())
+          order.append(foldKey)
+        }
+        if isDelete {
+          folded[foldKey]!.state.mergeDelete(version: version)
+        } else {
+          _ = folded[foldKey]!.state.mergeWrite(writes, version: version, isInsert: isInsert)
+        }
+      }
+    }
+    // The table is the truth for local history: whether each row is there
+    // decides where its values live. (A deleted row's values were kept by
+    // capture, and merged above with any later-folded writes.)
+    for foldKey in order {
+      var entry = folded[foldKey]!
+      let condition = entry.shape.primaryKey.map { "\(quoteIdentifier(entry.shape.columns[$0])) = ?" }.joined(separator: " AND ")
+      let present = try Bool.fetchOne(
+        db, sql: "SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(entry.shape.name)) WHERE \(condition))",
+        arguments: StatementArguments(entry.keyValues.map(\.databaseValue))) ?? false
+      if present {
+        entry.state.retained = nil
+        entry.state.parkedReason = nil
+      } else if entry.state.retained == nil {
+        entry.state.retained = [:]
+      }
+      try store.save(table: foldKey.table, key: foldKey.key, entry.state)
+    }
+    try setFoldMark(last)
+  }
+
+  private struct FoldKey: Hashable {
+    var table: String
+    var key: Data
+  }
+
+  func setFoldMark(_ id: Int64) throws {
+    try db.execute(
+      sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: [Self.foldMarkKey, id])
+  }
+
+  /// The key in the local table's key order, encoded; nil when the event's key
+  /// columns are not the local ones.
+  private func localKey(_ values: [SQLiteValue], descriptor: TableDescriptor, shape: TableShape) throws -> (encoded: Data, ordered: [SQLiteValue])? {
+    let eventKeyNames = descriptor.primaryKey.map { descriptor.columns[$0] }
+    let localKeyNames = shape.primaryKey.map { shape.columns[$0] }
+    guard Set(eventKeyNames) == Set(localKeyNames), values.count == eventKeyNames.count else { return nil }
+    let byName = Dictionary(uniqueKeysWithValues: zip(eventKeyNames, values))
+    let ordered = localKeyNames.map { byName[$0]! }
+    return (try MergeStore.encodeKey(ordered), ordered)
+  }
+
+  // MARK: - Remote events
+
+  /// Merges one remote event and stores it in the log. Returns false for an
+  /// event the log already holds (a no-op).
+  @discardableResult
+  func apply(_ incoming: IncomingEvent, source: String) throws -> Bool {
+    let event = incoming.event
+    if let existing = try Int64.fetchOne(
+      db.cachedStatement(sql: "SELECT checksum FROM chronicle_events WHERE origin = ? AND sequence = ?"),
+      arguments: [Data(event.origin.bytes), Int64(event.sequence)])
+    {
+      guard UInt32(truncatingIfNeeded: existing) == incoming.encoded.checksum else {
+        throw SyncError.forgedEvent(
+          source: source, event: event.id.description, reason: "this log holds a different event with the same origin and sequence")
+      }
+      duplicateEvents += 1
+      return false
+    }
+    if event.origin == local {
+      throw SyncError.forgedEvent(
+        source: source, event: event.id.description,
+        reason: "it claims to come from this peer, whose log does not have it (was this file restored from an older backup?)")
+    }
+    guard event.schemaEpoch <= localEpoch else {
+      throw SyncError.schemaAhead(source: source, event: event.id.description, remoteEpoch: event.schemaEpoch, localEpoch: localEpoch)
+    }
+    let version = WriteVersion(timestamp: event.timestamp, origin: event.origin)
+    for operation in event.operations {
+      guard let tableIndex = operation.tableIndex else { continue }  // each peer runs its own migrations
+      try applyRowOperation(operation, descriptor: event.tables[tableIndex], version: version, event: event, source: source)
+    }
+    _ = try EventAppender.insert(db, event: event, encoded: incoming.encoded)
+    appliedEvents += 1
+    return true
+  }
+
+  private func applyRowOperation(
+    _ operation: EventOperation, descriptor: TableDescriptor, version: WriteVersion, event: ChangeEvent, source: String
+  ) throws {
+    let sameEpoch = event.schemaEpoch == localEpoch
+    func mismatch(_ reason: String) -> SyncError {
+      .schemaMismatch(source: source, event: event.id.description, reason: reason)
+    }
+    guard let shape = try shape(descriptor.name) else {
+      if sameEpoch { throw mismatch("no tracked table \(descriptor.name) here") }
+      return  // dropped by a migration since that epoch
+    }
+    let localColumns = Set(shape.columns)
+    func localWrites(_ pairs: [(String, SQLiteValue)]) throws -> [(column: String, value: SQLiteValue)] {
+      var writes: [(column: String, value: SQLiteValue)] = []
+      for (column, value) in pairs {
+        if localColumns.contains(column) {
+          writes.append((column, value))
+        } else if sameEpoch {
+          throw mismatch("no column \(descriptor.name).\(column) here")
+        }
+      }
+      return writes
+    }
+    let keyValues: [SQLiteValue]
+    let writes: [(column: String, value: SQLiteValue)]
+    var isInsert = false, isDelete = false
+    switch operation {
+    case .insert(_, let values):
+      keyValues = descriptor.primaryKey.map { values[$0] }
+      writes = try localWrites(zip(descriptor.columns, values).map { ($0, $1) })
+      isInsert = true
+    case .update(_, let key, let changes):
+      keyValues = key
+      writes = try localWrites(changes.map { (descriptor.columns[$0.column], $0.value) })
+    case .delete(_, let key):
+      keyValues = key
+      writes = []
+      isDelete = true
+    case .schema:
+      return
+    }
+    guard let (key, orderedKey) = try localKey(keyValues, descriptor: descriptor, shape: shape) else {
+      throw mismatch("the primary key of \(descriptor.name) differs here")
+    }
+    let keyNames = shape.primaryKey.map { shape.columns[$0] }
+
+    var state = try store.load(table: shape.name, key: key) ?? RowMergeState(retained: [:])
+    let wasInTable = state.retained == nil
+    let winners: [(column: String, value: SQLiteValue)]
+    if isDelete {
+      state.mergeDelete(version: version)
+      winners = []
+    } else {
+      winners = state.mergeWrite(writes, version: version, isInsert: isInsert)
+    }
+    let table = quoteIdentifier(shape.name)
+    let condition = keyNames.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
+    switch (wasInTable, state.belongsInTable) {
+    case (true, true):
+      guard !winners.isEmpty else { break }
+      let assignments = winners.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")
+      try db.cachedStatement(sql: "UPDATE main.\(table) SET \(assignments) WHERE \(condition)")
+        .execute(arguments: StatementArguments(winners.map(\.value.databaseValue) + orderedKey.map(\.databaseValue)))
+    case (false, true):
+      var values = state.retained ?? [:]
+      for (column, value) in zip(keyNames, orderedKey) { values[column] = value }
+      let columns = shape.columns.filter { values[$0] != nil }
+      try db.execute(
+        sql: "INSERT INTO main.\(table) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+        arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
+      state.retained = nil
+      state.parkedReason = nil
+    case (true, false):
+      // The row leaves its table; its values stay here.
+      let row = try Row.fetchOne(
+        db, sql: "SELECT \(shape.columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(table) WHERE \(condition)",
+        arguments: StatementArguments(orderedKey.map(\.databaseValue)))
+      var values: [String: SQLiteValue] = [:]
+      if let row {
+        for (index, column) in shape.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
+      }
+      for (column, value) in winners { values[column] = value }
+      try db.execute(sql: "DELETE FROM main.\(table) WHERE \(condition)", arguments: StatementArguments(orderedKey.map(\.databaseValue)))
+      state.retained = values
+      state.parkedReason = state.isLive ? .incomplete : nil
+    case (false, false):
+      state.parkedReason = state.isLive ? .incomplete : nil
+    }
+    if state.retained != nil, state.parkedReason == nil, state.isLive { state.parkedReason = .incomplete }
+    try store.save(table: shape.name, key: key, state)
+    touchedTables.insert(shape.name)
+    appliedRowChanges += 1
+  }
+
+  // MARK: - Foreign keys
+
+  /// Parks rows of the changed tables whose parent row is absent, and brings
+  /// back parked rows whose parents are all present, until nothing moves.
+  func settleForeignKeys() throws {
+    var moved = true
+    while moved {
+      moved = false
+      // Park orphans (parking a parent can orphan its children: loop).
+      for table in try tablesToCheck() {
+        for key in try orphanKeys(of: table) {
+          try park(table: table, keyValues: key)
+          moved = true
+        }
+      }
+      // Bring back parked rows whose parents arrived.
+      for (table, key) in try parkedForParent() {
+        if try restoreIfParentsPresent(table: table, key: key) { moved = true }
+      }
+    }
+  }
+
+  private func tablesToCheck() throws -> [String] {
+    // Children of changed tables too: a parked parent orphans them.
+    let all = try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name")
+    return all.filter { name in
+      (try? Row.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [name]).isEmpty == false) ?? false
+    }
+  }
+
+  /// Primary keys (local key order) of the rows of `table` that have a
+  /// non-NULL foreign key with no parent row.
+  private func orphanKeys(of table: String) throws -> [[SQLiteValue]] {
+    guard let shape = try shape(table) else { return [] }
+    let keyColumns = shape.primaryKey.map { "c." + quoteIdentifier(shape.columns[$0]) }.joined(separator: ", ")
+    var keys: [[SQLiteValue]] = []
+    for condition in try missingParentConditions(child: table, alias: "c") {
+      let rows = try Row.fetchAll(db, sql: "SELECT \(keyColumns) FROM main.\(quoteIdentifier(table)) AS c WHERE \(condition)")
+      for row in rows { keys.append((0..<row.count).map { SQLiteValue(row[$0] as DatabaseValue) }) }
+    }
+    return keys
+  }
+
+  /// One SQL condition per foreign key of `child`: true when the key is set
+  /// and its parent row is absent.
+  private func missingParentConditions(child: String, alias: String) throws -> [String] {
+    let rows = try Row.fetchAll(db, sql: "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [child])
+    var byID: [Int: (parent: String, pairs: [(from: String, to: String?)])] = [:]
+    for row in rows {
+      let id: Int = row[0]
+      byID[id, default: (row[1], [])].pairs.append((row[2], row[3]))
+    }
+    return try byID.keys.sorted().compactMap { id in
+      let (parent, pairs) = byID[id]!
+      var targets = pairs.map(\.to)
+      if targets.contains(where: { $0 == nil }) {
+        guard let parentShape = try TableShape.read(db, table: parent) else { return nil }
+        targets = parentShape.primaryKey.map { parentShape.columns[$0] }
+      }
+      let set = pairs.map { "\(alias).\(quoteIdentifier($0.from)) IS NOT NULL" }.joined(separator: " AND ")
+      let match = zip(pairs, targets).map { "p.\(quoteIdentifier($1!)) = \(alias).\(quoteIdentifier($0.from))" }.joined(separator: " AND ")
+      return "\(set) AND NOT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(parent)) AS p WHERE \(match))"
+    }
+  }
+
+  private func park(table: String, keyValues: [SQLiteValue]) throws {
+    guard let shape = try shape(table) else { return }
+    let key = try MergeStore.encodeKey(keyValues)
+    let condition = shape.primaryKey.map { "\(quoteIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
+    guard let row = try Row.fetchOne(
+      db, sql: "SELECT \(shape.columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table)) WHERE \(condition)",
+      arguments: StatementArguments(keyValues.map(\.databaseValue)))
+    else { return }
+    var state = try store.load(table: table, key: key) ?? RowMergeState()
+    var values: [String: SQLiteValue] = [:]
+    for (index, column) in shape.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
+    state.retained = values
+    state.parkedReason = .parent
+    try db.execute(sql: "DELETE FROM main.\(quoteIdentifier(table)) WHERE \(condition)", arguments: StatementArguments(keyValues.map(\.databaseValue)))
+    try store.save(table: table, key: key, state)
+  }
+
+  private func parkedForParent() throws -> [(String, Data)] {
+    try Row.fetchAll(db, sql: "SELECT table_name, row_key FROM chronicle_rows WHERE parked_reason = 'parent' ORDER BY table_name, row_key")
+      .map { ($0[0], $0[1]) }
+  }
+
+  private func restoreIfParentsPresent(table: String, key: Data) throws -> Bool {
+    guard let shape = try shape(table), var state = try store.load(table: table, key: key), let values = state.retained else { return false }
+    // Would the row have every parent? Check with the values it would have.
+    for condition in try missingParentConditions(child: table, alias: "c") {
+      let columns = shape.columns.filter { values[$0] != nil }
+      let select = columns.map { "? AS \(quoteIdentifier($0))" }.joined(separator: ", ")
+      let orphan = try Bool.fetchOne(
+        db, sql: "SELECT EXISTS (SELECT 1 FROM (SELECT \(select)) AS c WHERE \(condition))",
+        arguments: StatementArguments(columns.map { values[$0]!.databaseValue })) ?? false
+      if orphan { return false }
+    }
+    let columns = shape.columns.filter { values[$0] != nil }
+    try db.execute(
+      sql: "INSERT INTO main.\(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+      arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
+    state.retained = nil
+    state.parkedReason = nil
+    try store.save(table: table, key: key, state)
+    return true
+  }
+}
+
+/// A remote event with its serialized form, as read from a bundle.
+struct IncomingEvent {
+  var event: ChangeEvent
+  var encoded: EventCodec.Encoded
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Why a sync, an import or an export could not be done. Nothing of the
+/// batch that failed was applied.
+public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// A bundle or segment file is malformed: its name, the byte offset, the problem.
+  case badBundle(source: String, offset: Int, reason: String)
+  /// An event claims an identity that does not hold: an `origin:sequence`
+  /// already held with different content, an event of this very peer that its
+  /// log lacks, or an event in the segment folder of another peer.
+  case forgedEvent(source: String, event: String, reason: String)
+  /// The remote event was written at a newer schema epoch than this database's.
+  case schemaAhead(source: String, event: String, remoteEpoch: UInt64, localEpoch: UInt64)
+  /// A remote event refers to a table or column this database does not have
+  /// at the same schema epoch.
+  case schemaMismatch(source: String, event: String, reason: String)
+  /// A remote clock reading is too far in the future.
+  case clockDrift(source: String, event: String, detail: String)
+  /// A version vector could not be parsed.
+  case invalidVersionVector(text: String)
+  /// The transport failed (folder unreadable, connection lost, ...).
+  case transport(String)
+
+  public var description: String {
+    switch self {
+    case .badBundle(let source, let offset, let reason):
+      "\(source): bad event bundle at byte \(offset): \(reason). Nothing from this file was applied; get a fresh copy from its peer."
+    case .forgedEvent(let source, let event, let reason):
+      "\(source): event \(event) rejected: \(reason). Nothing from this batch was applied."
+    case .schemaAhead(let source, let event, let remote, let local):
+      "\(source): event \(event) was written at schema epoch \(remote), this database is at epoch \(local). Upgrade the app (run its migrations) on this peer, then sync again."
+    case .schemaMismatch(let source, let event, let reason):
+      "\(source): event \(event) does not fit this database's schema: \(reason). Run the same migrations on both peers, then sync again."
+    case .clockDrift(let source, let event, let detail):
+      "\(source): event \(event) rejected: \(detail). Fix the clock of the peer that wrote it."
+    case .invalidVersionVector(let text):
+      "invalid version vector entry '\(text)': expected PEER-UUID:SEQUENCE[,PEER-UUID:SEQUENCE...]"
+    case .transport(let message):
+      "sync transport failed: \(message)"
+    }
+  }
+}

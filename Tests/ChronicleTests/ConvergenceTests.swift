@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Chronicle
+
+/// Randomized multi-peer convergence: random writes on 3 to 5 peers (conflicting
+/// keys, concurrent edits, deletes with cascades, resurrections), random
+/// pairwise syncs with duplicates and partitions, then a full exchange: every
+/// peer must hold the same events and the same per-table digests.
+///
+/// `CHRONICLE_CONVERGENCE_SCENARIOS=N` runs N scenarios instead of the default.
+@Suite("Sync: randomized convergence")
+struct ConvergenceTests {
+  static let scenarioCount = ProcessInfo.processInfo.environment["CHRONICLE_CONVERGENCE_SCENARIOS"].flatMap(Int.init) ?? 500
+  static let batches: [Range<UInt64>] = stride(from: 0, to: UInt64(scenarioCount), by: 50).map { $0..<min($0 + 50, UInt64(scenarioCount)) }
+
+  @Test(arguments: batches)
+  func peersConverge(seeds: Range<UInt64>) throws {
+    for seed in seeds {
+      try runScenario(seed: 0xC0FFEE &+ seed)
+    }
+  }
+
+  func runScenario(seed: UInt64) throws {
+    var random = SeededGenerator(seed: seed)
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let peerCount = Int.random(in: 3...5, using: &random)
+    let peers = try (0..<peerCount).map { index in
+      try openSyncPeer(directory, name: "peer\(index).sqlite", clock: clock, skew: Int64.random(in: -3...3, using: &random))
+    }
+    for _ in 0..<Int.random(in: 20...60, using: &random) {
+      clock.advance(by: UInt64.random(in: 0...2, using: &random))
+      let peer = peers.randomElement(using: &random)!
+      if Int.random(in: 0..<4, using: &random) == 0 {
+        // A sync between two peers, one way or both, sometimes twice (duplicates).
+        let other = peers.randomElement(using: &random)!
+        guard other !== peer else { continue }
+        try push(peer, to: other)
+        if Bool.random(using: &random) { try push(other, to: peer) }
+        if Int.random(in: 0..<5, using: &random) == 0 { try push(peer, to: other) }
+        continue
+      }
+      try randomWrite(peer, &random)
+    }
+    // Full exchange: two rounds over all ordered pairs.
+    for _ in 0..<2 {
+      for source in peers {
+        for target in peers where target !== source { try push(source, to: target) }
+      }
+    }
+    let reference = try peers[0].digests()
+    let referenceEvents = try eventIDs(peers[0])
+    for (index, peer) in peers.enumerated().dropFirst() {
+      let digests = try peer.digests()
+      #expect(digests == reference, "seed \(seed): peer \(index) digests \(digests) differ from peer 0 \(reference)")
+      #expect(try eventIDs(peer) == referenceEvents, "seed \(seed): peer \(index) holds a different set of events")
+      #expect(try peer.parkedRows().count == peers[0].parkedRows().count, "seed \(seed): peer \(index) parks a different number of rows")
+    }
+  }
+
+  func randomWrite(_ database: ChronicleDatabase, _ random: inout SeededGenerator) throws {
+    let list = Int.random(in: 1...4, using: &random)
+    let item = Int.random(in: 1...8, using: &random)
+    let word = ["a", "b", "c", "d"].randomElement(using: &random)!
+    let choice = Int.random(in: 0..<8, using: &random)
+    let count = Int.random(in: 0...9, using: &random)
+    try database.write { db in
+      switch choice {
+      case 0:
+        try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+                       arguments: [list, "list \(word)", Double(list) / 2])
+      case 1:
+        try db.execute(sql: "UPDATE lists SET name = ? WHERE id = ?", arguments: ["renamed \(word)", list])
+      case 2:
+        try db.execute(sql: "UPDATE lists SET weight = ? WHERE id = ?", arguments: [Double(count), list])
+      case 3:
+        try db.execute(sql: "DELETE FROM lists WHERE id = ?", arguments: [list])
+      case 4:
+        try db.execute(sql: """
+          INSERT INTO items (id, listID, title, count) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM lists WHERE id = ?)
+          ON CONFLICT (id) DO UPDATE SET title = excluded.title
+          """, arguments: [item, list, "item \(word)", count, list])
+      case 5:
+        try db.execute(sql: "UPDATE items SET count = ? WHERE id = ?", arguments: [count, item])
+      case 6:
+        try db.execute(sql: "UPDATE items SET title = ?, count = NULL WHERE id = ?", arguments: ["edited \(word)", item])
+      default:
+        try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [item])
+      }
+    }
+  }
+}

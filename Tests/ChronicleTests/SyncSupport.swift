@@ -1,0 +1,49 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Chronicle
+
+/// A wall clock the test moves by hand, shared by peers (each with its own skew).
+final class ManualWallClock: Sendable {
+  private let milliseconds = Mutex<UInt64>(1_790_000_000_000)
+
+  func advance(by delta: UInt64) { milliseconds.withLock { $0 += delta } }
+
+  /// A reading function for one peer, `skew` milliseconds off.
+  func reader(skew: Int64) -> @Sendable () -> UInt64 {
+    { [self] in UInt64(Int64(milliseconds.withLock { $0 }) + skew) }
+  }
+}
+
+/// Opens a peer whose schema is the sync test schema (lists and their items).
+func openSyncPeer(_ directory: TemporaryDirectory, name: String, clock: ManualWallClock, skew: Int64 = 0) throws -> ChronicleDatabase {
+  var configuration = ChronicleConfiguration()
+  configuration.wallClock = clock.reader(skew: skew)
+  let database = try Chronicle.open(path: directory.path(name), configuration: configuration)
+  try database.write { db in
+    try db.execute(sql: """
+      CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL, weight REAL) STRICT;
+      CREATE TABLE items (
+        id INTEGER PRIMARY KEY,
+        listID INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+        title TEXT NOT NULL DEFAULT '',
+        count INTEGER
+      ) STRICT;
+      """)
+  }
+  return database
+}
+
+/// Sends what `source` has beyond `target`'s vector to `target` (the in-memory exchange).
+@discardableResult
+func push(_ source: ChronicleDatabase, to target: ChronicleDatabase) throws -> MergeReport {
+  let events = try source.serializedEvents(beyond: target.versionVector())
+  let bundle = EventBundle.encode(writer: source.peerID, events: events)
+  return try target.applyRemote(bundle: bundle, source: "memory:\(source.peerID.shortDescription)")
+}
+
+/// The set of event identities in a log.
+func eventIDs(_ database: ChronicleDatabase) throws -> Set<EventID> {
+  Set(try database.log.events().map(\.event.id))
+}
