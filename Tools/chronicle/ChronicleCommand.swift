@@ -3,11 +3,11 @@ import Chronicle
 import Foundation
 
 @main
-struct ChronicleCommand: ParsableCommand {
+struct ChronicleCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "chronicle",
     abstract: "Inspect and drive Chronicle databases: SQLite files whose every write is an event.",
-    subcommands: [Init.self, SQL.self, Log.self, Show.self, Demo.self])
+    subcommands: [Init.self, SQL.self, Log.self, Show.self, Sync.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self])
 }
 
 /// Prints `error` to stderr and exits with status 1. (Usage errors exit with

@@ -112,3 +112,14 @@ extension ChronicleDatabase {
     }
   }
 }
+
+extension ChronicleDatabase {
+  /// Writes the events beyond `vector` into a bundle file (see
+  /// `Schemas/SYNC-PROTOCOL.md`); returns how many.
+  @discardableResult
+  public func exportBundle(beyond vector: VersionVector, to url: URL) throws -> Int {
+    let events = try serializedEvents(beyond: vector)
+    try Data(EventBundle.encode(writer: peerID, events: events)).write(to: url, options: .atomic)
+    return events.count
+  }
+}

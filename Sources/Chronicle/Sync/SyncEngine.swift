@@ -1,0 +1,133 @@
+import Foundation
+import Synchronization
+
+/// Keeps a database in sync with its peers through a transport: sends this
+/// peer's events, fetches and merges the others' (per-column last-write-wins
+/// on hybrid logical clocks), on demand or on a timer.
+///
+/// ```swift
+/// let sync = SyncEngine(for: database, transport: .directory(folder))
+/// try await sync.syncChanges()
+/// ```
+public final class SyncEngine: Sendable {
+  /// Something the engine did, for progress display and logging.
+  public enum Event: Sendable {
+    /// Events sent to the transport.
+    case sent(count: Int)
+    /// A fetch merged remote events.
+    case fetched(FetchReport)
+    /// A sync step failed; the database is as it was before the step.
+    case failed(String)
+  }
+
+  public let database: ChronicleDatabase
+  public let transport: any SyncTransport
+  /// The tables this engine is for (informational: events carry every
+  /// tracked table, and each peer applies the tables it has).
+  public let tables: [String]
+
+  private struct State {
+    var task: Task<Void, Never>?
+    var isSending = false
+    var isFetching = false
+    var continuations: [UUID: AsyncStream<Event>.Continuation] = [:]
+  }
+  private let state = Mutex(State())
+
+  /// Creates an engine; nothing happens until ``start(every:)`` or a call to
+  /// ``syncChanges()``.
+  public init(for database: ChronicleDatabase, tables: [String] = [], transport: some SyncTransport) {
+    self.database = database
+    self.tables = tables
+    self.transport = transport
+  }
+
+  /// Whether the periodic sync loop is running.
+  public var isRunning: Bool { state.withLock { $0.task != nil } }
+  /// Whether events are being sent.
+  public var isSendingChanges: Bool { state.withLock { $0.isSending } }
+  /// Whether events are being fetched and merged.
+  public var isFetchingChanges: Bool { state.withLock { $0.isFetching } }
+  /// Whether a send or a fetch is in progress.
+  public var isSynchronizing: Bool { state.withLock { $0.isSending || $0.isFetching } }
+
+  /// A stream of what the engine does, from now on.
+  public var events: AsyncStream<Event> {
+    let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
+    let id = UUID()
+    state.withLock { $0.continuations[id] = continuation }
+    continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.continuations.removeValue(forKey: id) } }
+    return stream
+  }
+
+  private func emit(_ event: Event) {
+    for continuation in state.withLock({ Array($0.continuations.values) }) { continuation.yield(event) }
+  }
+
+  /// Sends this database's events that the transport lacks; returns how many.
+  @discardableResult
+  public func sendChanges() async throws -> Int {
+    state.withLock { $0.isSending = true }
+    defer { state.withLock { $0.isSending = false } }
+    do {
+      let count = try await transport.send(from: database)
+      emit(.sent(count: count))
+      return count
+    } catch {
+      emit(.failed("\(error)"))
+      throw error
+    }
+  }
+
+  /// Fetches and merges the events this database lacks.
+  @discardableResult
+  public func fetchChanges() async throws -> FetchReport {
+    state.withLock { $0.isFetching = true }
+    defer { state.withLock { $0.isFetching = false } }
+    do {
+      let report = try await transport.fetch(into: database)
+      emit(.fetched(report))
+      return report
+    } catch {
+      emit(.failed("\(error)"))
+      throw error
+    }
+  }
+
+  /// Sends, then fetches.
+  @discardableResult
+  public func syncChanges() async throws -> FetchReport {
+    try await sendChanges()
+    return try await fetchChanges()
+  }
+
+  /// Starts syncing every `interval` (until ``stop()``). Failures are reported
+  /// on ``events`` and retried at the next tick.
+  public func start(every interval: Duration = .seconds(5)) {
+    state.withLock { state in
+      guard state.task == nil else { return }
+      state.task = Task { [weak self] in
+        while !Task.isCancelled {
+          guard let self else { return }
+          _ = try? await self.syncChanges()
+          try? await Task.sleep(for: interval)
+        }
+      }
+    }
+  }
+
+  /// Stops the periodic sync loop (a step in progress finishes).
+  public func stop() {
+    state.withLock { state in
+      state.task?.cancel()
+      state.task = nil
+    }
+  }
+
+  deinit {
+    state.withLock { state in
+      state.task?.cancel()
+      for continuation in state.continuations.values { continuation.finish() }
+    }
+  }
+}

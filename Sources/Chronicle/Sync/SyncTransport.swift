@@ -1,0 +1,67 @@
+import Foundation
+
+/// A way to exchange events with other peers. The engine asks it to send
+/// this database's news and to fetch and merge the others'.
+public protocol SyncTransport: Sendable {
+  /// Sends the events the other side lacks; returns how many.
+  func send(from database: ChronicleDatabase) async throws -> Int
+  /// Fetches the events this database lacks and merges them.
+  func fetch(into database: ChronicleDatabase) async throws -> FetchReport
+}
+
+/// What a fetch did. Problems with one source (a corrupt file) are reported
+/// here and do not stop the others.
+public struct FetchReport: Sendable {
+  /// The merges, summed over sources.
+  public var merged = MergeReport()
+  /// Sources applied, each as one transaction.
+  public var appliedSources: [String] = []
+  /// Sources skipped for now because they are still being written.
+  public var incompleteSources: [String] = []
+  /// Sources rejected, with the reason; nothing of them was applied.
+  public var rejected: [SyncError] = []
+
+  public init() {}
+
+  mutating func add(_ report: MergeReport, source: String) {
+    merged.appliedEvents += report.appliedEvents
+    merged.duplicateEvents += report.duplicateEvents
+    merged.rowChanges += report.rowChanges
+    merged.parkedRows = report.parkedRows
+    appliedSources.append(source)
+  }
+}
+
+extension SyncTransport where Self == MemoryTransport {
+  /// Exchanges events directly with another database in this process.
+  public static func memory(_ peer: ChronicleDatabase) -> MemoryTransport { MemoryTransport(peer: peer) }
+}
+
+extension SyncTransport where Self == DirectoryTransport {
+  /// Exchanges events through a shared folder.
+  public static func directory(_ folder: URL) -> DirectoryTransport { DirectoryTransport(folder: folder) }
+}
+
+/// Exchanges events with another database in the same process: both sides
+/// compare version vectors and ship what the other lacks (relayed events
+/// included). For tests, and for apps that hold two databases.
+public struct MemoryTransport: SyncTransport {
+  public let peer: ChronicleDatabase
+
+  public init(peer: ChronicleDatabase) { self.peer = peer }
+
+  public func send(from database: ChronicleDatabase) async throws -> Int {
+    let events = try database.serializedEvents(beyond: peer.versionVector())
+    let bundle = EventBundle.encode(writer: database.peerID, events: events)
+    _ = try peer.applyRemote(bundle: bundle, source: "memory:\(database.peerID.shortDescription)")
+    return events.count
+  }
+
+  public func fetch(into database: ChronicleDatabase) async throws -> FetchReport {
+    let source = "memory:\(peer.peerID.shortDescription)"
+    let events = try peer.serializedEvents(beyond: database.versionVector())
+    var report = FetchReport()
+    report.add(try database.applyRemote(bundle: EventBundle.encode(writer: peer.peerID, events: events), source: source), source: source)
+    return report
+  }
+}

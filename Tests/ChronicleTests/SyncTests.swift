@@ -1,0 +1,220 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Chronicle
+
+@Suite("Sync: merge rules, bad input, transports")
+struct SyncTests {
+  let directory: TemporaryDirectory
+  let clock = ManualWallClock()
+  let a: ChronicleDatabase
+  let b: ChronicleDatabase
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
+    b = try openSyncPeer(directory, name: "b.sqlite", clock: clock)
+  }
+
+  func list(_ database: ChronicleDatabase, _ id: Int) throws -> Row? {
+    try database.read { db in try Row.fetchOne(db, sql: "SELECT name, weight FROM lists WHERE id = ?", arguments: [id]) }
+  }
+
+  @Test func concurrentEditsOfDifferentColumnsAreBothKept() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (1, 'Home', 1.0)") }
+    try push(a, to: b)
+    clock.advance(by: 5)
+    try a.write { db in try db.execute(sql: "UPDATE lists SET name = 'House' WHERE id = 1") }
+    try b.write { db in try db.execute(sql: "UPDATE lists SET weight = 2.5 WHERE id = 1") }
+    try push(a, to: b)
+    try push(b, to: a)
+    for peer in [a, b] {
+      let row = try #require(try list(peer, 1))
+      #expect(row["name"] as String == "House")
+      #expect(row["weight"] as Double == 2.5)
+    }
+  }
+
+  @Test func theLaterWriteOfAColumnWinsAndEqualClocksAreDecidedByPeerID() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    try push(a, to: b)
+    clock.advance(by: 5)
+    // Same wall clock on both peers: equal HLC readings, the higher peer id wins.
+    try a.write { db in try db.execute(sql: "UPDATE lists SET name = 'from a' WHERE id = 1") }
+    try b.write { db in try db.execute(sql: "UPDATE lists SET name = 'from b' WHERE id = 1") }
+    try push(a, to: b)
+    try push(b, to: a)
+    let winner = a.peerID > b.peerID ? "from a" : "from b"
+    #expect(try list(a, 1)?["name"] as String? == winner)
+    #expect(try list(b, 1)?["name"] as String? == winner)
+    clock.advance(by: 5)
+    try b.write { db in try db.execute(sql: "UPDATE lists SET name = 'latest' WHERE id = 1") }
+    try push(b, to: a)
+    #expect(try list(a, 1)?["name"] as String? == "latest")
+  }
+
+  @Test func aLaterWriteResurrectsADeletedRowWhole() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (1, 'Home', 3.0)") }
+    try push(a, to: b)
+    clock.advance(by: 5)
+    try a.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 1") }
+    clock.advance(by: 5)
+    try b.write { db in try db.execute(sql: "UPDATE lists SET weight = 4.0 WHERE id = 1") }
+    try push(a, to: b)
+    #expect(try list(b, 1)?["weight"] as Double? == 4.0, "the update is newer than the delete")
+    try push(b, to: a)
+    let row = try #require(try list(a, 1))
+    #expect(row["name"] as String == "Home")
+    #expect(row["weight"] as Double == 4.0)
+    // An older write does not bring a row back.
+    clock.advance(by: 5)
+    try a.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 1") }
+    try push(a, to: b)
+    #expect(try list(b, 1) == nil)
+  }
+
+  @Test func remoteEventsJoinTheLogWithTheirOriginAndCreateNoLocalEvent() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    let before = try eventIDs(b)
+    let report = try push(a, to: b)
+    #expect(report.appliedEvents == 2)  // the schema event and the insert
+    let added = try eventIDs(b).subtracting(before)
+    #expect(added.allSatisfy { $0.origin == a.peerID })
+    #expect(added.count == 2)
+    // A third peer gets a's events relayed through b.
+    let c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
+    try push(b, to: c)
+    #expect(try list(c, 1)?["name"] as String? == "Home")
+    #expect(try eventIDs(c).isSuperset(of: added))
+  }
+
+  @Test func duplicateDeliveryIsANoOp() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    let bundle = EventBundle.encode(writer: a.peerID, events: try a.serializedEvents(beyond: VersionVector()))
+    _ = try b.applyRemote(bundle: bundle, source: "first")
+    let digests = try b.digests()
+    let events = try b.log.count()
+    let again = try b.applyRemote(bundle: bundle, source: "second")
+    #expect(again.appliedEvents == 0)
+    #expect(again.duplicateEvents == 2)
+    #expect(try b.digests() == digests)
+    #expect(try b.log.count() == events)
+  }
+
+  @Test func childBeforeParentIsParkedThenApplied() throws {
+    try a.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')")
+    }
+    try a.write { db in try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (10, 1, 'Milk')") }
+    // Deliver only the child's event first.
+    let all = try a.log.events()
+    let child = try #require(all.last)
+    let childBytes = try a.read { db in try Data.fetchOne(db, sql: "SELECT payload FROM chronicle_events WHERE id = ?", arguments: [child.id])! }
+    _ = try b.applyRemote(bundle: EventBundle.encode(writer: a.peerID, events: [Array(childBytes)]), source: "child only")
+    let parked = try b.parkedRows()
+    #expect(parked.map(\.table) == ["items"])
+    #expect(parked.first?.reason == "parent")
+    #expect(parked.first?.values["title"] == .text("Milk"))
+    #expect(try b.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM items") } == 0)
+    try push(a, to: b)
+    #expect(try b.parkedRows().isEmpty)
+    #expect(try b.read { db in try String.fetchOne(db, sql: "SELECT title FROM items WHERE id = 10") } == "Milk")
+    #expect(try b.digests() == a.digests())
+  }
+
+  @Test func corruptTruncatedAndForgedBundlesAreRejectedWholeNamingTheProblem() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'Work')") }
+    let bundle = EventBundle.encode(writer: a.peerID, events: try a.serializedEvents(beyond: VersionVector()))
+    let digests = try b.digests()
+    let events = try b.log.count()
+
+    var corrupt = bundle
+    corrupt[corrupt.count / 2] ^= 0xFF
+    #expect { try b.applyRemote(bundle: corrupt, source: "corrupt.chrb") } throws: { error in
+      guard case SyncError.badBundle(let source, let offset, let reason) = error else { return false }
+      return source == "corrupt.chrb" && offset == corrupt.count - 4 && reason.contains("checksum")
+    }
+    #expect { try b.applyRemote(bundle: Array(bundle.dropLast(7)), source: "short.chrb") } throws: { error in
+      guard case SyncError.badBundle(_, let offset, let reason) = error else { return false }
+      return offset == bundle.count - 7 && reason.contains("truncated")
+    }
+    #expect(try b.digests() == digests)
+    #expect(try b.log.count() == events)
+    // Same origin and sequence as a held event, different content.
+    try push(a, to: b)
+    let held = try b.log.count()
+    let forgedEvent = try a.log.events().last!.event
+    var changed = forgedEvent
+    changed.operations = [.insert(table: 0, values: [.integer(2), .text("Forged"), .null])]
+    let forged = EventBundle.encode(writer: a.peerID, events: [try EventCodec.encode(changed).bytes])
+    #expect { try b.applyRemote(bundle: forged, source: "forged.chrb") } throws: { error in
+      guard case SyncError.forgedEvent(let source, _, _) = error else { return false }
+      return source == "forged.chrb"
+    }
+    #expect(try b.log.count() == held)
+    #expect(try list(b, 2)?["name"] as String? == "Work")
+  }
+
+  @Test func aBadEventInABatchLeavesNothingOfTheBatchApplied() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    var events = try a.serializedEvents(beyond: VersionVector())
+    // An event from a peer at a newer schema epoch, after a good one.
+    let other = PeerID.generate()
+    let ahead = ChangeEvent(
+      origin: other, sequence: 1, timestamp: a.clock.now(), schemaEpoch: 99,
+      tables: [TableDescriptor(name: "lists", columns: ["id", "name", "weight"], primaryKey: [0])],
+      operations: [.insert(table: 0, values: [.integer(7), .text("x"), .null])])
+    events.append(try EventCodec.encode(ahead).bytes)
+    let digests = try b.digests()
+    let count = try b.log.count()
+    #expect { try b.applyRemote(bundle: EventBundle.encode(writer: other, events: events), source: "mixed") } throws: { error in
+      guard case SyncError.schemaAhead(_, _, let remote, let local) = error else { return false }
+      return remote == 99 && local == 1
+    }
+    #expect(try b.digests() == digests)
+    #expect(try b.log.count() == count)
+  }
+
+  @Test func peersConvergeThroughASharedFolderDespiteHalfWrittenAndCorruptFiles() async throws {
+    let folder = directory.url.appendingPathComponent("shared")
+    let c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
+    let engines = [a, b, c].map { SyncEngine(for: $0, tables: ["lists", "items"], transport: .directory(folder)) }
+    try await a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    try await b.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'Work')") }
+    clock.advance(by: 3)
+    try await c.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Maison')") }
+    for engine in engines { try await engine.sendChanges() }
+    // A half-copied segment and a corrupt one from unknown peers.
+    let stranger = PeerID.generate(), vandal = PeerID.generate()
+    for peer in [stranger, vandal] {
+      try FileManager.default.createDirectory(at: folder.appendingPathComponent(peer.description), withIntermediateDirectories: true)
+    }
+    let full = EventBundle.encode(writer: stranger, events: [])
+    try Data(full.prefix(20)).write(to: folder.appendingPathComponent("\(stranger)/00000000000000000001-00000000000000000001.chrb"))
+    var broken = EventBundle.encode(writer: vandal, events: [])
+    broken[broken.count - 1] ^= 1
+    try Data(broken).write(to: folder.appendingPathComponent("\(vandal)/00000000000000000001-00000000000000000001.chrb"))
+
+    for engine in engines {
+      let report = try await engine.fetchChanges()
+      #expect(report.incompleteSources.count == 1)
+      #expect(report.rejected.count == 1)
+      #expect(report.appliedSources.count == 2)
+      #expect(!engine.isSynchronizing)
+    }
+    let (digestsA, digestsB, digestsC) = (try a.digests(), try b.digests(), try c.digests())
+    #expect(digestsA == digestsB)
+    #expect(digestsB == digestsC)
+    let name = try list(a, 1)?["name"] as String?
+    #expect(name == "Maison")
+    // Nothing new: a second round sends nothing and fetches nothing new.
+    for engine in engines {
+      let sent = try await engine.sendChanges()
+      let fetched = try await engine.fetchChanges()
+      #expect(sent == 0)
+      #expect(fetched.merged.appliedEvents == 0)
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Chronicle
+import Foundation
+
+struct Sync: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Send this database's new events to a shared folder and merge the other peers' events from it.")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Option(help: "The shared folder (each peer writes its own subfolder).") var folder: String
+
+  func run() async {
+    do {
+      let db = try Chronicle.open(path: database)
+      let engine = SyncEngine(for: db, transport: .directory(URL(fileURLWithPath: folder)))
+      let sent = try await engine.sendChanges()
+      let report = try await engine.fetchChanges()
+      print("sent \(sent) events")
+      print("merged \(report.merged.appliedEvents) events (\(report.merged.rowChanges) row changes) from \(report.appliedSources.count) files, \(report.merged.duplicateEvents) already held")
+      if !report.incompleteSources.isEmpty { print("skipped \(report.incompleteSources.count) files still being written") }
+      if report.merged.parkedRows > 0 { print("\(report.merged.parkedRows) rows parked (see chronicle parked)") }
+      for error in report.rejected { FileHandle.standardError.write(Data("rejected: \(error)\n".utf8)) }
+      if !report.rejected.isEmpty { throw ExitCode(1) }
+    } catch let exit as ExitCode {
+      Foundation.exit(exit.rawValue)
+    } catch {
+      fail(error)
+    }
+  }
+}
+
+struct Peers: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "List the peers whose events this log holds, with its version vector.")
+
+  @Argument(help: "The SQLite file.") var database: String
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      let vector = try db.versionVector()
+      let rows = try db.read { db in
+        try Row.fetchAll(db, sql: "SELECT origin, COUNT(*), MAX(sequence), MAX(hlc) FROM chronicle_events GROUP BY origin ORDER BY origin")
+      }
+      print("peer                                  events  contiguous  highest  last write")
+      for row in rows {
+        guard let peer = PeerID(bytes: row[0] as Data) else { continue }
+        let last = HLCTimestamp(rawValue: UInt64(bitPattern: row[3] as Int64))
+        let highest: Int64 = row[2]
+        let missing = highest - (row[1] as Int64)
+        let gap = missing > 0 ? "  (\(missing) missing below highest)" : ""
+        print("\(peer)\(peer == db.peerID ? "*" : " ") \(String(row[1] as Int64).leftPadded(6))  \(String(vector[peer]).leftPadded(10))  \(String(highest).leftPadded(7))  \(last)\(gap)")
+      }
+      print("version vector: \(vector)")
+    }
+  }
+}
+
+struct Export: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Write the events beyond a version vector into a bundle file, for manual transfer.")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Option(help: "Only events beyond this vector (PEER-UUID:SEQUENCE,...); all when omitted.") var since: String?
+  @Option(help: "The bundle file to write.") var out: String
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      let vector = try since.map { try VersionVector(parsing: $0) } ?? VersionVector()
+      let count = try db.exportBundle(beyond: vector, to: URL(fileURLWithPath: out))
+      print("exported \(count) events to \(out)")
+    }
+  }
+}
+
+struct Import: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Merge the events of a bundle file (all or nothing).")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Argument(help: "The bundle file.") var file: String
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      let report = try db.applyRemote(bundle: [UInt8](Data(contentsOf: URL(fileURLWithPath: file))), source: file)
+      print("merged \(report.appliedEvents) events (\(report.rowChanges) row changes), \(report.duplicateEvents) already held, \(report.parkedRows) rows parked")
+    }
+  }
+}
+
+struct Parked: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "List rows kept out of their table until their insert or their parent arrives.")
+
+  @Argument(help: "The SQLite file.") var database: String
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      let rows = try db.parkedRows()
+      for row in rows {
+        let values = row.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        print("\(row.table) \(row.key.map(\.description).joined(separator: ",")) [\(row.reason)] \(values)")
+      }
+      print("\(rows.count) parked rows")
+    }
+  }
+}
+
+extension String {
+  func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}
