@@ -237,29 +237,18 @@ final class MergeApplier {
     case (false, true):
       var values = state.retained ?? [:]
       for (column, value) in zip(keyNames, orderedKey) { values[column] = value }
-      let columns = shape.columns.filter { values[$0] != nil }
-      try db.execute(
-        sql: "INSERT INTO main.\(table) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
-        arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
+      try insertRow(values, into: shape)
       state.retained = nil
       state.parkedReason = nil
     case (true, false):
       // The row leaves its table; its values stay here.
-      let row = try Row.fetchOne(
-        db, sql: "SELECT \(shape.columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(table) WHERE \(condition)",
-        arguments: StatementArguments(orderedKey.map(\.databaseValue)))
-      var values: [String: SQLiteValue] = [:]
-      if let row {
-        for (index, column) in shape.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
-      }
+      var values = try takeOutRow(orderedKey, from: shape) ?? [:]
       for (column, value) in winners { values[column] = value }
-      try db.execute(sql: "DELETE FROM main.\(table) WHERE \(condition)", arguments: StatementArguments(orderedKey.map(\.databaseValue)))
       state.retained = values
       state.parkedReason = state.isLive ? .incomplete : nil
     case (false, false):
       state.parkedReason = state.isLive ? .incomplete : nil
     }
-    if state.retained != nil, state.parkedReason == nil, state.isLive { state.parkedReason = .incomplete }
     try store.save(table: shape.name, key: key, state)
     touchedTables.insert(shape.name)
     appliedRowChanges += 1
@@ -333,17 +322,10 @@ final class MergeApplier {
   private func park(table: String, keyValues: [SQLiteValue]) throws {
     guard let shape = try shape(table) else { return }
     let key = try MergeStore.encodeKey(keyValues)
-    let condition = shape.primaryKey.map { "\(quoteIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
-    guard let row = try Row.fetchOne(
-      db, sql: "SELECT \(shape.columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table)) WHERE \(condition)",
-      arguments: StatementArguments(keyValues.map(\.databaseValue)))
-    else { return }
+    guard let values = try takeOutRow(keyValues, from: shape) else { return }
     var state = try store.load(table: table, key: key) ?? RowMergeState()
-    var values: [String: SQLiteValue] = [:]
-    for (index, column) in shape.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
     state.retained = values
     state.parkedReason = .parent
-    try db.execute(sql: "DELETE FROM main.\(quoteIdentifier(table)) WHERE \(condition)", arguments: StatementArguments(keyValues.map(\.databaseValue)))
     try store.save(table: table, key: key, state)
   }
 
@@ -363,14 +345,35 @@ final class MergeApplier {
         arguments: StatementArguments(columns.map { values[$0]!.databaseValue })) ?? false
       if orphan { return false }
     }
-    let columns = shape.columns.filter { values[$0] != nil }
-    try db.execute(
-      sql: "INSERT INTO main.\(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
-      arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
+    try insertRow(values, into: shape)
     state.retained = nil
     state.parkedReason = nil
     try store.save(table: table, key: key, state)
     return true
+  }
+
+  // MARK: - Rows in and out of their table
+
+  /// Inserts a row with the columns it has values for (the others take their defaults).
+  private func insertRow(_ values: [String: SQLiteValue], into shape: TableShape) throws {
+    let columns = shape.columns.filter { values[$0] != nil }
+    try db.execute(
+      sql: "INSERT INTO main.\(quoteIdentifier(shape.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+      arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
+  }
+
+  /// Deletes a row (key values in the table's key order) and returns its values; nil when absent.
+  private func takeOutRow(_ keyValues: [SQLiteValue], from shape: TableShape) throws -> [String: SQLiteValue]? {
+    let condition = shape.primaryKey.map { "\(quoteIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
+    let arguments = StatementArguments(keyValues.map(\.databaseValue))
+    guard let row = try Row.fetchOne(
+      db, sql: "SELECT \(shape.columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(shape.name)) WHERE \(condition)",
+      arguments: arguments)
+    else { return nil }
+    var values: [String: SQLiteValue] = [:]
+    for (index, column) in shape.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
+    try db.execute(sql: "DELETE FROM main.\(quoteIdentifier(shape.name)) WHERE \(condition)", arguments: arguments)
+    return values
   }
 }
 
