@@ -28,6 +28,9 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case capturedValueUnreadable(table: String, column: String)
   /// A row of `chronicle_rows` (merge state) could not be decoded.
   case corruptMergeState(table: String, detail: String)
+  /// Deleting the synced data would leave rows of untracked tables pointing
+  /// at deleted rows; nothing was deleted.
+  case localDataStillReferenced(String)
 
   public var description: String {
     switch self {
@@ -44,6 +47,9 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
     case .uncapturedWrite(let tables):
       return "a transaction changed tracked tables (\(tables.joined(separator: ", "))) outside ChronicleDatabase.write, "
         + "so it has no event; its commit was refused and it was rolled back. Fix: run the write through database.write { db in ... }."
+    case .localDataStillReferenced(let detail):
+      return "cannot delete the synced data: rows of untracked tables still refer to it (\(detail)). "
+        + "Fix: delete those rows first, or declare their foreign keys ON DELETE CASCADE or SET NULL."
     case .peerMismatch(let stored, let requested):
       return "this database belongs to peer \(stored), not \(requested). Fix: open it with peer: .stored (or .generate), or use a copy made for that peer."
     case .preupdateHookUnavailable:

@@ -157,6 +157,51 @@ struct SyncTests {
     #expect(try list(b, 2)?["name"] as String? == "Work")
   }
 
+  @Test func localOnlySchemaChangesKeepTheEpochAndTrackedShapeChangesRaiseIt() throws {
+    func epoch(_ database: ChronicleDatabase) throws -> UInt64 {
+      try #require(try database.log.events().last(where: { $0.event.origin == database.peerID })).event.schemaEpoch
+    }
+    let start = try epoch(b)
+    try b.write { db in
+      try db.execute(sql: "CREATE INDEX items_by_title ON items(title)")
+      try db.execute(sql: "CREATE TABLE cache (key TEXT, value BLOB)")  // not STRICT: untracked
+      try db.execute(sql: "CREATE VIEW named AS SELECT name FROM lists")
+      try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')")
+    }
+    #expect(try epoch(b) == start)
+    try push(b, to: a)  // same epoch on both sides: accepted
+    #expect(try a.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM lists") } == 1)
+    try b.write { db in try db.execute(sql: "ALTER TABLE lists ADD COLUMN color TEXT") }
+    #expect(try epoch(b) == start + 1)
+    #expect(throws: SyncError.self) { try push(b, to: a) }
+  }
+
+  @Test func triggersCanTellRemoteMergesFromLocalWrites() throws {
+    for peer in [a, b] {
+      try peer.write { db in
+        try db.execute(sql: """
+          CREATE TABLE audit (id INTEGER PRIMARY KEY, listID INTEGER, syncing INTEGER);
+          CREATE TRIGGER lists_audit AFTER INSERT ON lists BEGIN
+            INSERT INTO audit (listID, syncing) VALUES (new.id, chronicle_is_syncing());
+          END;
+          CREATE TRIGGER lists_touch AFTER INSERT ON lists WHEN NOT chronicle_is_syncing() BEGIN
+            UPDATE lists SET weight = 1.0 WHERE id = new.id;
+          END;
+          """)
+      }
+    }
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    try push(a, to: b)
+    let audit = { (database: ChronicleDatabase) in
+      try database.read { db in try Row.fetchAll(db, sql: "SELECT listID, syncing FROM audit").map { [$0[0] as Int, $0[1] as Int] } }
+    }
+    #expect(try audit(a) == [[1, 0]])
+    #expect(try audit(b) == [[1, 1]])
+    // The derived column came with the merge, not from b's trigger.
+    #expect(try list(b, 1)?["weight"] as Double? == 1.0)
+    #expect(try a.digests().filter { $0.table == "lists" } == b.digests().filter { $0.table == "lists" })
+  }
+
   @Test func aBadEventInABatchLeavesNothingOfTheBatchApplied() throws {
     try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
     var events = try a.serializedEvents(beyond: VersionVector())

@@ -23,7 +23,9 @@ import GRDBSQLite
 /// dispatch queue, which is why the type can be `@unchecked Sendable`.
 final class CaptureSession: @unchecked Sendable {
   let connection: OpaquePointer
-  let peer: PeerID
+  /// The origin of the events this session appends (changes only when the
+  /// log restarts under a new identity, see ``restartLog(as:schemaEpoch:_:)``).
+  private(set) var peer: PeerID
   let clock: HybridLogicalClock
   let deflater: Zlib.Deflater
 
@@ -112,6 +114,7 @@ final class CaptureSession: @unchecked Sendable {
   func load(_ db: Database) throws {
     snapshot = try SchemaStore.loggedSnapshot(db)
     tables = [:]
+    readers = [:]
     for name in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables") {
       guard let shape = try TableShape.read(db, table: name) else { continue }  // dropped outside Chronicle: the next write logs it
       tables[name] = TrackedTable(shape: shape)
@@ -125,6 +128,33 @@ final class CaptureSession: @unchecked Sendable {
     tables[shape.name] = table
     resetLookupCache()
     return table
+  }
+
+  /// Starts an empty log under a new peer identity, after the caller has
+  /// deleted the old log and the tracked rows in this transaction. The first
+  /// event logs the schema as it stands, at `schemaEpoch` (the epoch the old
+  /// log had reached: an identity change is not a schema change).
+  func restartLog(as newPeer: PeerID, schemaEpoch: UInt64, _ db: Database) throws {
+    discardPendingChanges()
+    peer = newPeer
+    tables = [:]
+    readers = [:]
+    snapshot = SchemaSnapshot(version: -1, objects: [])
+    resetLookupCache()
+    // Logging the tracked tables raises the epoch by one.
+    let startsTracking = try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table'")
+      .contains { try TableShape.read(db, table: $0)?.isTrackable == true }
+    position = LocalLogPosition(nextSequence: 1, schemaEpoch: startsTracking && schemaEpoch > 0 ? schemaEpoch - 1 : schemaEpoch)
+    _ = try appendEvent(db)
+  }
+
+  /// Takes up the log as the database holds it, under `peer`: after a
+  /// ``restartLog(as:schemaEpoch:_:)`` whose transaction rolled back.
+  func resumeLog(as peer: PeerID, _ db: Database) throws {
+    discardPendingChanges()
+    self.peer = peer
+    position = nil
+    try load(db)
   }
 
   private func resetLookupCache() {
@@ -225,13 +255,21 @@ final class CaptureSession: @unchecked Sendable {
     }
     var newlyTracked: [TrackedTable] = []
     var fullTables: [TrackedTable] = []
+    var changesTrackedShape = false
 
     let version = try SchemaSnapshot.currentVersion(db)
     if version != snapshot.version {
       let current = try SchemaSnapshot.read(db)
       let diff = SchemaDiff(from: snapshot, to: current)
       for change in diff.changes { body.appendSchema(change) }
+      let trackedBefore = Set(tables.keys)
       (newlyTracked, fullTables) = try applyTracking(of: diff, db)
+      // The epoch counts changes to the synced shape only: a local index,
+      // view or untracked table must not set this peer apart from the others.
+      changesTrackedShape = !newlyTracked.isEmpty
+        || diff.renamedTables.contains { trackedBefore.contains($0.from) }
+        || diff.droppedTables.contains(where: trackedBefore.contains)
+        || diff.alteredTables.contains(where: trackedBefore.contains)
       // A tracked table renamed and then written under its new name in this
       // transaction: those writes were not seen, so the event empties the
       // table and carries its rows whole.
@@ -276,7 +314,7 @@ final class CaptureSession: @unchecked Sendable {
     var position = try self.position ?? LocalLogPosition.read(db, origin: peer)
     self.position = nil  // until the append succeeds
     let appended = try EventAppender.appendLocal(
-      db, origin: peer, clock: clock, position: &position, body: body, deflater: deflater)
+      db, origin: peer, clock: clock, position: &position, body: body, advancesEpoch: changesTrackedShape, deflater: deflater)
     self.position = position
     // Sync merges later writes into deleted rows: keep their last values.
     let store = MergeStore(db: db)

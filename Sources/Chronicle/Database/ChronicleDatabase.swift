@@ -1,6 +1,7 @@
 import CChronicleSQLite
 import Foundation
 import GRDB
+import Synchronization
 
 /// A SQLite database in WAL mode whose writes are captured as events.
 ///
@@ -13,8 +14,10 @@ import GRDB
 public final class ChronicleDatabase: Sendable {
   /// The GRDB pool (one writer, concurrent readers).
   public let writer: DatabasePool
-  /// This database's peer identity.
-  public let peerID: PeerID
+  /// This database's peer identity: the origin of the events it writes.
+  /// It changes only through ``SyncEngine/deleteLocalData()``.
+  public var peerID: PeerID { identity.withLock { $0 } }
+  let identity: Mutex<PeerID>
   /// The hybrid logical clock that stamps this peer's events.
   public let clock: HybridLogicalClock
   /// The file path.
@@ -49,11 +52,12 @@ public final class ChronicleDatabase: Sendable {
       }
       let session = loaded!
       session.installHook()
+      db.addSyncingFunction { [unowned session] in session.isSuspended }
       db.add(transactionObserver: CaptureGuard(session: session), extent: .databaseLifetime)
       return session
     }
     self.writer = pool
-    self.peerID = session.peer
+    self.identity = Mutex(session.peer)
     self.clock = session.clock
     self.path = path
     self.session = session

@@ -19,13 +19,14 @@ struct AppendedEvent {
 enum EventAppender {
   /// Appends a new local event at `position` (this peer's next sequence and
   /// schema epoch) with a fresh clock reading; the epoch goes up by one when
-  /// the event changes the schema. Advances `position`.
+  /// `advancesEpoch` (the event changes the shape of tracked tables).
+  /// Advances `position`.
   static func appendLocal(
     _ db: Database, origin: PeerID, clock: HybridLogicalClock, position: inout LocalLogPosition,
-    body: EventBodyWriter, deflater: Zlib.Deflater
+    body: EventBodyWriter, advancesEpoch: Bool, deflater: Zlib.Deflater
   ) throws -> AppendedEvent {
     let sequence = position.nextSequence
-    let epoch = body.hasSchemaChanges ? position.schemaEpoch + 1 : position.schemaEpoch
+    let epoch = advancesEpoch ? position.schemaEpoch + 1 : position.schemaEpoch
     let timestamp = clock.now()
     let encoded = EventCodec.seal(
       origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch,

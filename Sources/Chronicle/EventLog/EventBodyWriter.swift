@@ -10,7 +10,6 @@ struct EventBodyWriter {
   private(set) var operationCount = 0
   /// Number of insert, update and delete operations written.
   private(set) var rowChangeCount = 0
-  private(set) var hasSchemaChanges = false
   /// Per table index: whether a row operation refers to it.
   private var changedTables: [Bool] = []
   /// Operation bytes, without the leading table section and count.
@@ -76,7 +75,6 @@ struct EventBodyWriter {
   /// Writes a schema change.
   mutating func appendSchema(_ change: SchemaChange) {
     operationCount += 1
-    hasSchemaChanges = true
     operations.writeByte(EventCodec.OperationKind.schema.rawValue)
     switch change {
     case .execute(let sql):

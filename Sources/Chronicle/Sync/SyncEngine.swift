@@ -124,6 +124,22 @@ public final class SyncEngine: Sendable {
     }
   }
 
+  /// Stops the periodic sync loop (waiting for a step in progress), then deletes this peer's copy of the
+  /// synced data (see ``ChronicleDatabase/deleteLocalData()``), for instance
+  /// when the user leaves the group. Other peers keep theirs: the deletion
+  /// is not an event. Calling ``start(every:)`` or ``syncChanges()`` later
+  /// fetches the group's data again, under the database's new peer identity.
+  public func deleteLocalData() async throws {
+    let loop = state.withLock { state in
+      defer { state.task = nil }
+      state.task?.cancel()
+      return state.task
+    }
+    await loop?.value  // a step in progress must not bring data back afterwards
+    let database = self.database
+    try await Task.detached { try database.deleteLocalData() }.value
+  }
+
   deinit {
     state.withLock { state in
       state.task?.cancel()
