@@ -1,6 +1,7 @@
 // Chronicle benchmarks, side by side with plain GRDB in the same run.
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
+//                                        [--sync-rows 50000] [--only capture|sync]
 //
 // Each scenario writes the same rows with the same prepared statement into a
 // fresh WAL database: once through plain GRDB (DatabasePool.write), once
@@ -15,6 +16,8 @@ struct Options {
   var transactions = 2_000
   var rowsPerTransaction = 10
   var repeats = 3
+  var syncRows = 50_000
+  var only: String?
 
   init(_ arguments: [String]) {
     var iterator = arguments.makeIterator()
@@ -23,8 +26,10 @@ struct Options {
       case "--rows": rows = Int(iterator.next() ?? "") ?? rows
       case "--transactions": transactions = Int(iterator.next() ?? "") ?? transactions
       case "--repeat": repeats = Int(iterator.next() ?? "") ?? repeats
+      case "--sync-rows": syncRows = Int(iterator.next() ?? "") ?? syncRows
+      case "--only": only = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--only capture|sync]\n".utf8))
         exit(2)
       }
     }
@@ -128,20 +133,27 @@ let scenarios = [
 print("warning: debug build; run with -c release for meaningful figures\n")
 #endif
 print("chronicle-bench: best of \(options.repeats) runs, fresh WAL database per run\n")
-print("scenario".padding(toLength: 46, withPad: " ", startingAt: 0) + "GRDB rows/s   Chronicle rows/s   ratio (time)")
-for scenario in scenarios {
-  var best = ["GRDB": Double.infinity, "Chronicle": Double.infinity]
-  for _ in 0..<options.repeats {
-    for chronicle in [false, true] {
-      let target = try makeTarget(chronicle: chronicle, folder: folder)
-      let seconds = try scenario.run(target)
-      best[target.name] = min(best[target.name]!, seconds)
-      target.close()
+@MainActor func runCaptureBenchmark() throws {
+  print("scenario".padding(toLength: 46, withPad: " ", startingAt: 0) + "GRDB rows/s   Chronicle rows/s   ratio (time)")
+  for scenario in scenarios {
+    var best = ["GRDB": Double.infinity, "Chronicle": Double.infinity]
+    for _ in 0..<options.repeats {
+      for chronicle in [false, true] {
+        let target = try makeTarget(chronicle: chronicle, folder: folder)
+        let seconds = try scenario.run(target)
+        best[target.name] = min(best[target.name]!, seconds)
+        target.close()
+      }
     }
+    let grdb = Double(scenario.rows) / best["GRDB"]!
+    let chronicle = Double(scenario.rows) / best["Chronicle"]!
+    let ratio = best["Chronicle"]! / best["GRDB"]!
+    print(scenario.name.padding(toLength: 46, withPad: " ", startingAt: 0)
+      + String(format: "%11.0f   %16.0f   %.2fx", grdb, chronicle, ratio))
   }
-  let grdb = Double(scenario.rows) / best["GRDB"]!
-  let chronicle = Double(scenario.rows) / best["Chronicle"]!
-  let ratio = best["Chronicle"]! / best["GRDB"]!
-  print(scenario.name.padding(toLength: 46, withPad: " ", startingAt: 0)
-    + String(format: "%11.0f   %16.0f   %.2fx", grdb, chronicle, ratio))
+}
+
+if options.only != "sync" { try runCaptureBenchmark() }
+if options.only != "capture" {
+  try await runSyncBenchmark(SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
 }

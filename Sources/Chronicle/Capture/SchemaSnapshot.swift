@@ -125,5 +125,10 @@ struct SchemaDiff {
 
 /// `name` as a double-quoted SQL identifier.
 func quoteIdentifier(_ name: String) -> String {
-  "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"\(name)\"" }
+  var quoted = "\""
+  for character in name {
+    if character == "\"" { quoted += "\"\"" } else { quoted.append(character) }
+  }
+  return quoted + "\""
 }

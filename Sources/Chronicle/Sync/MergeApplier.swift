@@ -357,9 +357,9 @@ final class MergeApplier {
   /// Inserts a row with the columns it has values for (the others take their defaults).
   private func insertRow(_ values: [String: SQLiteValue], into shape: TableShape) throws {
     let columns = shape.columns.filter { values[$0] != nil }
-    try db.execute(
-      sql: "INSERT INTO main.\(quoteIdentifier(shape.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
-      arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
+    try db.cachedStatement(
+      sql: "INSERT INTO main.\(quoteIdentifier(shape.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
+    ).execute(arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
   }
 
   /// Deletes a row (key values in the table's key order) and returns its values; nil when absent.
