@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -6,6 +7,7 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18)],
   products: [
     .library(name: "Chronicle", targets: ["Chronicle"]),
+    .library(name: "ChronicleQuery", targets: ["ChronicleQuery"]),
     .executable(name: "chronicle", targets: ["chronicle"]),
     .executable(name: "chronicle-bench", targets: ["chronicle-bench"]),
   ],
@@ -13,6 +15,9 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+    .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
+    .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
   ],
   targets: [
     .systemLibrary(
@@ -25,9 +30,28 @@ let package = Package(
       name: "CChronicleSQLite",
       linkerSettings: [.linkedLibrary("sqlite3")]
     ),
+    .macro(
+      name: "ChronicleQueryMacros",
+      dependencies: [
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+      ]
+    ),
+    .target(
+      name: "ChronicleQuery",
+      dependencies: [
+        "ChronicleQueryMacros",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]
+    ),
     .target(
       name: "Chronicle",
       dependencies: [
+        "ChronicleQuery",
         "CZlib",
         "CChronicleSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
@@ -54,6 +78,21 @@ let package = Package(
     .testTarget(
       name: "ChronicleTests",
       dependencies: ["Chronicle"]
+    ),
+    .testTarget(
+      name: "ChronicleQueryTests",
+      dependencies: [
+        "Chronicle",
+        "ChronicleQuery",
+        .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
+      ]
+    ),
+    .testTarget(
+      name: "ChronicleQueryMacrosTests",
+      dependencies: [
+        "ChronicleQueryMacros",
+        .product(name: "MacroTesting", package: "swift-macro-testing"),
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

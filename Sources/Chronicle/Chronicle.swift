@@ -1,3 +1,4 @@
+@_exported import ChronicleQuery
 @_exported import GRDB
 
 /// Chronicle: SQLite databases whose every write transaction is also an event

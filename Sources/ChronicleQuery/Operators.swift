@@ -1,0 +1,160 @@
+// Comparison, logic and arithmetic between expressions. Plain Swift values
+// (String, Int, ...) are expressions too: `$0.title == "Milk"` binds "Milk".
+// The left operand must be a builder expression (a column, a function...),
+// so that these operators never compete with Swift's own on plain values.
+
+private func binary<V>(_ lhs: QueryFragment, _ op: String, _ rhs: QueryFragment) -> SQLQueryExpression<V> {
+  SQLQueryExpression(parenthesized(lhs + QueryFragment(" \(op) ") + rhs))
+}
+
+// MARK: Equality (`IS` when a side may be NULL, so NULL == NULL holds)
+
+public func == <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, T.self is any _OptionalQueryValue.Type ? "IS" : "=", rhs.queryFragment)
+}
+public func != <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, T.self is any _OptionalQueryValue.Type ? "IS NOT" : "<>", rhs.queryFragment)
+}
+public func == <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "IS", rhs.queryFragment)
+}
+public func != <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "IS NOT", rhs.queryFragment)
+}
+
+// MARK: Ordering comparisons
+
+public func < <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "<", rhs.queryFragment)
+}
+public func <= <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "<=", rhs.queryFragment)
+}
+public func > <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, ">", rhs.queryFragment)
+}
+public func >= <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, ">=", rhs.queryFragment)
+}
+
+extension QueryExpression where QueryValue: QueryBindable {
+  /// `self = other` (`IS` for optionals).
+  public func eq(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, QueryValue.self is any _OptionalQueryValue.Type ? "IS" : "=", other.queryFragment)
+  }
+  /// `self <> other` (`IS NOT` for optionals).
+  public func neq(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, QueryValue.self is any _OptionalQueryValue.Type ? "IS NOT" : "<>", other.queryFragment)
+  }
+  public func lt(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> { binary(queryFragment, "<", other.queryFragment) }
+  public func lte(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> { binary(queryFragment, "<=", other.queryFragment) }
+  public func gt(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> { binary(queryFragment, ">", other.queryFragment) }
+  public func gte(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> { binary(queryFragment, ">=", other.queryFragment) }
+
+  /// `self BETWEEN lower AND upper`.
+  public func between(_ lower: some QueryExpression<QueryValue>, and upper: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" BETWEEN ") + lower.queryFragment + QueryFragment(" AND ") + upper.queryFragment))
+  }
+
+  /// `self IN (values...)`; false for no values.
+  public func `in`(_ values: some Sequence<QueryValue>) -> SQLQueryExpression<Bool> {
+    let list = values.map(\.queryFragment)
+    guard !list.isEmpty else { return SQLQueryExpression(QueryFragment("0")) }
+    return SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" IN (") + list.joined(separator: ", ") + QueryFragment(")")))
+  }
+
+  /// `self IN (subquery)`.
+  public func `in`(_ subquery: some QueryStatement<QueryValue>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" IN (") + subquery.query + QueryFragment(")")))
+  }
+}
+
+extension QueryExpression where QueryValue: _OptionalQueryValue {
+  /// `self IS NULL`: `$0.notes.is(nil)`.
+  public func `is`(_ null: _Null) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" IS NULL")))
+  }
+  /// `self IS NOT NULL`.
+  public func isNot(_ null: _Null) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" IS NOT NULL")))
+  }
+}
+
+/// The `nil` of `is(nil)` and `isNot(nil)`.
+public struct _Null: ExpressibleByNilLiteral {
+  public init(nilLiteral: ()) {}
+}
+
+/// Optional types, to tell nullable expressions apart.
+public protocol _OptionalQueryValue {
+  associatedtype Wrapped
+}
+extension Optional: _OptionalQueryValue {}
+
+// MARK: Logic
+
+public func && (lhs: some QueryExpression<Bool>, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "AND", rhs.queryFragment)
+}
+public func || (lhs: some QueryExpression<Bool>, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "OR", rhs.queryFragment)
+}
+public prefix func ! (operand: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> {
+  SQLQueryExpression(QueryFragment("NOT ") + parenthesized(operand.queryFragment))
+}
+
+// MARK: Arithmetic and concatenation
+
+/// Number types that SQL arithmetic applies to.
+public protocol QueryNumeric: QueryBindable {}
+extension Int: QueryNumeric {}
+extension Int64: QueryNumeric {}
+extension Int32: QueryNumeric {}
+extension Double: QueryNumeric {}
+
+public func + <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
+  binary(lhs.queryFragment, "+", rhs.queryFragment)
+}
+public func - <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
+  binary(lhs.queryFragment, "-", rhs.queryFragment)
+}
+public func * <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
+  binary(lhs.queryFragment, "*", rhs.queryFragment)
+}
+public func / <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
+  binary(lhs.queryFragment, "/", rhs.queryFragment)
+}
+public func % <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
+  binary(lhs.queryFragment, "%", rhs.queryFragment)
+}
+/// String concatenation (`||`).
+public func + (lhs: some QueryExpressionSyntax<String>, rhs: some QueryExpression<String>) -> SQLQueryExpression<String> {
+  binary(lhs.queryFragment, "||", rhs.queryFragment)
+}
+
+public func += <T: QueryNumeric>(lhs: inout any QueryExpression<T>, rhs: some QueryExpression<T>) {
+  lhs = SQLQueryExpression<T>(binary(lhs.queryFragment, "+", rhs.queryFragment))
+}
+public func -= <T: QueryNumeric>(lhs: inout any QueryExpression<T>, rhs: some QueryExpression<T>) {
+  lhs = SQLQueryExpression<T>(binary(lhs.queryFragment, "-", rhs.queryFragment))
+}
+public func *= <T: QueryNumeric>(lhs: inout any QueryExpression<T>, rhs: some QueryExpression<T>) {
+  lhs = SQLQueryExpression<T>(binary(lhs.queryFragment, "*", rhs.queryFragment))
+}
+public func += (lhs: inout any QueryExpression<String>, rhs: some QueryExpression<String>) {
+  lhs = SQLQueryExpression<String>(binary(lhs.queryFragment, "||", rhs.queryFragment))
+}
+
+// MARK: NULL handling
+
+/// `ifnull(lhs, rhs)`: `$0.notes ?? ""`.
+public func ?? <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
+  SQLQueryExpression(QueryFragment("ifnull(") + lhs.queryFragment + QueryFragment(", ") + rhs.queryFragment + QueryFragment(")"))
+}
+
+extension QueryExpression {
+  /// `ifnull(self, other)`.
+  public func ifnull<T: QueryBindable>(_ other: some QueryExpression<T>) -> SQLQueryExpression<T> where QueryValue == T? {
+    SQLQueryExpression(QueryFragment("ifnull(") + queryFragment + QueryFragment(", ") + other.queryFragment + QueryFragment(")"))
+  }
+}

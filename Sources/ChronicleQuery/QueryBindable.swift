@@ -1,0 +1,142 @@
+import Foundation
+
+/// A type that reads itself from result columns.
+public protocol QueryDecodable {
+  init(decoder: inout QueryDecoder) throws
+}
+
+/// A Swift type stored in a column through another type (its
+/// representation): `@Column(as: Representation.self)`. Every bindable type
+/// represents itself.
+public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
+  /// The Swift type of the model property.
+  associatedtype QueryOutput
+  init(queryOutput: QueryOutput)
+  var queryOutput: QueryOutput { get }
+}
+
+/// A value that can be bound to a statement and read back from a column:
+/// Bool, the integer types, Double, String, Data, UUID, Date, optionals of
+/// them, and `RawRepresentable` enums over them that declare conformance.
+public protocol QueryBindable: QueryRepresentable, QueryExpression where QueryValue == Self {
+  /// The value as bound to a statement.
+  var queryBinding: QueryBinding { get }
+}
+
+extension QueryBindable {
+  public var queryFragment: QueryFragment { QueryFragment(binding: queryBinding) }
+}
+
+extension QueryBindable where QueryOutput == Self {
+  public init(queryOutput: Self) { self = queryOutput }
+  public var queryOutput: Self { self }
+}
+
+extension Bool: QueryBindable {
+  public var queryBinding: QueryBinding { .integer(self ? 1 : 0) }
+  public init(decoder: inout QueryDecoder) throws {
+    guard let value = try decoder.decodeInteger(as: "Bool") else { throw decoder.unexpectedNull(expected: "Bool") }
+    self = value != 0
+  }
+}
+
+extension Int: QueryBindable {
+  public var queryBinding: QueryBinding { .integer(Int64(self)) }
+  public init(decoder: inout QueryDecoder) throws {
+    guard let value = try decoder.decodeInteger(as: "Int") else { throw decoder.unexpectedNull(expected: "Int") }
+    self = Int(value)
+  }
+}
+
+extension Int64: QueryBindable {
+  public var queryBinding: QueryBinding { .integer(self) }
+  public init(decoder: inout QueryDecoder) throws {
+    guard let value = try decoder.decodeInteger(as: "Int64") else { throw decoder.unexpectedNull(expected: "Int64") }
+    self = value
+  }
+}
+
+extension Int32: QueryBindable {
+  public var queryBinding: QueryBinding { .integer(Int64(self)) }
+  public init(decoder: inout QueryDecoder) throws {
+    let probe = decoder
+    guard let value = try decoder.decodeInteger(as: "Int32") else { throw decoder.unexpectedNull(expected: "Int32") }
+    guard let narrow = Int32(exactly: value) else {
+      throw probe.mismatch(expected: "Int32", storage: "INTEGER within Int32's range, not \(value)")
+    }
+    self = narrow
+  }
+}
+
+extension Double: QueryBindable {
+  public var queryBinding: QueryBinding { .double(self) }
+  public init(decoder: inout QueryDecoder) throws {
+    guard let value = try decoder.decodeDouble(as: "Double") else { throw decoder.unexpectedNull(expected: "Double") }
+    self = value
+  }
+}
+
+extension String: QueryBindable {
+  public var queryBinding: QueryBinding { .text(self) }
+  public init(decoder: inout QueryDecoder) throws {
+    guard let value = try decoder.decodeText(as: "String") else { throw decoder.unexpectedNull(expected: "String") }
+    self = value
+  }
+}
+
+extension Data: QueryBindable {
+  public var queryBinding: QueryBinding { .blob(Array(self)) }
+  public init(decoder: inout QueryDecoder) throws {
+    guard let value = try decoder.decodeBlob(as: "Data") else { throw decoder.unexpectedNull(expected: "Data") }
+    self = Data(value)
+  }
+}
+
+extension UUID: QueryBindable {
+  /// Lowercase text, as `uuid()` makes them.
+  public var queryBinding: QueryBinding { .text(uuidString.lowercased()) }
+  public init(decoder: inout QueryDecoder) throws {
+    let probe = decoder
+    guard let text = try decoder.decodeText(as: "UUID") else { throw decoder.unexpectedNull(expected: "UUID") }
+    guard let uuid = UUID(uuidString: text) else { throw probe.mismatch(expected: "UUID", storage: "TEXT holding a UUID, not '\(text)'") }
+    self = uuid
+  }
+}
+
+extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
+  public typealias QueryOutput = Wrapped.QueryOutput?
+  public init(queryOutput: Wrapped.QueryOutput?) { self = queryOutput.map(Wrapped.init(queryOutput:)) }
+  public var queryOutput: Wrapped.QueryOutput? { self?.queryOutput }
+}
+
+extension Optional: QueryDecodable where Wrapped: QueryDecodable {
+  public init(decoder: inout QueryDecoder) throws {
+    if decoder.nextIsNull {
+      decoder.skip()
+      self = nil
+    } else {
+      self = try Wrapped(decoder: &decoder)
+    }
+  }
+}
+
+extension Optional: QueryExpression where Wrapped: QueryBindable {
+  public typealias QueryValue = Wrapped?
+  public var queryFragment: QueryFragment { QueryFragment(binding: queryBinding) }
+}
+
+extension Optional: QueryBindable where Wrapped: QueryBindable {
+  public var queryBinding: QueryBinding { self?.queryBinding ?? .null }
+}
+
+extension QueryBindable where Self: RawRepresentable, RawValue: QueryBindable {
+  public var queryBinding: QueryBinding { rawValue.queryBinding }
+  public init(decoder: inout QueryDecoder) throws {
+    let probe = decoder
+    let raw = try RawValue(decoder: &decoder)
+    guard let value = Self(rawValue: raw) else {
+      throw probe.mismatch(expected: "\(Self.self)", storage: "one of its raw values, not \(raw)")
+    }
+    self = value
+  }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import GRDBSQLite
+
+/// Reads the columns of the current result row, left to right.
+///
+/// Generated `init(decoder:)` implementations call ``decode(_:)`` once per
+/// column, in the order the columns were selected.
+public struct QueryDecoder {
+  let statement: OpaquePointer
+  /// The table being read, for error messages.
+  let tableName: String?
+  /// The next column to read.
+  public private(set) var columnIndex: Int32 = 0
+
+  init(statement: OpaquePointer, tableName: String?) {
+    self.statement = statement
+    self.tableName = tableName
+  }
+
+  /// Decodes the next column as `T`.
+  public mutating func decode<T: QueryDecodable>(_ type: T.Type = T.self) throws -> T {
+    try T(decoder: &self)
+  }
+
+  /// Whether the next column is NULL (does not advance).
+  public var nextIsNull: Bool { sqlite3_column_type(statement, columnIndex) == SQLITE_NULL }
+
+  /// Skips the next column.
+  public mutating func skip() { columnIndex += 1 }
+
+  /// The next column as an integer; nil when NULL.
+  public mutating func decodeInteger(as swiftType: String) throws -> Int64? {
+    defer { columnIndex += 1 }
+    switch sqlite3_column_type(statement, columnIndex) {
+    case SQLITE_NULL: return nil
+    case SQLITE_INTEGER: return sqlite3_column_int64(statement, columnIndex)
+    default: throw mismatch(expected: swiftType, storage: "INTEGER")
+    }
+  }
+
+  /// The next column as a double (INTEGER values convert); nil when NULL.
+  public mutating func decodeDouble(as swiftType: String) throws -> Double? {
+    defer { columnIndex += 1 }
+    switch sqlite3_column_type(statement, columnIndex) {
+    case SQLITE_NULL: return nil
+    case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(statement, columnIndex)
+    default: throw mismatch(expected: swiftType, storage: "REAL")
+    }
+  }
+
+  /// The next column as text; nil when NULL.
+  public mutating func decodeText(as swiftType: String) throws -> String? {
+    defer { columnIndex += 1 }
+    switch sqlite3_column_type(statement, columnIndex) {
+    case SQLITE_NULL: return nil
+    case SQLITE_TEXT:
+      guard let bytes = sqlite3_column_text(statement, columnIndex) else { return "" }
+      let count = Int(sqlite3_column_bytes(statement, columnIndex))
+      return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    default: throw mismatch(expected: swiftType, storage: "TEXT")
+    }
+  }
+
+  /// The next column as bytes; nil when NULL.
+  public mutating func decodeBlob(as swiftType: String) throws -> [UInt8]? {
+    defer { columnIndex += 1 }
+    switch sqlite3_column_type(statement, columnIndex) {
+    case SQLITE_NULL: return nil
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_column_bytes(statement, columnIndex))
+      guard count > 0, let bytes = sqlite3_column_blob(statement, columnIndex) else { return [] }
+      return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    default: throw mismatch(expected: swiftType, storage: "BLOB")
+    }
+  }
+
+  /// The storage class of column `index` of the current row, as SQLite names it.
+  func storageName(at index: Int32) -> String {
+    switch sqlite3_column_type(statement, index) {
+    case SQLITE_INTEGER: return "INTEGER"
+    case SQLITE_FLOAT: return "REAL"
+    case SQLITE_TEXT: return "TEXT"
+    case SQLITE_BLOB: return "BLOB"
+    default: return "NULL"
+    }
+  }
+
+  var columnName: String {
+    sqlite3_column_name(statement, columnIndex).map { String(cString: $0) } ?? "#\(columnIndex + 1)"
+  }
+
+  /// The error for the current column holding something else than `expected`.
+  public func mismatch(expected: String, storage: String? = nil) -> QueryDecodingError {
+    QueryDecodingError(
+      table: tableName, column: columnName, expected: expected,
+      found: storageName(at: columnIndex), detail: storage.map { "\(expected) is stored as \($0)" })
+  }
+
+  /// The error for a NULL where `expected` allows none.
+  public func unexpectedNull(expected: String) -> QueryDecodingError {
+    QueryDecodingError(table: tableName, column: columnName, expected: expected, found: "NULL", detail: "declare the property optional (\(expected)?) or the column NOT NULL")
+  }
+}
+
+/// A result column that does not hold what the Swift type needs.
+public struct QueryDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+  public var table: String?
+  public var column: String
+  public var expected: String
+  public var found: String
+  public var detail: String?
+
+  public var description: String {
+    let place = table.map { "\($0).\(column)" } ?? column
+    var message = "cannot decode column \(place): expected \(expected), found \(found)"
+    if let detail { message += " (\(detail))" }
+    return message + ". Fix: make the column's declared type and the Swift property's type agree."
+  }
+}
+
+/// Decodes one value of each type, left to right.
+func decodeTuple<each V: QueryDecodable>(_ decoder: inout QueryDecoder, _ types: repeat (each V).Type) throws -> (repeat each V) {
+  (repeat try decoder.decode((each V).self))
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+
+/// A value bound to a statement parameter (`?`).
+public enum QueryBinding: Hashable, Sendable {
+  case null
+  case integer(Int64)
+  case double(Double)
+  case text(String)
+  case blob([UInt8])
+
+  /// The value as GRDB binds it.
+  public var databaseValue: DatabaseValue {
+    switch self {
+    case .null: return .null
+    case .integer(let value): return value.databaseValue
+    case .double(let value): return value.databaseValue
+    case .text(let value): return value.databaseValue
+    case .blob(let value): return Data(value).databaseValue
+    }
+  }
+
+  /// The value written as an SQL literal (for display and snapshots).
+  public var sqlLiteral: String {
+    switch self {
+    case .null: return "NULL"
+    case .integer(let value): return String(value)
+    case .double(let value): return "\(value)"
+    case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+    case .blob(let value): return "X'" + value.map { String(format: "%02X", $0) }.joined() + "'"
+    }
+  }
+}
+
+/// A piece of SQL with `?` placeholders and the values bound to them, in order.
+public struct QueryFragment: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+  public private(set) var sql: String
+  public private(set) var bindings: [QueryBinding]
+
+  public init(_ sql: String = "", bindings: [QueryBinding] = []) {
+    self.sql = sql
+    self.bindings = bindings
+  }
+
+  public init(stringLiteral value: String) { self.init(value) }
+
+  /// A single `?` bound to `binding`.
+  public init(binding: QueryBinding) { self.init("?", bindings: [binding]) }
+
+  public var isEmpty: Bool { sql.isEmpty }
+
+  public mutating func append(_ other: QueryFragment) {
+    sql += other.sql
+    bindings += other.bindings
+  }
+
+  public mutating func append(_ sql: String) { self.sql += sql }
+
+  public static func + (lhs: QueryFragment, rhs: QueryFragment) -> QueryFragment {
+    var result = lhs
+    result.append(rhs)
+    return result
+  }
+
+  /// The SQL with every binding written in place as a literal: for reading
+  /// and snapshot tests, never for execution.
+  public var description: String {
+    var result = ""
+    var values = bindings.makeIterator()
+    var inString = false
+    for character in sql {
+      if character == "'" { inString.toggle() }
+      if character == "?", !inString, let value = values.next() {
+        result += value.sqlLiteral
+      } else {
+        result.append(character)
+      }
+    }
+    return result
+  }
+}
+
+extension Array where Element == QueryFragment {
+  /// The fragments separated by `separator`.
+  public func joined(separator: String) -> QueryFragment {
+    var result = QueryFragment()
+    for (index, fragment) in enumerated() {
+      if index > 0 { result.append(separator) }
+      result.append(fragment)
+    }
+    return result
+  }
+}
+
+/// `name` as a quoted SQL identifier.
+public func quotedIdentifier(_ name: String) -> String {
+  guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"\(name)\"" }
+  var quoted = "\""
+  for character in name {
+    if character == "\"" { quoted += "\"\"" } else { quoted.append(character) }
+  }
+  return quoted + "\""
+}

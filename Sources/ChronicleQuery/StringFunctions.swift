@@ -1,0 +1,73 @@
+// SQLite's string functions on text expressions.
+
+private func call<V>(_ name: String, _ arguments: [QueryFragment]) -> SQLQueryExpression<V> {
+  SQLQueryExpression(QueryFragment("\(name)(") + arguments.joined(separator: ", ") + QueryFragment(")"))
+}
+
+/// `value` with LIKE's wildcards escaped by backslash.
+func escapedForLike(_ value: String) -> String {
+  var result = ""
+  for character in value {
+    if character == "%" || character == "_" || character == "\\" { result.append("\\") }
+    result.append(character)
+  }
+  return result
+}
+
+extension QueryExpression where QueryValue == String {
+  public func upper() -> SQLQueryExpression<String> { call("upper", [queryFragment]) }
+  public func lower() -> SQLQueryExpression<String> { call("lower", [queryFragment]) }
+  /// `trim(self)`, or of `characters` when given.
+  public func trim(_ characters: String? = nil) -> SQLQueryExpression<String> {
+    call("trim", [queryFragment] + (characters.map { [$0.queryFragment] } ?? []))
+  }
+  public func ltrim(_ characters: String? = nil) -> SQLQueryExpression<String> {
+    call("ltrim", [queryFragment] + (characters.map { [$0.queryFragment] } ?? []))
+  }
+  public func rtrim(_ characters: String? = nil) -> SQLQueryExpression<String> {
+    call("rtrim", [queryFragment] + (characters.map { [$0.queryFragment] } ?? []))
+  }
+  /// `substr(self, start, length)`; `start` counts from 1.
+  public func substr(_ start: some QueryExpression<Int>, _ length: (some QueryExpression<Int>)? = Int?.none) -> SQLQueryExpression<String> {
+    call("substr", [queryFragment, start.queryFragment] + (length.map { [$0.queryFragment] } ?? []))
+  }
+  public func replace(_ pattern: some QueryExpression<String>, _ replacement: some QueryExpression<String>) -> SQLQueryExpression<String> {
+    call("replace", [queryFragment, pattern.queryFragment, replacement.queryFragment])
+  }
+  /// `length(self)`, in characters.
+  public func length() -> SQLQueryExpression<Int> { call("length", [queryFragment]) }
+  /// `instr(self, other)`: 1-based position of `other`, 0 when absent.
+  public func instr(_ other: some QueryExpression<String>) -> SQLQueryExpression<Int> {
+    call("instr", [queryFragment, other.queryFragment])
+  }
+  /// `self LIKE pattern` (ASCII case-insensitive; `%` and `_` are wildcards).
+  public func like(_ pattern: some QueryExpression<String>, escape: Character? = nil) -> SQLQueryExpression<Bool> {
+    var fragment = queryFragment + QueryFragment(" LIKE ") + pattern.queryFragment
+    if let escape { fragment.append(" ESCAPE " + String(escape).queryBinding.sqlLiteral) }
+    return SQLQueryExpression(parenthesized(fragment))
+  }
+  /// `self COLLATE name`.
+  public func collate(_ collation: Collation) -> SQLQueryExpression<String> {
+    SQLQueryExpression(queryFragment + QueryFragment(" COLLATE \(collation.rawValue)"))
+  }
+}
+
+/// SQLite's built-in collations.
+public enum Collation: String, Sendable {
+  case binary = "BINARY", nocase = "NOCASE", rtrim = "RTRIM"
+}
+
+extension QueryExpressionSyntax where QueryValue == String {
+  /// Whether the text holds `substring` (LIKE, ASCII case-insensitive).
+  public func contains(_ substring: String) -> SQLQueryExpression<Bool> {
+    like("%" + escapedForLike(substring) + "%", escape: "\\")
+  }
+  /// Whether the text starts with `prefix` (LIKE, ASCII case-insensitive).
+  public func hasPrefix(_ prefix: String) -> SQLQueryExpression<Bool> {
+    like(escapedForLike(prefix) + "%", escape: "\\")
+  }
+  /// Whether the text ends with `suffix` (LIKE, ASCII case-insensitive).
+  public func hasSuffix(_ suffix: String) -> SQLQueryExpression<Bool> {
+    like("%" + escapedForLike(suffix), escape: "\\")
+  }
+}

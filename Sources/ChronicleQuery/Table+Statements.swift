@@ -1,0 +1,168 @@
+import GRDB
+
+extension Table {
+  /// Every column, qualified, in declaration order.
+  static var selectList: QueryFragment {
+    QueryFragment(TableColumns.allColumns.map { "\(quotedIdentifier(tableName)).\(quotedIdentifier($0.name))" }.joined(separator: ", "))
+  }
+
+  /// All rows: `SELECT <columns> FROM <table>`.
+  public static var all: Select<Self, Self> {
+    Select(columns: selectList) { decoder in try Self(decoder: &decoder) }
+  }
+
+  /// Rows matching a condition: `Item.where { $0.count > 0 }`.
+  public static func `where`(_ predicate: (TableColumns) -> some QueryExpression<Bool>) -> Select<Self, Self> {
+    all.where(predicate)
+  }
+
+  /// Rows whose Bool column is true: `Item.where(\.isInStock)`.
+  public static func `where`(_ column: KeyPath<TableColumns, TableColumn<Self, Bool>>) -> Select<Self, Self> {
+    all.where(column)
+  }
+
+  /// All rows ordered by a column.
+  public static func order<V>(by column: KeyPath<TableColumns, TableColumn<Self, V>>) -> Select<Self, Self> {
+    all.order(by: column)
+  }
+
+  /// All rows ordered by terms.
+  public static func order<each Term: QueryExpression>(by terms: (TableColumns) -> (repeat each Term)) -> Select<Self, Self> {
+    all.order(by: terms)
+  }
+
+  /// One column of every row.
+  public static func select<V>(_ column: KeyPath<TableColumns, TableColumn<Self, V>>) -> Select<Self, V> {
+    all.select(column)
+  }
+
+  /// At most `count` rows.
+  public static func limit(_ count: Int) -> Select<Self, Self> { all.limit(count) }
+
+  /// The number of rows.
+  public static func count() -> Select<Self, Int> { all.count() }
+
+  /// Distinct rows.
+  public static func distinct() -> Select<Self, Self> { all.distinct() }
+
+  /// Every row, fetched.
+  public static func fetchAll(_ db: Database) throws -> [Self] { try all.fetchAll(db) }
+
+  /// The number of rows, fetched.
+  public static func fetchCount(_ db: Database) throws -> Int { try all.fetchCount(db) }
+
+  /// Updates every row.
+  public static func update(set updates: (inout Updates<Self>) -> Void) -> Update<Self, Void> { all.update(set: updates) }
+
+  /// Deletes every row.
+  public static func delete() -> Delete<Self, Void> { all.delete() }
+
+  // MARK: Insert
+
+  /// Inserts whole rows (every column, the primary key included).
+  public static func insert(or resolution: ConflictResolution? = nil, @InsertValuesBuilder<Self> _ rows: () -> [Self]) -> Insert<Self, Void> {
+    Insert(resolution: resolution, valueLists: rows().map(valueList))
+  }
+
+  /// Inserts whole rows; on a conflict over `target`, updates the existing row.
+  /// `excluded` holds the values that could not be inserted.
+  public static func insert<each C: QueryExpression>(
+    @InsertValuesBuilder<Self> _ rows: () -> [Self],
+    onConflict target: (TableColumns) -> (repeat each C),
+    where condition: ((TableColumns) -> any QueryExpression<Bool>)? = nil,
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return Insert(resolution: nil, valueLists: rows().map(valueList))
+      .onConflict(target: conflictTarget(targets), condition: condition?(columns).queryFragment, updates: assignments(updates))
+  }
+
+  static func valueList(_ row: Self) -> [(column: String, value: QueryBinding)] {
+    TableColumns.allColumns.map { ($0.name, $0.binding(of: row)) }
+  }
+
+  /// Conflict targets name bare columns.
+  static func conflictTarget(_ values: [any QueryExpression]) -> [QueryFragment] {
+    values.map { value in
+      if let column = value as? any TableColumnExpression { return QueryFragment(quotedIdentifier(column.name)) }
+      return value.queryFragment
+    }
+  }
+
+  static func assignments(_ updates: (inout Updates<Self>, TableColumns) -> Void) -> Updates<Self> {
+    var result = Updates<Self>()
+    updates(&result, TableColumns(qualifier: "excluded"))
+    return result
+  }
+}
+
+extension PrimaryKeyedTable {
+  /// The row with primary key `key`.
+  public static func find(_ key: TableColumns.PrimaryKey) -> Select<Self, Self> {
+    all.find(key)
+  }
+
+  /// The rows with these primary keys.
+  public static func find(_ keys: some Sequence<TableColumns.PrimaryKey>) -> Select<Self, Self> {
+    all.find(keys)
+  }
+
+  /// The row with primary key `key`; throws ``RowNotFound`` when there is none.
+  public static func find(_ db: Database, key: TableColumns.PrimaryKey) throws -> Self {
+    try all.find(db, key: key)
+  }
+
+  /// Inserts drafts: the primary key is left to its default when a draft has none.
+  public static func insert(or resolution: ConflictResolution? = nil, @InsertValuesBuilder<Draft> _ drafts: () -> [Draft]) -> Insert<Self, Void> {
+    Insert(resolution: resolution, valueLists: drafts().map(\.insertValues))
+  }
+
+  /// Inserts drafts; on a conflict over `target`, updates the existing row.
+  public static func insert<each C: QueryExpression>(
+    @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
+    onConflict target: (TableColumns) -> (repeat each C),
+    where condition: ((TableColumns) -> any QueryExpression<Bool>)? = nil,
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return Insert(resolution: nil, valueLists: drafts().map(\.insertValues))
+      .onConflict(target: conflictTarget(targets), condition: condition?(columns).queryFragment, updates: assignments(updates))
+  }
+
+  /// Inserts drafts, or, when the primary key exists, updates every column
+  /// the draft sets.
+  public static func upsert(@InsertValuesBuilder<Draft> _ drafts: () -> [Draft]) -> Insert<Self, Void> {
+    let lists = drafts().map(\.insertValues)
+    let key = columns.primaryKey.name
+    var updates = Updates<Self>()
+    for column in lists.first?.map(\.column) ?? [] where column != key {
+      updates.assign(column, QueryFragment("excluded.\(quotedIdentifier(column))"))
+    }
+    return Insert(resolution: nil, valueLists: lists)
+      .onConflict(target: [QueryFragment(quotedIdentifier(key))], condition: nil, updates: updates)
+  }
+}
+
+extension Select where From: PrimaryKeyedTable {
+  /// Narrows to the row with primary key `key`.
+  public func find(_ key: From.TableColumns.PrimaryKey) -> Self {
+    self.where { $0.primaryKey == key }
+  }
+
+  /// Narrows to the rows with these primary keys.
+  public func find(_ keys: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
+    self.where { $0.primaryKey.in(keys) }
+  }
+
+  /// The selected row with primary key `key`; throws ``RowNotFound`` when there is none.
+  public func find(_ db: Database, key: From.TableColumns.PrimaryKey) throws -> Output {
+    guard let row = try find(key).fetchOne(db) else {
+      throw RowNotFound(table: From.tableName, key: key.queryBinding.sqlLiteral)
+    }
+    return row
+  }
+}

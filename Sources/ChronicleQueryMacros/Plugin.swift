@@ -1,0 +1,7 @@
+import SwiftCompilerPlugin
+import SwiftSyntaxMacros
+
+@main
+struct ChronicleQueryMacrosPlugin: CompilerPlugin {
+  let providingMacros: [any Macro.Type] = [TableMacro.self, ColumnMacro.self, EphemeralMacro.self]
+}

@@ -1,0 +1,46 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Table`: see the macro's declaration in ChronicleQuery for what it generates.
+public enum TableMacro {}
+
+extension TableMacro: MemberMacro {
+  public static func expansion(
+    of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+    conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    guard let model = TableModel.read(node: node, declaration: declaration, context: context) else { return [] }
+    return model.memberDeclarations()
+  }
+}
+
+extension TableMacro: ExtensionMacro {
+  public static func expansion(
+    of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
+    conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    // Diagnostics are reported once, by the member expansion.
+    guard let model = TableModel.read(node: node, declaration: declaration, context: nil) else { return [] }
+    let decl: DeclSyntax = """
+      extension \(type.trimmed): ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
+        \(raw: model.decoderInitializer())
+      }
+      """
+    return [decl.cast(ExtensionDeclSyntax.self)]
+  }
+}
+
+/// `@Column` and `@Ephemeral` only mark properties for `@Table`.
+public enum ColumnMacro: PeerMacro {
+  public static func expansion(
+    of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] { [] }
+}
+
+public enum EphemeralMacro: PeerMacro {
+  public static func expansion(
+    of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] { [] }
+}

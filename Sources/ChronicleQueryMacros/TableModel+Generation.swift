@@ -1,0 +1,84 @@
+import SwiftSyntax
+
+extension TableModel {
+  private func columnType(_ column: ColumnModel) -> String {
+    "ChronicleQuery.TableColumn<\(typeName), \(column.valueType)>"
+  }
+
+  private func stringLiteral(_ text: String) -> String {
+    "\"" + text.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] } + "\""
+  }
+
+  func memberDeclarations() -> [DeclSyntax] {
+    let key = primaryKey
+    let properties = columns.map { "  public let \($0.property): \(columnType($0))" }.joined(separator: "\n")
+    let assignments = columns.map {
+      "    self.\($0.property) = ChronicleQuery.TableColumn(\(stringLiteral($0.column)), qualifier: qualifier, keyPath: \\\(typeName).\($0.property))"
+    }.joined(separator: "\n")
+    let all = columns.map { "columns.\($0.property)" }.joined(separator: ", ")
+    let tableColumns: DeclSyntax = """
+      public struct TableColumns: ChronicleQuery.PrimaryKeyedTableDefinition {
+        public typealias QueryValue = \(raw: typeName)
+        public typealias PrimaryKey = \(raw: key.valueType)
+      \(raw: properties)
+        public init(qualifier: String) {
+      \(raw: assignments)
+        }
+        public var primaryKey: \(raw: columnType(key)) { \(raw: key.property) }
+        public static var allColumns: [any ChronicleQuery.TableColumnExpression<\(raw: typeName)>] {
+          let columns = TableColumns(qualifier: \(raw: typeName).tableName)
+          return [\(raw: all)]
+        }
+      }
+      """
+
+    // Draft: every column; the primary key optional and left out when nil.
+    let draftProperties = columns.map { column -> String in
+      column.isPrimaryKey && !column.isOptional
+        ? "  public var \(column.property): \(column.type)?"
+        : "  public var \(column.property): \(column.type)"
+    }.joined(separator: "\n")
+    let parameters = columns.map { column -> String in
+      if column.isPrimaryKey { return "\(column.property): \(column.isOptional ? column.type : column.type + "?") = nil" }
+      return "\(column.property): \(column.type)" + (column.defaultValue.map { " = \($0)" } ?? "")
+    }.joined(separator: ", ")
+    let draftAssignments = columns.map { "    self.\($0.property) = \($0.property)" }.joined(separator: "\n")
+    let values = columns.map { column -> String in
+      let binding = "\(column.valueType)(queryOutput: \(column.property)).queryBinding"
+      if column.isPrimaryKey {
+        let unwrappedType = column.valueType.hasSuffix("?") ? String(column.valueType.dropLast()) : column.valueType
+        return "    if let \(column.property) { values.append((\(stringLiteral(column.column)), \(unwrappedType)(queryOutput: \(column.property)).queryBinding)) }"
+      }
+      return "    values.append((\(stringLiteral(column.column)), \(binding)))"
+    }.joined(separator: "\n")
+    let draft: DeclSyntax = """
+      public struct Draft: ChronicleQuery.TableDraft {
+        public typealias Base = \(raw: typeName)
+      \(raw: draftProperties)
+        public init(\(raw: parameters)) {
+      \(raw: draftAssignments)
+        }
+        public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
+          var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
+      \(raw: values)
+          return values
+        }
+      }
+      """
+    return [
+      "public static let tableName = \(raw: stringLiteral(tableName))",
+      tableColumns,
+      "public static let columns = TableColumns(qualifier: tableName)",
+      draft,
+    ]
+  }
+
+  func decoderInitializer() -> String {
+    let lines = columns.map { "  self.\($0.property) = try decoder.decode(\($0.valueType).self).queryOutput" }.joined(separator: "\n")
+    return """
+      public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+      \(lines)
+      }
+      """
+  }
+}

@@ -1,0 +1,205 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// A stored property that maps to a column.
+struct ColumnModel {
+  var property: String
+  var column: String
+  /// The property's Swift type.
+  var type: String
+  /// The type stored in the database: the representation, or the property type.
+  var valueType: String
+  var isPrimaryKey: Bool
+  var defaultValue: String?
+  var isOptional: Bool { type.hasSuffix("?") || type.hasPrefix("Optional<") }
+}
+
+/// What `@Table` reads from the struct it is attached to.
+struct TableModel {
+  var typeName: String
+  var tableName: String
+  var columns: [ColumnModel]
+  var primaryKey: ColumnModel
+
+  /// Reads the declaration; reports problems to `context` (when given) and returns nil.
+  static func read(node: AttributeSyntax, declaration: some DeclGroupSyntax, context: (any MacroExpansionContext)?) -> TableModel? {
+    func report(_ message: TableDiagnostic, at syntax: some SyntaxProtocol, fixIts: [FixIt] = []) {
+      context?.diagnose(Diagnostic(node: Syntax(syntax), message: message, fixIts: fixIts))
+    }
+    guard let structDecl = declaration.as(StructDeclSyntax.self) else {
+      if let classDecl = declaration.as(ClassDeclSyntax.self) {
+        let fix = FixIt(
+          message: TableFixIt.useStruct,
+          changes: [.replace(oldNode: Syntax(classDecl.classKeyword), newNode: Syntax(TokenSyntax.keyword(.struct, leadingTrivia: classDecl.classKeyword.leadingTrivia, trailingTrivia: classDecl.classKeyword.trailingTrivia)))])
+        report(.notAStruct("a class"), at: classDecl.classKeyword, fixIts: [fix])
+      } else {
+        report(.notAStruct("this declaration"), at: node)
+      }
+      return nil
+    }
+    let typeName = structDecl.name.trimmedDescription
+    var tableName = defaultTableName(typeName)
+    if let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first,
+       let literal = argument.expression.as(StringLiteralExprSyntax.self),
+       let text = literal.representedLiteralValue {
+      tableName = text
+    }
+
+    var columns: [ColumnModel] = []
+    var failed = false
+    for member in structDecl.memberBlock.members {
+      guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+      if variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }) { continue }
+      let attributes = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }
+      if attributes.contains(where: { $0.attributeName.trimmedDescription == "Ephemeral" }) { continue }
+      let columnAttribute = attributes.first { $0.attributeName.trimmedDescription == "Column" }
+      for binding in variable.bindings {
+        guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
+        if let accessor = binding.accessorBlock {
+          // Computed unless it only observes (willSet/didSet).
+          if case .accessors(let list) = accessor.accessors,
+             list.allSatisfy({ $0.accessorSpecifier.tokenKind == .keyword(.willSet) || $0.accessorSpecifier.tokenKind == .keyword(.didSet) }) {
+          } else { continue }
+        }
+        let property = String(identifier.identifier.trimmedDescription.filter { $0 != "`" })
+        let initializer = binding.initializer?.value
+        guard let type = binding.typeAnnotation?.type.trimmedDescription ?? initializer.flatMap(inferType) else {
+          report(.typeNotInferable(property), at: binding)
+          failed = true
+          continue
+        }
+        if let unsupported = unsupportedKind(binding.typeAnnotation?.type) {
+          report(.unsupportedType(property: property, type: type, kind: unsupported), at: binding)
+          failed = true
+          continue
+        }
+        var column = ColumnModel(
+          property: property, column: property, type: type, valueType: type,
+          isPrimaryKey: false, defaultValue: initializer?.trimmedDescription)
+        if let arguments = columnAttribute?.arguments?.as(LabeledExprListSyntax.self) {
+          for argument in arguments {
+            switch argument.label?.text {
+            case nil:
+              if let text = argument.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue { column.column = text }
+            case "as":
+              var representation = argument.expression.trimmedDescription
+              if representation.hasSuffix(".self") { representation.removeLast(5) }
+              column.valueType = column.isOptional && !representation.hasSuffix("?") ? representation + "?" : representation
+            case "primaryKey":
+              column.isPrimaryKey = argument.expression.trimmedDescription == "true"
+            default:
+              break
+            }
+          }
+        }
+        if column.isOptional, column.defaultValue == nil, variable.bindingSpecifier.tokenKind == .keyword(.var) {
+          column.defaultValue = "nil"
+        }
+        columns.append(column)
+      }
+    }
+    if failed { return nil }
+    // The primary key: the marked column, else the first `let`.
+    var keyIndex = columns.firstIndex(where: \.isPrimaryKey)
+    if keyIndex == nil {
+      let firstLet = structDecl.memberBlock.members.lazy
+        .compactMap { $0.decl.as(VariableDeclSyntax.self) }
+        .first { variable in
+          variable.bindingSpecifier.tokenKind == .keyword(.let)
+            && !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) })
+            && !variable.attributes.contains(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "Ephemeral" })
+        }
+      if let name = firstLet?.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription {
+        keyIndex = columns.firstIndex { $0.property == name }
+      }
+    }
+    guard let keyIndex else {
+      report(.noPrimaryKey(typeName), at: structDecl.name)
+      return nil
+    }
+    columns[keyIndex].isPrimaryKey = true
+    return TableModel(typeName: typeName, tableName: tableName, columns: columns, primaryKey: columns[keyIndex])
+  }
+
+  /// `Item` → `items`, `RemindersList` → `remindersLists`, `Category` → `categories`.
+  static func defaultTableName(_ typeName: String) -> String {
+    var name = typeName
+    if let first = name.first { name = first.lowercased() + name.dropFirst() }
+    let vowels: Set<Character> = ["a", "e", "i", "o", "u"]
+    if name.hasSuffix("y"), name.count > 1, !vowels.contains(name[name.index(name.endIndex, offsetBy: -2)]) {
+      return name.dropLast() + "ies"
+    }
+    if ["s", "x", "z", "ch", "sh"].contains(where: { name.hasSuffix($0) }) { return name + "es" }
+    return name + "s"
+  }
+
+  /// The type of a literal or constructor call initializer.
+  static func inferType(_ expression: ExprSyntax) -> String? {
+    if expression.is(StringLiteralExprSyntax.self) { return "String" }
+    if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
+    if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
+    if expression.is(BooleanLiteralExprSyntax.self) { return "Bool" }
+    if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
+      return inferType(prefix.expression)
+    }
+    if let call = expression.as(FunctionCallExprSyntax.self),
+       let callee = call.calledExpression.as(DeclReferenceExprSyntax.self),
+       callee.baseName.text.first?.isUppercase == true {
+      return callee.baseName.text
+    }
+    return nil
+  }
+
+  /// Why a declared type cannot be a column, if it obviously cannot.
+  static func unsupportedKind(_ type: TypeSyntax?) -> String? {
+    guard var type else { return nil }
+    if let optional = type.as(OptionalTypeSyntax.self) { type = optional.wrappedType }
+    if type.is(ArrayTypeSyntax.self) { return "an array" }
+    if type.is(DictionaryTypeSyntax.self) { return "a dictionary" }
+    if type.is(TupleTypeSyntax.self) { return "a tuple" }
+    if type.is(FunctionTypeSyntax.self) { return "a function" }
+    if let identifier = type.as(IdentifierTypeSyntax.self), ["Set", "Array", "Dictionary"].contains(identifier.name.text) {
+      return "a collection"
+    }
+    return nil
+  }
+}
+
+enum TableDiagnostic: DiagnosticMessage {
+  case notAStruct(String)
+  case noPrimaryKey(String)
+  case typeNotInferable(String)
+  case unsupportedType(property: String, type: String, kind: String)
+
+  var message: String {
+    switch self {
+    case .notAStruct(let what):
+      return "@Table applies to a struct, not \(what): rows are values"
+    case .noPrimaryKey(let type):
+      return "@Table struct '\(type)' has no primary key: declare its first stored property with 'let' (e.g. 'let id: UUID') or mark one '@Column(primaryKey: true)'"
+    case .typeNotInferable(let property):
+      return "@Table cannot tell the type of '\(property)': add a type annotation"
+    case .unsupportedType(let property, let type, let kind):
+      return "'\(property)' is \(kind) ('\(type)'), which no column can hold: store it through '@Column(as:)' with a representation type, or mark it '@Ephemeral'"
+    }
+  }
+
+  var diagnosticID: MessageID {
+    let id: String
+    switch self {
+    case .notAStruct: id = "notAStruct"
+    case .noPrimaryKey: id = "noPrimaryKey"
+    case .typeNotInferable: id = "typeNotInferable"
+    case .unsupportedType: id = "unsupportedType"
+    }
+    return MessageID(domain: "ChronicleQueryMacros", id: id)
+  }
+  var severity: DiagnosticSeverity { .error }
+}
+
+enum TableFixIt: FixItMessage {
+  case useStruct
+  var message: String { "Replace 'class' with 'struct'" }
+  var fixItID: MessageID { MessageID(domain: "ChronicleQueryMacros", id: "useStruct") }
+}

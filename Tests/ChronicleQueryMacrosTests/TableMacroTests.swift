@@ -1,0 +1,203 @@
+import ChronicleQueryMacros
+import MacroTesting
+import Testing
+
+@Suite("@Table macro", .macros(["Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self]))
+struct TableMacroTests {
+  @Test func aClassIsRefusedWithAFixIt() {
+    assertMacro {
+      """
+      @Table
+      class Item {
+        let id: Int
+      }
+      """
+    } diagnostics: {
+      """
+      @Table
+      class Item {
+      ┬────
+      ╰─ 🛑 @Table applies to a struct, not a class: rows are values
+         ✏️ Replace 'class' with 'struct'
+        let id: Int
+      }
+      """
+    } fixes: {
+      """
+      @Table
+      struct Item {
+        let id: Int
+      }
+      """
+    } expansion: {
+      #"""
+      struct Item {
+        let id: Int
+
+        public static let tableName = "items"
+
+        public struct TableColumns: ChronicleQuery.PrimaryKeyedTableDefinition {
+          public typealias QueryValue = Item
+          public typealias PrimaryKey = Int
+          public let id: ChronicleQuery.TableColumn<Item, Int>
+          public init(qualifier: String) {
+            self.id = ChronicleQuery.TableColumn("id", qualifier: qualifier, keyPath: \Item.id)
+          }
+          public var primaryKey: ChronicleQuery.TableColumn<Item, Int> {
+            id
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<Item>] {
+            let columns = TableColumns(qualifier: Item.tableName)
+            return [columns.id]
+          }
+        }
+
+        public static let columns = TableColumns(qualifier: tableName)
+
+        public struct Draft: ChronicleQuery.TableDraft {
+          public typealias Base = Item
+          public var id: Int?
+          public init(id: Int? = nil) {
+            self.id = id
+          }
+          public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
+            var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
+            if let id {
+              values.append(("id", Int(queryOutput: id).queryBinding))
+            }
+            return values
+          }
+        }
+      }
+
+      extension Item: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        self.id = try decoder.decode(Int.self).queryOutput
+        }
+      }
+      """#
+    }
+  }
+
+  @Test func aStructWithoutPrimaryKeyIsRefused() {
+    assertMacro {
+      """
+      @Table
+      struct Item {
+        var title = ""
+      }
+      """
+    } diagnostics: {
+      """
+      @Table
+      struct Item {
+             ┬───
+             ╰─ 🛑 @Table struct 'Item' has no primary key: declare its first stored property with 'let' (e.g. 'let id: UUID') or mark one '@Column(primaryKey: true)'
+        var title = ""
+      }
+      """
+    }
+  }
+
+  @Test func unsupportedAndUninferableTypesAreRefused() {
+    assertMacro {
+      """
+      @Table
+      struct Item {
+        let id: Int
+        var tags: [String] = []
+        var color = Color.blue
+      }
+      """
+    } diagnostics: {
+      """
+      @Table
+      struct Item {
+        let id: Int
+        var tags: [String] = []
+            ┬──────────────────
+            ╰─ 🛑 'tags' is an array ('[String]'), which no column can hold: store it through '@Column(as:)' with a representation type, or mark it '@Ephemeral'
+        var color = Color.blue
+            ┬─────────────────
+            ╰─ 🛑 @Table cannot tell the type of 'color': add a type annotation
+      }
+      """
+    }
+  }
+
+  @Test func expansion() {
+    assertMacro {
+      """
+      @Table
+      struct Category {
+        let id: UUID
+        @Column("name") var title = ""
+        var notes: String?
+        @Ephemeral var isSelected = false
+      }
+      """
+    } expansion: {
+      #"""
+      struct Category {
+        let id: UUID
+        var title = ""
+        var notes: String?
+        var isSelected = false
+
+        public static let tableName = "categories"
+
+        public struct TableColumns: ChronicleQuery.PrimaryKeyedTableDefinition {
+          public typealias QueryValue = Category
+          public typealias PrimaryKey = UUID
+          public let id: ChronicleQuery.TableColumn<Category, UUID>
+          public let title: ChronicleQuery.TableColumn<Category, String>
+          public let notes: ChronicleQuery.TableColumn<Category, String?>
+          public init(qualifier: String) {
+            self.id = ChronicleQuery.TableColumn("id", qualifier: qualifier, keyPath: \Category.id)
+            self.title = ChronicleQuery.TableColumn("name", qualifier: qualifier, keyPath: \Category.title)
+            self.notes = ChronicleQuery.TableColumn("notes", qualifier: qualifier, keyPath: \Category.notes)
+          }
+          public var primaryKey: ChronicleQuery.TableColumn<Category, UUID> {
+            id
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<Category>] {
+            let columns = TableColumns(qualifier: Category.tableName)
+            return [columns.id, columns.title, columns.notes]
+          }
+        }
+
+        public static let columns = TableColumns(qualifier: tableName)
+
+        public struct Draft: ChronicleQuery.TableDraft {
+          public typealias Base = Category
+          public var id: UUID?
+          public var title: String
+          public var notes: String?
+          public init(id: UUID? = nil, title: String = "", notes: String? = nil) {
+            self.id = id
+            self.title = title
+            self.notes = notes
+          }
+          public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
+            var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
+            if let id {
+              values.append(("id", UUID(queryOutput: id).queryBinding))
+            }
+            values.append(("name", String(queryOutput: title).queryBinding))
+            values.append(("notes", String?(queryOutput: notes).queryBinding))
+            return values
+          }
+        }
+      }
+
+      extension Category: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        self.id = try decoder.decode(UUID.self).queryOutput
+        self.title = try decoder.decode(String.self).queryOutput
+        self.notes = try decoder.decode(String?.self).queryOutput
+        }
+      }
+      """#
+    }
+  }
+}

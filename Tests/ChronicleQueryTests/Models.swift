@@ -1,0 +1,51 @@
+import Chronicle
+import Foundation
+
+@Table
+struct RemindersList: Equatable {
+  let id: UUID
+  var title = ""
+  var position = 0
+}
+
+@Table
+struct Reminder: Equatable {
+  enum Priority: Int, QueryBindable {
+    case low = 1, medium, high
+  }
+
+  let id: UUID
+  var remindersListID: UUID
+  var title = ""
+  var notes: String?
+  var isCompleted = false
+  var priority: Priority?
+  var dueDate: Date?
+  var score: Double = 0
+  @Ephemeral var isSelected = false
+}
+
+@Table("tags")
+struct Tag: Equatable {
+  @Column(primaryKey: true) var title: String
+  @Column("uses") var useCount = 0
+}
+
+let remindersSchema = """
+  CREATE TABLE "remindersLists" (
+    "id" TEXT PRIMARY KEY NOT NULL DEFAULT (uuid()),
+    "title" TEXT NOT NULL DEFAULT '',
+    "position" INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+  CREATE TABLE "reminders" (
+    "id" TEXT PRIMARY KEY NOT NULL DEFAULT (uuid()),
+    "remindersListID" TEXT NOT NULL REFERENCES "remindersLists"("id") ON DELETE CASCADE,
+    "title" TEXT NOT NULL DEFAULT '',
+    "notes" TEXT,
+    "isCompleted" INTEGER NOT NULL DEFAULT 0,
+    "priority" INTEGER,
+    "dueDate" TEXT,
+    "score" REAL NOT NULL DEFAULT 0
+  ) STRICT;
+  CREATE TABLE "tags" ("title" TEXT PRIMARY KEY NOT NULL, "uses" INTEGER NOT NULL DEFAULT 0) STRICT;
+  """
