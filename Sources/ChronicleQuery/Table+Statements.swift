@@ -75,26 +75,28 @@ extension Table {
     let targetColumns = target(columns)
     var targets: [any QueryExpression] = []
     for column in repeat each targetColumns { targets.append(column) }
-    return Insert(resolution: nil, valueLists: rows().map(valueList))
-      .onConflict(target: conflictTarget(targets), condition: condition?(columns).queryFragment, updates: assignments(updates))
+    return insert(rows().map(valueList), onConflict: targets, where: condition, doUpdate: updates)
   }
 
   static func valueList(_ row: Self) -> [(column: String, value: QueryBinding)] {
     TableColumns.allColumns.map { ($0.name, $0.binding(of: row)) }
   }
 
-  /// Conflict targets name bare columns.
-  static func conflictTarget(_ values: [any QueryExpression]) -> [QueryFragment] {
-    values.map { value in
+  /// The upsert both public forms build. (The conflict target arrives as an
+  /// array: Swift 6.3.1 crashes when a pack-typed tuple is passed on.)
+  static func insert(
+    _ valueLists: [[(column: String, value: QueryBinding)]], onConflict targets: [any QueryExpression],
+    where condition: ((TableColumns) -> any QueryExpression<Bool>)?, doUpdate updates: (inout Updates<Self>, TableColumns) -> Void
+  ) -> Insert<Self, Void> {
+    // Conflict targets name bare columns.
+    let target = targets.map { value in
       if let column = value as? any TableColumnExpression { return QueryFragment(quotedIdentifier(column.name)) }
       return value.queryFragment
     }
-  }
-
-  static func assignments(_ updates: (inout Updates<Self>, TableColumns) -> Void) -> Updates<Self> {
-    var result = Updates<Self>()
-    updates(&result, TableColumns(qualifier: "excluded"))
-    return result
+    var assignments = Updates<Self>()
+    updates(&assignments, TableColumns(qualifier: "excluded"))
+    return Insert(resolution: nil, valueLists: valueLists)
+      .onConflict(target: target, condition: condition?(columns).queryFragment, updates: assignments)
   }
 }
 
@@ -129,8 +131,7 @@ extension PrimaryKeyedTable {
     let targetColumns = target(columns)
     var targets: [any QueryExpression] = []
     for column in repeat each targetColumns { targets.append(column) }
-    return Insert(resolution: nil, valueLists: drafts().map(\.insertValues))
-      .onConflict(target: conflictTarget(targets), condition: condition?(columns).queryFragment, updates: assignments(updates))
+    return insert(drafts().map(\.insertValues), onConflict: targets, where: condition, doUpdate: updates)
   }
 
   /// Inserts drafts, or, when the primary key exists, updates every column

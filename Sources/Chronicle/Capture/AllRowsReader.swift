@@ -10,8 +10,8 @@ struct AllRowsReader {
 
   init(connection: OpaquePointer, table: TrackedTable) throws {
     self.connection = connection
-    let order = table.primaryKey.map { quoteIdentifier(table.columns[$0]) }.joined(separator: ", ")
-    sql = "SELECT \(table.columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table.name)) ORDER BY \(order)"
+    let order = table.primaryKey.map { quotedIdentifier(table.columns[$0]) }.joined(separator: ", ")
+    sql = "SELECT \(table.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(table.name)) ORDER BY \(order)"
     columnCount = Int32(table.columns.count)
   }
 

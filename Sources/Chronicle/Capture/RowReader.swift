@@ -8,11 +8,11 @@ final class RowReader {
   let columnCount: Int32
 
   init(connection: OpaquePointer, table: TrackedTable) throws {
-    let columns = table.columns.map(quoteIdentifier).joined(separator: ", ")
+    let columns = table.columns.map(quotedIdentifier).joined(separator: ", ")
     let condition = table.primaryKey.enumerated()
-      .map { "\(quoteIdentifier(table.columns[$0.element])) = ?\($0.offset + 1)" }
+      .map { "\(quotedIdentifier(table.columns[$0.element])) = ?\($0.offset + 1)" }
       .joined(separator: " AND ")
-    let sql = "SELECT \(columns) FROM main.\(quoteIdentifier(table.name)) WHERE \(condition)"
+    let sql = "SELECT \(columns) FROM main.\(quotedIdentifier(table.name)) WHERE \(condition)"
     let status = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
     guard status == SQLITE_OK, statement != nil else {
       throw DatabaseError(resultCode: ResultCode(rawValue: status), message: String(cString: sqlite3_errmsg(connection)), sql: sql)

@@ -88,13 +88,13 @@ struct SchemaDiff {
         let changed = new.object(type: type, name: object.name).map { $0.sql != object.sql } ?? true
         // A changed table is rebuilt, not dropped; other changed objects are dropped and recreated.
         if changed && !(type == "table" && isKept(object, in: new)) {
-          changes.append(.execute(sql: "DROP \(type.uppercased()) IF EXISTS \(quoteIdentifier(object.name))"))
+          changes.append(.execute(sql: "DROP \(type.uppercased()) IF EXISTS \(quotedIdentifier(object.name))"))
           if type == "table" { droppedTables.append(object.name) }
         }
       }
     }
     for (from, to) in renamedTables {
-      changes.append(.execute(sql: "ALTER TABLE \(quoteIdentifier(from)) RENAME TO \(quoteIdentifier(to))"))
+      changes.append(.execute(sql: "ALTER TABLE \(quotedIdentifier(from)) RENAME TO \(quotedIdentifier(to))"))
     }
 
     // Tables altered in place: rebuilt, keeping the columns whose names survive.
@@ -123,12 +123,3 @@ struct SchemaDiff {
   }
 }
 
-/// `name` as a double-quoted SQL identifier.
-func quoteIdentifier(_ name: String) -> String {
-  guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"\(name)\"" }
-  var quoted = "\""
-  for character in name {
-    if character == "\"" { quoted += "\"\"" } else { quoted.append(character) }
-  }
-  return quoted + "\""
-}

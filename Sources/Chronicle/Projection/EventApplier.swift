@@ -23,7 +23,7 @@ final class EventApplier {
         try rebuild(name: name, createSQL: createSQL, copied: copied, dependents: dependents, db, fail)
       case .insert(let table, let values):
         let descriptor = event.tables[table]
-        let sql = "INSERT INTO main.\(quoteIdentifier(descriptor.name)) (\(descriptor.columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: values.count)))"
+        let sql = "INSERT INTO main.\(quotedIdentifier(descriptor.name)) (\(descriptor.columns.map(quotedIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: values.count)))"
         do {
           try db.execute(sql: sql, arguments: StatementArguments(values.map(\.databaseValue)))
         } catch let error as DatabaseError {
@@ -31,14 +31,14 @@ final class EventApplier {
         }
       case .update(let table, let key, let changes):
         let descriptor = event.tables[table]
-        let assignments = changes.map { "\(quoteIdentifier(descriptor.columns[$0.column])) = ?" }.joined(separator: ", ")
-        let sql = "UPDATE main.\(quoteIdentifier(descriptor.name)) SET \(assignments) WHERE \(keyCondition(descriptor))"
+        let assignments = changes.map { "\(quotedIdentifier(descriptor.columns[$0.column])) = ?" }.joined(separator: ", ")
+        let sql = "UPDATE main.\(quotedIdentifier(descriptor.name)) SET \(assignments) WHERE \(keyCondition(descriptor))"
         try db.execute(sql: sql, arguments: StatementArguments(changes.map(\.value.databaseValue) + key.map(\.databaseValue)))
         guard db.changesCount == 1 else { throw fail("update of \(descriptor.name) \(key) found no row") }
       case .delete(let table, let key):
         let descriptor = event.tables[table]
         try db.execute(
-          sql: "DELETE FROM main.\(quoteIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))",
+          sql: "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))",
           arguments: StatementArguments(key.map(\.databaseValue)))
         guard db.changesCount == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
       }
@@ -52,7 +52,7 @@ final class EventApplier {
   }
 
   private func keyCondition(_ descriptor: TableDescriptor) -> String {
-    descriptor.primaryKey.map { "\(quoteIdentifier(descriptor.columns[$0])) = ?" }.joined(separator: " AND ")
+    descriptor.primaryKey.map { "\(quotedIdentifier(descriptor.columns[$0])) = ?" }.joined(separator: " AND ")
   }
 
   private func executeSchema(_ sql: String, _ db: Database, _ fail: (String) -> ChronicleError) throws {
@@ -99,14 +99,14 @@ final class EventApplier {
     do {
       try db.execute(sql: "PRAGMA legacy_alter_table = ON")
       defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
-      try db.execute(sql: "CREATE TABLE \(quoteIdentifier(temporary)) " + createSQL[parenthesis...])
+      try db.execute(sql: "CREATE TABLE \(quotedIdentifier(temporary)) " + createSQL[parenthesis...])
       if !copied.isEmpty {
-        let target = copied.map { quoteIdentifier($0.newName) }.joined(separator: ", ")
-        let source = copied.map { quoteIdentifier($0.oldName) }.joined(separator: ", ")
-        try db.execute(sql: "INSERT INTO \(quoteIdentifier(temporary)) (\(target)) SELECT \(source) FROM main.\(quoteIdentifier(name))")
+        let target = copied.map { quotedIdentifier($0.newName) }.joined(separator: ", ")
+        let source = copied.map { quotedIdentifier($0.oldName) }.joined(separator: ", ")
+        try db.execute(sql: "INSERT INTO \(quotedIdentifier(temporary)) (\(target)) SELECT \(source) FROM main.\(quotedIdentifier(name))")
       }
-      try db.execute(sql: "DROP TABLE main.\(quoteIdentifier(name))")
-      try db.execute(sql: "ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(name))")
+      try db.execute(sql: "DROP TABLE main.\(quotedIdentifier(name))")
+      try db.execute(sql: "ALTER TABLE \(quotedIdentifier(temporary)) RENAME TO \(quotedIdentifier(name))")
       for sql in dependents { try executeSchema(sql, db, fail) }
     } catch let error as DatabaseError {
       throw fail("rebuild of \(name) failed: \(error.message ?? "\(error)")")

@@ -24,7 +24,7 @@ public struct TableDigest: Hashable, Sendable, CustomStringConvertible {
     guard !columns.isEmpty else { throw ChronicleError.noSuchTable(table) }
     var lanes = [UInt64](repeating: 0, count: 4)
     var rowCount = 0
-    let sql = "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table))"
+    let sql = "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(table))"
     let rows = try Row.fetchCursor(db, sql: sql)
     var writer = BinaryWriter()
     while let row = try rows.next() {

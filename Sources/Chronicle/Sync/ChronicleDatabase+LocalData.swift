@@ -28,7 +28,7 @@ extension ChronicleDatabase {
           try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
           let epoch = try LocalLogPosition.read(db, origin: oldPeer).schemaEpoch
           for table in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables") {
-            try db.execute(sql: "DELETE FROM main.\(quoteIdentifier(table))")
+            try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
           }
           do {
             try db.checkForeignKeys()

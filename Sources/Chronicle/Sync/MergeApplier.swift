@@ -99,9 +99,9 @@ final class MergeApplier {
     // capture, and merged above with any later-folded writes.)
     for foldKey in order {
       var entry = folded[foldKey]!
-      let condition = entry.shape.primaryKey.map { "\(quoteIdentifier(entry.shape.columns[$0])) = ?" }.joined(separator: " AND ")
+      let condition = entry.shape.primaryKey.map { "\(quotedIdentifier(entry.shape.columns[$0])) = ?" }.joined(separator: " AND ")
       let present = try Bool.fetchOne(
-        db, sql: "SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(entry.shape.name)) WHERE \(condition))",
+        db, sql: "SELECT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(entry.shape.name)) WHERE \(condition))",
         arguments: StatementArguments(entry.keyValues.map(\.databaseValue))) ?? false
       if present {
         entry.state.retained = nil
@@ -226,12 +226,12 @@ final class MergeApplier {
     } else {
       winners = state.mergeWrite(writes, version: version, isInsert: isInsert)
     }
-    let table = quoteIdentifier(shape.name)
-    let condition = keyNames.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
+    let table = quotedIdentifier(shape.name)
+    let condition = keyNames.map { "\(quotedIdentifier($0)) = ?" }.joined(separator: " AND ")
     switch (wasInTable, state.belongsInTable) {
     case (true, true):
       guard !winners.isEmpty else { break }
-      let assignments = winners.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")
+      let assignments = winners.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: ", ")
       try db.cachedStatement(sql: "UPDATE main.\(table) SET \(assignments) WHERE \(condition)")
         .execute(arguments: StatementArguments(winners.map(\.value.databaseValue) + orderedKey.map(\.databaseValue)))
     case (false, true):
@@ -288,10 +288,10 @@ final class MergeApplier {
   /// non-NULL foreign key with no parent row.
   private func orphanKeys(of table: String) throws -> [[SQLiteValue]] {
     guard let shape = try shape(table) else { return [] }
-    let keyColumns = shape.primaryKey.map { "c." + quoteIdentifier(shape.columns[$0]) }.joined(separator: ", ")
+    let keyColumns = shape.primaryKey.map { "c." + quotedIdentifier(shape.columns[$0]) }.joined(separator: ", ")
     var keys: [[SQLiteValue]] = []
     for condition in try missingParentConditions(child: table, alias: "c") {
-      let rows = try Row.fetchAll(db, sql: "SELECT \(keyColumns) FROM main.\(quoteIdentifier(table)) AS c WHERE \(condition)")
+      let rows = try Row.fetchAll(db, sql: "SELECT \(keyColumns) FROM main.\(quotedIdentifier(table)) AS c WHERE \(condition)")
       for row in rows { keys.append((0..<row.count).map { SQLiteValue(row[$0] as DatabaseValue) }) }
     }
     return keys
@@ -313,9 +313,9 @@ final class MergeApplier {
         guard let parentShape = try TableShape.read(db, table: parent) else { return nil }
         targets = parentShape.primaryKey.map { parentShape.columns[$0] }
       }
-      let set = pairs.map { "\(alias).\(quoteIdentifier($0.from)) IS NOT NULL" }.joined(separator: " AND ")
-      let match = zip(pairs, targets).map { "p.\(quoteIdentifier($1!)) = \(alias).\(quoteIdentifier($0.from))" }.joined(separator: " AND ")
-      return "\(set) AND NOT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(parent)) AS p WHERE \(match))"
+      let set = pairs.map { "\(alias).\(quotedIdentifier($0.from)) IS NOT NULL" }.joined(separator: " AND ")
+      let match = zip(pairs, targets).map { "p.\(quotedIdentifier($1!)) = \(alias).\(quotedIdentifier($0.from))" }.joined(separator: " AND ")
+      return "\(set) AND NOT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(parent)) AS p WHERE \(match))"
     }
   }
 
@@ -339,7 +339,7 @@ final class MergeApplier {
     // Would the row have every parent? Check with the values it would have.
     for condition in try missingParentConditions(child: table, alias: "c") {
       let columns = shape.columns.filter { values[$0] != nil }
-      let select = columns.map { "? AS \(quoteIdentifier($0))" }.joined(separator: ", ")
+      let select = columns.map { "? AS \(quotedIdentifier($0))" }.joined(separator: ", ")
       let orphan = try Bool.fetchOne(
         db, sql: "SELECT EXISTS (SELECT 1 FROM (SELECT \(select)) AS c WHERE \(condition))",
         arguments: StatementArguments(columns.map { values[$0]!.databaseValue })) ?? false
@@ -358,21 +358,21 @@ final class MergeApplier {
   private func insertRow(_ values: [String: SQLiteValue], into shape: TableShape) throws {
     let columns = shape.columns.filter { values[$0] != nil }
     try db.cachedStatement(
-      sql: "INSERT INTO main.\(quoteIdentifier(shape.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
+      sql: "INSERT INTO main.\(quotedIdentifier(shape.name)) (\(columns.map(quotedIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
     ).execute(arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
   }
 
   /// Deletes a row (key values in the table's key order) and returns its values; nil when absent.
   private func takeOutRow(_ keyValues: [SQLiteValue], from shape: TableShape) throws -> [String: SQLiteValue]? {
-    let condition = shape.primaryKey.map { "\(quoteIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
+    let condition = shape.primaryKey.map { "\(quotedIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
     let arguments = StatementArguments(keyValues.map(\.databaseValue))
     guard let row = try Row.fetchOne(
-      db, sql: "SELECT \(shape.columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(shape.name)) WHERE \(condition)",
+      db, sql: "SELECT \(shape.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition)",
       arguments: arguments)
     else { return nil }
     var values: [String: SQLiteValue] = [:]
     for (index, column) in shape.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
-    try db.execute(sql: "DELETE FROM main.\(quoteIdentifier(shape.name)) WHERE \(condition)", arguments: arguments)
+    try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition)", arguments: arguments)
     return values
   }
 }
