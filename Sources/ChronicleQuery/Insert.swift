@@ -65,11 +65,11 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
     if let problem { throw InsertError(table: Into.tableName, problem: problem) }
   }
 
-  /// Returns one column of the inserted rows: `.returning(\.id)`.
-  public func returning<V>(_ column: KeyPath<Into.TableColumns, TableColumn<Into, V>>) -> Insert<Into, V> {
-    Insert<Into, V>(
-      resolution: resolution, columns: columns, rows: rows, upsert: upsert,
-      returning: Into.columns[keyPath: column].queryFragment, problem: problem) { try $0.decode(V.self) }
+  /// The same insert, returning `columns` of each inserted row.
+  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Insert<Into, NewOutput> {
+    Insert<Into, NewOutput>(
+      resolution: resolution, columns: self.columns, rows: rows, upsert: upsert,
+      returning: columns.joined(separator: ", "), problem: problem, decode: decode)
   }
 }
 

@@ -18,3 +18,33 @@ public macro Column(_ name: String? = nil, as representation: Any.Type? = nil, p
 /// A stored property that is not a column (it must have a default value).
 @attached(peer)
 public macro Ephemeral() = #externalMacro(module: "ChronicleQueryMacros", type: "EphemeralMacro")
+
+/// SQL written by hand, with values bound through interpolation:
+/// `#sql("coalesce(date(\(dueDate)) < date(\(now)), 0)")` is a
+/// `some QueryExpression<Bool>` where the context asks for one, and
+/// `try #sql("DROP INDEX \(quote: name)").execute(db)` runs as a statement.
+///
+/// `\(value)` binds a value (`?`), `\(expression)` inlines a column or
+/// expression, `\(Item.self)` names a table, `\(Item.columns)` lists its
+/// columns, `\(raw: text)` inserts text as is. The compiler reports
+/// unbalanced quotes and parentheses, `?` placeholders (nothing would bind
+/// them) and interpolations inside quotes.
+@freestanding(expression)
+public macro sql<QueryValue>(
+  _ queryFragment: QueryFragment, as queryValueType: QueryValue.Type = QueryValue.self
+) -> SQLQueryExpression<QueryValue> = #externalMacro(module: "ChronicleQueryMacros", type: "SQLMacro")
+
+/// SQL written by hand, run as a statement that returns no rows.
+@freestanding(expression)
+public macro sql(_ queryFragment: QueryFragment) -> SQLQueryExpression<Void> = #externalMacro(module: "ChronicleQueryMacros", type: "SQLMacro")
+
+/// Makes a struct a selection: the shape of query results, or a group of
+/// columns stored in a table. Generates `Columns`, whose initializer takes
+/// one expression per stored property (`Stats.Columns(count: $0.id.count())`),
+/// and the row decoder.
+///
+/// Stored in a `@Table`, a selection's columns are flattened into the
+/// table under their own names (`createdAt`, not `timestamps_createdAt`);
+/// query them as `$0.timestamps.createdAt`.
+@attached(extension, conformances: Selection, names: named(Columns), named(init(decoder:)), named(columnName(of:)), named(columnNames(forProperty:)), named(appendColumns(named:of:to:)))
+public macro Selection() = #externalMacro(module: "ChronicleQueryMacros", type: "SelectionMacro")

@@ -4,7 +4,7 @@
 // so that these operators never compete with Swift's own on plain values.
 
 private func binary<V>(_ lhs: QueryFragment, _ op: String, _ rhs: QueryFragment) -> SQLQueryExpression<V> {
-  SQLQueryExpression(parenthesized(lhs + QueryFragment(" \(op) ") + rhs))
+  SQLQueryExpression(parenthesized(lhs + QueryFragment(sql: " \(op) ") + rhs))
 }
 
 // MARK: Equality (`IS` when a side may be NULL, so NULL == NULL holds)

@@ -16,7 +16,7 @@ extension QueryExpression {
   public func desc(nulls: NullsOrder? = nil) -> OrderingTerm { term("DESC", nulls) }
 
   private func term(_ direction: String, _ nulls: NullsOrder?) -> OrderingTerm {
-    var fragment = queryFragment + QueryFragment(" \(direction)")
+    var fragment = queryFragment + QueryFragment(sql: " \(direction)")
     switch nulls {
     case .first: fragment.append(" NULLS FIRST")
     case .last: fragment.append(" NULLS LAST")

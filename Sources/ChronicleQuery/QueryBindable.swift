@@ -13,6 +13,15 @@ public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
   associatedtype QueryOutput
   init(queryOutput: QueryOutput)
   var queryOutput: QueryOutput { get }
+  /// The database columns of a property named `name` stored through this
+  /// type: `[name]`, or a column group's own columns.
+  static func columnNames(forProperty name: String) -> [String]
+  /// Appends the column values of `output` for an insert.
+  static func appendColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)])
+}
+
+extension QueryRepresentable {
+  public static func columnNames(forProperty name: String) -> [String] { [name] }
 }
 
 /// A value that can be bound to a statement and read back from a column:
@@ -25,9 +34,13 @@ public protocol QueryBindable: QueryRepresentable, QueryExpression where QueryVa
 
 extension QueryBindable {
   public var queryFragment: QueryFragment { QueryFragment(binding: queryBinding) }
+
+  public static func appendColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)]) {
+    values.append((name, Self(queryOutput: output).queryBinding))
+  }
 }
 
-extension QueryBindable where QueryOutput == Self {
+extension QueryRepresentable where QueryOutput == Self {
   public init(queryOutput: Self) { self = queryOutput }
   public var queryOutput: Self { self }
 }
@@ -107,6 +120,16 @@ extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
   public typealias QueryOutput = Wrapped.QueryOutput?
   public init(queryOutput: Wrapped.QueryOutput?) { self = queryOutput.map(Wrapped.init(queryOutput:)) }
   public var queryOutput: Wrapped.QueryOutput? { self?.queryOutput }
+
+  public static func columnNames(forProperty name: String) -> [String] { Wrapped.columnNames(forProperty: name) }
+
+  public static func appendColumns(named name: String, of output: Wrapped.QueryOutput?, to values: inout [(column: String, value: QueryBinding)]) {
+    if let output {
+      Wrapped.appendColumns(named: name, of: output, to: &values)
+    } else {
+      for column in Wrapped.columnNames(forProperty: name) { values.append((column, .null)) }
+    }
+  }
 }
 
 extension Optional: QueryDecodable where Wrapped: QueryDecodable {

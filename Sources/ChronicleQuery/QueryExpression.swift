@@ -6,7 +6,7 @@ public protocol QueryExpression<QueryValue> {
 }
 
 /// An expression written as SQL, typed by the caller.
-public struct SQLQueryExpression<QueryValue>: QueryExpression {
+public struct SQLQueryExpression<QueryValue>: QueryExpression, Sendable {
   public let queryFragment: QueryFragment
 
   public init(_ fragment: QueryFragment, as type: QueryValue.Type = QueryValue.self) {

@@ -37,15 +37,15 @@ public struct QueryFragment: Hashable, Sendable, ExpressibleByStringLiteral, Cus
   public private(set) var sql: String
   public private(set) var bindings: [QueryBinding]
 
-  public init(_ sql: String = "", bindings: [QueryBinding] = []) {
+  public init(sql: String = "", bindings: [QueryBinding] = []) {
     self.sql = sql
     self.bindings = bindings
   }
 
-  public init(stringLiteral value: String) { self.init(value) }
+  public init(stringLiteral value: String) { self.init(sql: value) }
 
   /// A single `?` bound to `binding`.
-  public init(binding: QueryBinding) { self.init("?", bindings: [binding]) }
+  public init(binding: QueryBinding) { self.init(sql: "?", bindings: [binding]) }
 
   public var isEmpty: Bool { sql.isEmpty }
 

@@ -26,9 +26,9 @@ public struct Select<From: Table, Output>: QueryStatement, @unchecked Sendable {
   public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
 
   public var query: QueryFragment {
-    var sql = QueryFragment(isDistinct ? "SELECT DISTINCT " : "SELECT ")
+    var sql = QueryFragment(sql: isDistinct ? "SELECT DISTINCT " : "SELECT ")
     sql.append(columns)
-    sql.append(QueryFragment(" FROM ") + (source ?? QueryFragment(quotedIdentifier(From.tableName))))
+    sql.append(QueryFragment(" FROM ") + (source ?? QueryFragment(sql: quotedIdentifier(From.tableName))))
     if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conditions.joined(separator: " AND ")) }
     if !ordering.isEmpty { sql.append(QueryFragment(" ORDER BY ") + ordering.joined(separator: ", ")) }
     if let limitFragment {
@@ -78,9 +78,9 @@ public struct Select<From: Table, Output>: QueryStatement, @unchecked Sendable {
   /// Drops duplicate rows.
   public func distinct(_ isDistinct: Bool = true) -> Self { with { $0.isDistinct = isDistinct } }
 
-  /// Selects one column: `.select(\.title)`.
-  public func select<V>(_ column: KeyPath<From.TableColumns, TableColumn<From, V>>) -> Select<From, V> {
-    var result = Select<From, V>(columns: From.columns[keyPath: column].queryFragment) { decoder in try decoder.decode(V.self) }
+  /// The same clauses with other result columns.
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select<From, NewOutput> {
+    var result = Select<From, NewOutput>(columns: columns.joined(separator: ", "), decode: decode)
     result.copyClauses(from: self)
     return result
   }

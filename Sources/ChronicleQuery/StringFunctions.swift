@@ -1,7 +1,7 @@
 // SQLite's string functions on text expressions.
 
 private func call<V>(_ name: String, _ arguments: [QueryFragment]) -> SQLQueryExpression<V> {
-  SQLQueryExpression(QueryFragment("\(name)(") + arguments.joined(separator: ", ") + QueryFragment(")"))
+  SQLQueryExpression(QueryFragment(sql: "\(name)(") + arguments.joined(separator: ", ") + QueryFragment(")"))
 }
 
 /// `value` with LIKE's wildcards escaped by backslash.
@@ -48,7 +48,7 @@ extension QueryExpression where QueryValue == String {
   }
   /// `self COLLATE name`.
   public func collate(_ collation: Collation) -> SQLQueryExpression<String> {
-    SQLQueryExpression(queryFragment + QueryFragment(" COLLATE \(collation.rawValue)"))
+    SQLQueryExpression(queryFragment + QueryFragment(sql: " COLLATE \(collation.rawValue)"))
   }
 }
 

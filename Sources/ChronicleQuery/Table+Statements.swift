@@ -3,7 +3,8 @@ import GRDB
 extension Table {
   /// Every column, qualified, in declaration order.
   static var selectList: QueryFragment {
-    QueryFragment(TableColumns.allColumns.map { "\(quotedIdentifier(tableName)).\(quotedIdentifier($0.name))" }.joined(separator: ", "))
+    let table = quotedIdentifier(tableName)
+    return QueryFragment(sql: TableColumns.allColumns.flatMap(\.names).map { "\(table).\(quotedIdentifier($0))" }.joined(separator: ", "))
   }
 
   /// All rows: `SELECT <columns> FROM <table>`.
@@ -29,11 +30,6 @@ extension Table {
   /// All rows ordered by terms.
   public static func order<each Term: QueryExpression>(by terms: (TableColumns) -> (repeat each Term)) -> Select<Self, Self> {
     all.order(by: terms)
-  }
-
-  /// One column of every row.
-  public static func select<V>(_ column: KeyPath<TableColumns, TableColumn<Self, V>>) -> Select<Self, V> {
-    all.select(column)
   }
 
   /// At most `count` rows.
@@ -79,7 +75,9 @@ extension Table {
   }
 
   static func valueList(_ row: Self) -> [(column: String, value: QueryBinding)] {
-    TableColumns.allColumns.map { ($0.name, $0.binding(of: row)) }
+    var values: [(column: String, value: QueryBinding)] = []
+    for column in TableColumns.allColumns { column.appendValues(of: row, to: &values) }
+    return values
   }
 
   /// The upsert both public forms build. (The conflict target arrives as an
@@ -90,7 +88,7 @@ extension Table {
   ) -> Insert<Self, Void> {
     // Conflict targets name bare columns.
     let target = targets.map { value in
-      if let column = value as? any TableColumnExpression { return QueryFragment(quotedIdentifier(column.name)) }
+      if let column = value as? any TableColumnExpression { return QueryFragment(sql: column.names.map(quotedIdentifier).joined(separator: ", ")) }
       return value.queryFragment
     }
     var assignments = Updates<Self>()
@@ -141,10 +139,10 @@ extension PrimaryKeyedTable {
     let key = columns.primaryKey.name
     var updates = Updates<Self>()
     for column in lists.first?.map(\.column) ?? [] where column != key {
-      updates.assign(column, QueryFragment("excluded.\(quotedIdentifier(column))"))
+      updates.assign(column, QueryFragment(sql: "excluded.\(quotedIdentifier(column))"))
     }
     return Insert(resolution: nil, valueLists: lists)
-      .onConflict(target: [QueryFragment(quotedIdentifier(key))], condition: nil, updates: updates)
+      .onConflict(target: [QueryFragment(sql: quotedIdentifier(key))], condition: nil, updates: updates)
   }
 }
 

@@ -3,23 +3,32 @@
 /// `$0.isDone = !$0.isDone`.
 @dynamicMemberLookup
 public struct Updates<Base: Table> {
-  private(set) var assignments: [(column: String, value: QueryFragment)] = []
+  /// Each assignment's target (a quoted column, or a column group's
+  /// parenthesized columns) and value.
+  private(set) var assignments: [(target: String, value: QueryFragment)] = []
+
+  private static func target(_ column: TableColumn<Base, some QueryRepresentable>) -> String {
+    let names = column.names.map(quotedIdentifier)
+    return names.count == 1 ? names[0] : "(" + names.joined(separator: ", ") + ")"
+  }
 
   public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> any QueryExpression<V> {
     get {
       let column = Base.columns[keyPath: keyPath]
-      if let assigned = assignments.last(where: { $0.column == column.name }) {
+      let target = Self.target(column)
+      if let assigned = assignments.last(where: { $0.target == target }) {
         return SQLQueryExpression<V>(assigned.value)
       }
       return column
     }
     set {
-      let column = Base.columns[keyPath: keyPath]
-      let fragment = newValue.queryFragment
-      if let index = assignments.firstIndex(where: { $0.column == column.name }) {
+      let target = Self.target(Base.columns[keyPath: keyPath])
+      var fragment = newValue.queryFragment
+      if target.hasPrefix("(") { fragment = parenthesized(fragment) }
+      if let index = assignments.firstIndex(where: { $0.target == target }) {
         assignments[index].value = fragment
       } else {
-        assignments.append((column.name, fragment))
+        assignments.append((target, fragment))
       }
     }
   }
@@ -31,11 +40,11 @@ public struct Updates<Base: Table> {
   }
 
   mutating func assign(_ column: String, _ fragment: QueryFragment) {
-    assignments.append((column, fragment))
+    assignments.append((quotedIdentifier(column), fragment))
   }
 
   var setClause: QueryFragment {
-    assignments.map { QueryFragment("\(quotedIdentifier($0.column)) = ") + $0.value }.joined(separator: ", ")
+    assignments.map { QueryFragment(sql: "\($0.target) = ") + $0.value }.joined(separator: ", ")
   }
 }
 
@@ -59,15 +68,15 @@ public struct Update<Base: Table, Output>: QueryStatement, @unchecked Sendable {
 
   public var query: QueryFragment {
     guard !updates.assignments.isEmpty else { return QueryFragment("SELECT NULL WHERE 0") }
-    var sql = QueryFragment("UPDATE \(quotedIdentifier(Base.tableName)) SET ") + updates.setClause
+    var sql = QueryFragment(sql: "UPDATE \(quotedIdentifier(Base.tableName)) SET ") + updates.setClause
     if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conditions.joined(separator: " AND ")) }
     if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
     return sql
   }
 
-  /// Returns one column of the updated rows: `.returning(\.title)`.
-  public func returning<V>(_ column: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> Update<Base, V> {
-    Update<Base, V>(updates: updates, conditions: conditions, returning: Base.columns[keyPath: column].queryFragment) { try $0.decode(V.self) }
+  /// The same update, returning `columns` of each updated row.
+  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Update<Base, NewOutput> {
+    Update<Base, NewOutput>(updates: updates, conditions: conditions, returning: columns.joined(separator: ", "), decode: decode)
   }
 }
 
@@ -88,15 +97,15 @@ public struct Delete<Base: Table, Output>: QueryStatement, @unchecked Sendable {
   public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
 
   public var query: QueryFragment {
-    var sql = QueryFragment("DELETE FROM \(quotedIdentifier(Base.tableName))")
+    var sql = QueryFragment(sql: "DELETE FROM \(quotedIdentifier(Base.tableName))")
     if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conditions.joined(separator: " AND ")) }
     if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
     return sql
   }
 
-  /// Returns one column of the deleted rows.
-  public func returning<V>(_ column: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> Delete<Base, V> {
-    Delete<Base, V>(conditions: conditions, returning: Base.columns[keyPath: column].queryFragment) { try $0.decode(V.self) }
+  /// The same delete, returning `columns` of each deleted row.
+  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Delete<Base, NewOutput> {
+    Delete<Base, NewOutput>(conditions: conditions, returning: columns.joined(separator: ", "), decode: decode)
   }
 }
 

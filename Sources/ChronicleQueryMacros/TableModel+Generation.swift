@@ -5,9 +5,6 @@ extension TableModel {
     "ChronicleQuery.TableColumn<\(typeName), \(column.valueType)>"
   }
 
-  private func stringLiteral(_ text: String) -> String {
-    "\"" + text.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] } + "\""
-  }
 
   func memberDeclarations() -> [DeclSyntax] {
     let key = primaryKey
@@ -25,6 +22,9 @@ extension TableModel {
       \(raw: assignments)
         }
         public var primaryKey: \(raw: columnType(key)) { \(raw: key.property) }
+        public var queryFragment: ChronicleQuery.QueryFragment {
+          [\(raw: columns.map { "\($0.property).queryFragment" }.joined(separator: ", "))].joined(separator: ", ")
+        }
         public static var allColumns: [any ChronicleQuery.TableColumnExpression<\(raw: typeName)>] {
           let columns = TableColumns(qualifier: \(raw: typeName).tableName)
           return [\(raw: all)]
@@ -44,12 +44,11 @@ extension TableModel {
     }.joined(separator: ", ")
     let draftAssignments = columns.map { "    self.\($0.property) = \($0.property)" }.joined(separator: "\n")
     let values = columns.map { column -> String in
-      let binding = "\(column.valueType)(queryOutput: \(column.property)).queryBinding"
       if column.isPrimaryKey {
         let unwrappedType = column.valueType.hasSuffix("?") ? String(column.valueType.dropLast()) : column.valueType
         return "    if let \(column.property) { values.append((\(stringLiteral(column.column)), \(unwrappedType)(queryOutput: \(column.property)).queryBinding)) }"
       }
-      return "    values.append((\(stringLiteral(column.column)), \(binding)))"
+      return "    \(column.valueType).appendColumns(named: \(stringLiteral(column.column)), of: \(column.property), to: &values)"
     }.joined(separator: "\n")
     let draft: DeclSyntax = """
       public struct Draft: ChronicleQuery.TableDraft {
@@ -73,7 +72,12 @@ extension TableModel {
     ]
   }
 
-  func decoderInitializer() -> String {
+  func decoderInitializer() -> String { ColumnModel.decoderInitializer(columns) }
+}
+
+extension ColumnModel {
+  /// `init(decoder:)`: reads each column in declaration order.
+  static func decoderInitializer(_ columns: [ColumnModel]) -> String {
     let lines = columns.map { "  self.\($0.property) = try decoder.decode(\($0.valueType).self).queryOutput" }.joined(separator: "\n")
     return """
       public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
@@ -81,4 +85,9 @@ extension TableModel {
       }
       """
   }
+}
+
+/// `text` as a Swift string literal.
+func stringLiteral(_ text: String) -> String {
+  "\"" + text.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] } + "\""
 }

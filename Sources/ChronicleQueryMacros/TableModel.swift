@@ -32,9 +32,9 @@ struct TableModel {
         let fix = FixIt(
           message: TableFixIt.useStruct,
           changes: [.replace(oldNode: Syntax(classDecl.classKeyword), newNode: Syntax(TokenSyntax.keyword(.struct, leadingTrivia: classDecl.classKeyword.leadingTrivia, trailingTrivia: classDecl.classKeyword.trailingTrivia)))])
-        report(.notAStruct("a class"), at: classDecl.classKeyword, fixIts: [fix])
+        report(.notAStruct(macro: "Table", what: "a class"), at: classDecl.classKeyword, fixIts: [fix])
       } else {
-        report(.notAStruct("this declaration"), at: node)
+        report(.notAStruct(macro: "Table", what: "this declaration"), at: node)
       }
       return nil
     }
@@ -46,60 +46,7 @@ struct TableModel {
       tableName = text
     }
 
-    var columns: [ColumnModel] = []
-    var failed = false
-    for member in structDecl.memberBlock.members {
-      guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
-      if variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }) { continue }
-      let attributes = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }
-      if attributes.contains(where: { $0.attributeName.trimmedDescription == "Ephemeral" }) { continue }
-      let columnAttribute = attributes.first { $0.attributeName.trimmedDescription == "Column" }
-      for binding in variable.bindings {
-        guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
-        if let accessor = binding.accessorBlock {
-          // Computed unless it only observes (willSet/didSet).
-          if case .accessors(let list) = accessor.accessors,
-             list.allSatisfy({ $0.accessorSpecifier.tokenKind == .keyword(.willSet) || $0.accessorSpecifier.tokenKind == .keyword(.didSet) }) {
-          } else { continue }
-        }
-        let property = String(identifier.identifier.trimmedDescription.filter { $0 != "`" })
-        let initializer = binding.initializer?.value
-        guard let type = binding.typeAnnotation?.type.trimmedDescription ?? initializer.flatMap(inferType) else {
-          report(.typeNotInferable(property), at: binding)
-          failed = true
-          continue
-        }
-        if let unsupported = unsupportedKind(binding.typeAnnotation?.type) {
-          report(.unsupportedType(property: property, type: type, kind: unsupported), at: binding)
-          failed = true
-          continue
-        }
-        var column = ColumnModel(
-          property: property, column: property, type: type, valueType: type,
-          isPrimaryKey: false, defaultValue: initializer?.trimmedDescription)
-        if let arguments = columnAttribute?.arguments?.as(LabeledExprListSyntax.self) {
-          for argument in arguments {
-            switch argument.label?.text {
-            case nil:
-              if let text = argument.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue { column.column = text }
-            case "as":
-              var representation = argument.expression.trimmedDescription
-              if representation.hasSuffix(".self") { representation.removeLast(5) }
-              column.valueType = column.isOptional && !representation.hasSuffix("?") ? representation + "?" : representation
-            case "primaryKey":
-              column.isPrimaryKey = argument.expression.trimmedDescription == "true"
-            default:
-              break
-            }
-          }
-        }
-        if column.isOptional, column.defaultValue == nil, variable.bindingSpecifier.tokenKind == .keyword(.var) {
-          column.defaultValue = "nil"
-        }
-        columns.append(column)
-      }
-    }
-    if failed { return nil }
+    guard var columns = ColumnModel.readStoredProperties(of: structDecl, report: { report($0, at: $1) }) else { return nil }
     // The primary key: the marked column, else the first `let`.
     var keyIndex = columns.firstIndex(where: \.isPrimaryKey)
     if keyIndex == nil {
@@ -167,19 +114,19 @@ struct TableModel {
 }
 
 enum TableDiagnostic: DiagnosticMessage {
-  case notAStruct(String)
+  case notAStruct(macro: String, what: String)
   case noPrimaryKey(String)
   case typeNotInferable(String)
   case unsupportedType(property: String, type: String, kind: String)
 
   var message: String {
     switch self {
-    case .notAStruct(let what):
-      return "@Table applies to a struct, not \(what): rows are values"
+    case .notAStruct(let macro, let what):
+      return "@\(macro) applies to a struct, not \(what): rows are values"
     case .noPrimaryKey(let type):
       return "@Table struct '\(type)' has no primary key: declare its first stored property with 'let' (e.g. 'let id: UUID') or mark one '@Column(primaryKey: true)'"
     case .typeNotInferable(let property):
-      return "@Table cannot tell the type of '\(property)': add a type annotation"
+      return "cannot tell the column type of '\(property)': add a type annotation"
     case .unsupportedType(let property, let type, let kind):
       return "'\(property)' is \(kind) ('\(type)'), which no column can hold: store it through '@Column(as:)' with a representation type, or mark it '@Ephemeral'"
     }

@@ -46,6 +46,9 @@ struct TableMacroTests {
           public var primaryKey: ChronicleQuery.TableColumn<Item, Int> {
             id
           }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [id.queryFragment].joined(separator: ", ")
+          }
           public static var allColumns: [any ChronicleQuery.TableColumnExpression<Item>] {
             let columns = TableColumns(qualifier: Item.tableName)
             return [columns.id]
@@ -119,7 +122,7 @@ struct TableMacroTests {
             ╰─ 🛑 'tags' is an array ('[String]'), which no column can hold: store it through '@Column(as:)' with a representation type, or mark it '@Ephemeral'
         var color = Color.blue
             ┬─────────────────
-            ╰─ 🛑 @Table cannot tell the type of 'color': add a type annotation
+            ╰─ 🛑 cannot tell the column type of 'color': add a type annotation
       }
       """
     }
@@ -160,6 +163,9 @@ struct TableMacroTests {
           public var primaryKey: ChronicleQuery.TableColumn<Category, UUID> {
             id
           }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [id.queryFragment, title.queryFragment, notes.queryFragment].joined(separator: ", ")
+          }
           public static var allColumns: [any ChronicleQuery.TableColumnExpression<Category>] {
             let columns = TableColumns(qualifier: Category.tableName)
             return [columns.id, columns.title, columns.notes]
@@ -183,8 +189,8 @@ struct TableMacroTests {
             if let id {
               values.append(("id", UUID(queryOutput: id).queryBinding))
             }
-            values.append(("name", String(queryOutput: title).queryBinding))
-            values.append(("notes", String?(queryOutput: notes).queryBinding))
+            String.appendColumns(named: "name", of: title, to: &values)
+            String?.appendColumns(named: "notes", of: notes, to: &values)
             return values
           }
         }

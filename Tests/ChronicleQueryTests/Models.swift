@@ -31,6 +31,29 @@ struct Tag: Equatable {
   @Column("uses") var useCount = 0
 }
 
+/// A column group, stored flattened in `notes`.
+@Selection
+struct Timestamps: Equatable {
+  var createdAt: Date
+  var updatedAt: Date?
+}
+
+@Table
+struct Note: Equatable {
+  let id: Int
+  var body = ""
+  var timestamps: Timestamps
+}
+
+/// A result shape.
+@Selection
+struct ReminderRow: Equatable {
+  var title: String
+  var isUrgent: Bool
+  var notes: String?
+  var priority: Reminder.Priority?
+}
+
 let remindersSchema = """
   CREATE TABLE "remindersLists" (
     "id" TEXT PRIMARY KEY NOT NULL DEFAULT (uuid()),
@@ -48,4 +71,10 @@ let remindersSchema = """
     "score" REAL NOT NULL DEFAULT 0
   ) STRICT;
   CREATE TABLE "tags" ("title" TEXT PRIMARY KEY NOT NULL, "uses" INTEGER NOT NULL DEFAULT 0) STRICT;
+  CREATE TABLE "notes" (
+    "id" INTEGER PRIMARY KEY,
+    "body" TEXT NOT NULL DEFAULT '',
+    "createdAt" TEXT NOT NULL,
+    "updatedAt" TEXT
+  ) STRICT;
   """

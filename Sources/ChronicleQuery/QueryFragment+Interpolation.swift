@@ -1,0 +1,49 @@
+extension QueryFragment: ExpressibleByStringInterpolation {
+  /// Builds a fragment from a string literal: literal text is SQL,
+  /// `\(value)` binds a value, `\(expression)` inlines a query expression,
+  /// `\(Item.self)` names a table, `\(Item.columns)` lists its columns and
+  /// `\(raw: text)` inserts text as SQL (never for user input).
+  public struct StringInterpolation: StringInterpolationProtocol {
+    var fragment = QueryFragment()
+
+    public init(literalCapacity: Int, interpolationCount: Int) {}
+
+    public mutating func appendLiteral(_ literal: String) { fragment.append(literal) }
+
+    /// A bound value (`?`) or an expression's SQL.
+    public mutating func appendInterpolation(_ expression: some QueryExpression) {
+      fragment.append(expression.queryFragment)
+    }
+
+    /// Text inserted as SQL, unescaped: for identifiers and keywords the code chooses.
+    public mutating func appendInterpolation(raw sql: String) { fragment.append(sql) }
+
+    /// A quoted identifier: `\(quote: name)`.
+    public mutating func appendInterpolation(quote identifier: String) { fragment.append(quotedIdentifier(identifier)) }
+
+    /// The table's quoted name.
+    public mutating func appendInterpolation<T: Table>(_ table: T.Type) { fragment.append(quotedIdentifier(T.tableName)) }
+
+    /// The table's columns, qualified, as a select list.
+    public mutating func appendInterpolation<Columns: TableDefinition>(_ columns: Columns) {
+      fragment.append(Columns.QueryValue.selectList)
+    }
+
+    /// A statement, in parentheses, as a subquery.
+    public mutating func appendInterpolation(_ statement: some QueryStatement) {
+      fragment.append(parenthesized(statement.query))
+    }
+
+    /// Raw SQL written with `#sql`, inlined.
+    public mutating func appendInterpolation<Q: QueryExpression & QueryStatement>(_ sql: Q) {
+      fragment.append(sql.queryFragment)
+    }
+
+    /// Another fragment, as is.
+    public mutating func appendInterpolation(_ other: QueryFragment) { fragment.append(other) }
+  }
+
+  public init(stringInterpolation: StringInterpolation) {
+    self = stringInterpolation.fragment
+  }
+}

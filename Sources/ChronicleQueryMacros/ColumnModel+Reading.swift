@@ -1,0 +1,66 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+extension ColumnModel {
+  /// The stored properties of a `@Table` or `@Selection` struct, as columns
+  /// (skipping static, computed and `@Ephemeral` ones). Reports each
+  /// property it cannot map and returns nil if there was one.
+  static func readStoredProperties(
+    of structDecl: StructDeclSyntax, report: (TableDiagnostic, Syntax) -> Void
+  ) -> [ColumnModel]? {
+    var columns: [ColumnModel] = []
+    var failed = false
+    for member in structDecl.memberBlock.members {
+      guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+      if variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }) { continue }
+      let attributes = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }
+      if attributes.contains(where: { $0.attributeName.trimmedDescription == "Ephemeral" }) { continue }
+      let columnAttribute = attributes.first { $0.attributeName.trimmedDescription == "Column" }
+      for binding in variable.bindings {
+        guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
+        if let accessor = binding.accessorBlock {
+          // Computed unless it only observes (willSet/didSet).
+          if case .accessors(let list) = accessor.accessors,
+             list.allSatisfy({ $0.accessorSpecifier.tokenKind == .keyword(.willSet) || $0.accessorSpecifier.tokenKind == .keyword(.didSet) }) {
+          } else { continue }
+        }
+        let property = String(identifier.identifier.trimmedDescription.filter { $0 != "`" })
+        let initializer = binding.initializer?.value
+        guard let type = binding.typeAnnotation?.type.trimmedDescription ?? initializer.flatMap(TableModel.inferType) else {
+          report(.typeNotInferable(property), Syntax(binding))
+          failed = true
+          continue
+        }
+        if let unsupported = TableModel.unsupportedKind(binding.typeAnnotation?.type) {
+          report(.unsupportedType(property: property, type: type, kind: unsupported), Syntax(binding))
+          failed = true
+          continue
+        }
+        var column = ColumnModel(
+          property: property, column: property, type: type, valueType: type,
+          isPrimaryKey: false, defaultValue: initializer?.trimmedDescription)
+        if let arguments = columnAttribute?.arguments?.as(LabeledExprListSyntax.self) {
+          for argument in arguments {
+            switch argument.label?.text {
+            case nil:
+              if let text = argument.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue { column.column = text }
+            case "as":
+              var representation = argument.expression.trimmedDescription
+              if representation.hasSuffix(".self") { representation.removeLast(5) }
+              column.valueType = column.isOptional && !representation.hasSuffix("?") ? representation + "?" : representation
+            case "primaryKey":
+              column.isPrimaryKey = argument.expression.trimmedDescription == "true"
+            default:
+              break
+            }
+          }
+        }
+        if column.isOptional, column.defaultValue == nil, variable.bindingSpecifier.tokenKind == .keyword(.var) {
+          column.defaultValue = "nil"
+        }
+        columns.append(column)
+      }
+    }
+    return failed ? nil : columns
+  }
+}

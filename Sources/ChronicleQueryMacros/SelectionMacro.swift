@@ -1,0 +1,53 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Selection`: see the macro's declaration in ChronicleQuery for what it generates.
+public enum SelectionMacro: ExtensionMacro {
+  public static func expansion(
+    of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
+    conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    func report(_ message: TableDiagnostic, at syntax: Syntax) {
+      context.diagnose(Diagnostic(node: syntax, message: message))
+    }
+    guard let structDecl = declaration.as(StructDeclSyntax.self) else {
+      let what = declaration.is(EnumDeclSyntax.self) ? "an enum (enum selections are not supported yet)" : "this declaration"
+      report(.notAStruct(macro: "Selection", what: what), at: Syntax(node))
+      return []
+    }
+    guard let columns = ColumnModel.readStoredProperties(of: structDecl, report: report) else { return [] }
+    let typeName = structDecl.name.trimmedDescription
+    let parameters = columns.map { "\($0.property): some ChronicleQuery.QueryExpression<\($0.valueType)>" }.joined(separator: ", ")
+    let fragments = columns.map { "\($0.property).queryFragment" }.joined(separator: ", ")
+    let names = columns.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.column)))" }
+    let lookups = columns.map { "  if keyPath == \\\(typeName).\($0.property) { return \(stringLiteral($0.column)) }" }.joined(separator: "\n")
+    let appends = columns.map {
+      "  \($0.valueType).appendColumns(named: \(stringLiteral($0.column)), of: output.\($0.property), to: &values)"
+    }.joined(separator: "\n")
+    let decl: DeclSyntax = """
+      extension \(type.trimmed): ChronicleQuery.Selection {
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = \(raw: typeName)
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(\(raw: parameters)) {
+            self.queryFragment = [\(raw: fragments)].joined(separator: ", ")
+          }
+        }
+        \(raw: ColumnModel.decoderInitializer(columns))
+        public static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
+        \(raw: lookups)
+          return nil
+        }
+        public static func columnNames(forProperty name: String) -> [String] {
+          \(raw: names.isEmpty ? "[]" : names.joined(separator: " + "))
+        }
+        public static func appendColumns(named name: String, of output: \(raw: typeName), to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        \(raw: appends)
+        }
+      }
+      """
+    return [decl.cast(ExtensionDeclSyntax.self)]
+  }
+}

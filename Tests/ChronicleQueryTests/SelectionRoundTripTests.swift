@@ -1,0 +1,102 @@
+import Chronicle
+import Foundation
+import Testing
+
+@Suite("Query builder: selections, column groups and #sql on a database")
+struct SelectionRoundTripTests {
+  let directory: URL
+  let database: ChronicleDatabase
+  let listID = UUID(uuidString: "00000000-0000-0000-0000-0000000000AA")!
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-selection-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
+    try database.write { db in
+      try db.execute(sql: remindersSchema)
+      try RemindersList.insert { RemindersList.Draft(id: listID, title: "Home") }.execute(db)
+      try Reminder.insert {
+        Reminder.Draft(remindersListID: listID, title: "Milk", priority: .high, score: 2)
+        Reminder.Draft(remindersListID: listID, title: "Eggs", notes: "a dozen", score: 0.5)
+      }.execute(db)
+    }
+  }
+
+  @Test func tuplesAndSelectionsDecode() throws {
+    try database.read { db in
+      let rows = try Reminder.order(by: \.title).select { ($0.title, $0.priority, $0.score * 2) }.fetchAll(db)
+      #expect(rows.map(\.0) == ["Eggs", "Milk"])
+      #expect(rows.map(\.1) == [nil, .high])
+      #expect(rows.map(\.2) == [1.0, 4.0])
+
+      let upper = try Reminder.order(by: \.title).select { $0.title.upper() }.fetchAll(db)
+      #expect(upper == ["EGGS", "MILK"])
+
+      let withLength = try RemindersList.select { ($0, $0.title.length()) }.fetchOne(db)
+      #expect(withLength?.0.title == "Home" && withLength?.1 == 4)
+
+      let summaries = try Reminder.order(by: \.title).select {
+        ReminderRow.Columns(title: $0.title.upper(), isUrgent: $0.priority == Reminder.Priority.high, notes: $0.notes, priority: $0.priority)
+      }.fetchAll(db)
+      #expect(summaries == [
+        ReminderRow(title: "EGGS", isUrgent: false, notes: "a dozen", priority: nil),
+        ReminderRow(title: "MILK", isUrgent: true, notes: nil, priority: .high),
+      ])
+    }
+  }
+
+  @Test func returningTuplesAfterWrites() throws {
+    let (inserted, updated, deleted) = try database.write { db in
+      let inserted = try Tag.insert { Tag(title: "home", useCount: 1); Tag(title: "work", useCount: 0) }
+        .returning { ($0.title, $0.useCount) }.fetchAll(db)
+      let updated = try Tag.where { $0.title == "home" }.update { $0.useCount += 10 }.returning { ($0.title, $0.useCount) }.fetchAll(db)
+      let deleted = try Tag.where { $0.useCount == 0 }.delete().returning(\.title).fetchAll(db)
+      return (inserted, updated, deleted)
+    }
+    #expect(inserted.map(\.0) == ["home", "work"] && inserted.map(\.1) == [1, 0])
+    #expect(updated.map(\.0) == ["home"] && updated.map(\.1) == [11])
+    #expect(deleted == ["work"])
+  }
+
+  @Test func columnGroupsRoundTripAndAreCaptured() throws {
+    let created = Date(timeIntervalSince1970: 1_790_000_000.5)
+    let edited = created.addingTimeInterval(60)
+    let before = try database.log.events().count
+    try database.write { db in
+      try Note.insert {
+        Note(id: 1, body: "first", timestamps: Timestamps(createdAt: created, updatedAt: nil))
+        Note(id: 2, body: "second", timestamps: Timestamps(createdAt: edited, updatedAt: edited))
+      }.execute(db)
+      try Note.insert { Note.Draft(body: "third", timestamps: Timestamps(createdAt: edited)) }.execute(db)
+      try Note.find(1).update {
+        $0.timestamps = Timestamps.Columns(createdAt: Note.columns.timestamps.createdAt, updatedAt: Optional(edited))
+      }.execute(db)
+    }
+    #expect(try database.log.events().count == before + 1)
+    try database.read { db in
+      let first = try Note.find(db, key: 1)
+      #expect(first.timestamps == Timestamps(createdAt: created, updatedAt: edited))
+      #expect(try Note.where { $0.timestamps.createdAt < edited }.select(\.body).fetchAll(db) == ["first"])
+      #expect(try Note.where { $0.timestamps.updatedAt.is(nil) }.select(\.body).fetchAll(db) == ["third"])
+      let groups = try Note.order(by: \.id).select { ($0.body, $0.timestamps) }.fetchAll(db)
+      #expect(groups.map(\.1.createdAt) == [created, edited, edited])
+    }
+    let replay = try database.replay(into: directory.appendingPathComponent("replay.sqlite").path)
+    #expect(replay.digests == (try database.digests()))
+  }
+
+  @Test func sqlRunsAsExpressionAndStatement() throws {
+    let minimum = 1.0
+    try database.write { db in
+      try #sql("UPDATE \(Reminder.self) SET \(quote: "notes") = \("checked") WHERE \(Reminder.columns.score) > \(minimum)").execute(db)
+    }
+    try database.read { db in
+      #expect(try Reminder.where { #sql("\($0.notes) = \("checked")") }.select(\.title).fetchAll(db) == ["Milk"])
+      let fetched = try #sql("SELECT \(Reminder.columns) FROM \(Reminder.self) ORDER BY \(Reminder.columns.title)", as: Reminder.self).fetchAll(db)
+      #expect(fetched.map(\.title) == ["Eggs", "Milk"])
+      #expect(try #sql("SELECT count(*) FROM \(Reminder.self)", as: Int.self).fetchOne(db) == 2)
+      // A value that is not QueryDecodable cannot be fetched; the error says what to pass.
+      #expect(throws: QueryDecodingError.self) { try #sql("SELECT 1", as: [Int].self).fetchAll(db) }
+    }
+  }
+}
