@@ -22,17 +22,21 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   public typealias QueryValue = Output
   var resolution: ConflictResolution?
   var columns: [String]
-  var rows: [[QueryFragment]]
+  /// The values of each row, in column order.
+  var rows: [[QueryBinding]]
   var upsert: QueryFragment?
   var returning: QueryFragment?
+  /// A SELECT that supplies the rows, instead of `rows`.
+  var selection: QueryFragment?
   /// Why the insert cannot run, found while building it.
   var problem: String?
   let decode: (inout QueryDecoder) throws -> Output
 
   init(
-    resolution: ConflictResolution?, columns: [String], rows: [[QueryFragment]], upsert: QueryFragment?,
-    returning: QueryFragment?, problem: String?, decode: @escaping (inout QueryDecoder) throws -> Output
+    resolution: ConflictResolution?, columns: [String], rows: [[QueryBinding]], upsert: QueryFragment?,
+    returning: QueryFragment?, selection: QueryFragment? = nil, problem: String?, decode: @escaping (inout QueryDecoder) throws -> Output
   ) {
+    self.selection = selection
     self.resolution = resolution
     self.columns = columns
     self.rows = rows
@@ -45,7 +49,29 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   public var tableName: String? { Into.tableName }
   public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
 
-  public var query: QueryFragment {
+  public var query: QueryFragment { statement(rows: rows[...]) }
+
+  /// Inserts too large for one statement run as several, each with as many
+  /// rows as fit.
+  public func parts(maxBindings: Int) -> [QueryFragment] {
+    let perRow = max(columns.count, 1)
+    let fixed = (upsert?.bindings.count ?? 0) + (returning?.bindings.count ?? 0)
+    let rowsPerPart = max((maxBindings - fixed) / perRow, 1)
+    guard rows.count > rowsPerPart else { return [query] }
+    return stride(from: 0, to: rows.count, by: rowsPerPart).map { start in
+      statement(rows: rows[start..<min(start + rowsPerPart, rows.count)])
+    }
+  }
+
+  private func statement(rows: ArraySlice<[QueryBinding]>) -> QueryFragment {
+    if let selection {
+      var sql = QueryFragment("INSERT")
+      if let resolution { sql.append(" OR \(resolution.rawValue)") }
+      sql.append(" INTO \(quotedIdentifier(Into.tableName)) (" + columns.map(quotedIdentifier).joined(separator: ", ") + ") ")
+      sql.append(selection)
+      if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
+      return sql
+    }
     guard !rows.isEmpty else { return QueryFragment("SELECT NULL WHERE 0") }  // nothing to insert
     var sql = QueryFragment("INSERT")
     if let resolution { sql.append(" OR \(resolution.rawValue)") }
@@ -54,7 +80,14 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
       sql.append("DEFAULT VALUES")
     } else {
       sql.append("(" + columns.map(quotedIdentifier).joined(separator: ", ") + ") VALUES ")
-      sql.append(rows.map { QueryFragment("(") + $0.joined(separator: ", ") + QueryFragment(")") }.joined(separator: ", "))
+      let placeholders = "(" + repeatElement("?", count: columns.count).joined(separator: ", ") + ")"
+      var text = placeholders
+      text.reserveCapacity((placeholders.utf8.count + 2) * rows.count)
+      for _ in 1..<rows.count { text += ", " + placeholders }
+      var bindings: [QueryBinding] = []
+      bindings.reserveCapacity(columns.count * rows.count)
+      for row in rows { bindings += row }
+      sql.append(QueryFragment(sql: text, bindings: bindings))
     }
     if let upsert { sql.append(upsert) }
     if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
@@ -69,7 +102,7 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Insert<Into, NewOutput> {
     Insert<Into, NewOutput>(
       resolution: resolution, columns: self.columns, rows: rows, upsert: upsert,
-      returning: columns.joined(separator: ", "), problem: problem, decode: decode)
+      returning: columns.joined(separator: ", "), selection: selection, problem: problem, decode: decode)
   }
 }
 
@@ -86,14 +119,21 @@ extension Insert where Output == Void {
   init(resolution: ConflictResolution?, valueLists: [[(column: String, value: QueryBinding)]]) {
     let columns = valueLists.first.map { $0.map(\.column) } ?? []
     var problem: String?
-    if valueLists.contains(where: { $0.map(\.column) != columns }) {
+    if valueLists.contains(where: { !$0.elementsEqual(columns, by: { $0.column == $1 }) }) {
       problem = "some drafts set the primary key and others leave it to its default. "
         + "Fix: insert the two kinds in separate statements."
     }
     self.init(
       resolution: resolution, columns: columns,
-      rows: valueLists.map { $0.map { QueryFragment(binding: $0.value) } },
+      rows: valueLists.map { $0.map(\.value) },
       upsert: nil, returning: nil, problem: problem, decode: { _ in })
+  }
+
+  /// `INSERT INTO table (columns) SELECT ...`.
+  init(resolution: ConflictResolution?, columns: [String], selection: QueryFragment) {
+    self.init(
+      resolution: resolution, columns: columns, rows: [], upsert: nil, returning: nil,
+      selection: selection, problem: nil, decode: { _ in })
   }
 
   /// Adds `ON CONFLICT (target) [WHERE ...] DO UPDATE SET ...`.

@@ -7,7 +7,7 @@
 /// `Item` → `items`, `RemindersList` → `remindersLists`, `Category` →
 /// `categories`, `Box` → `boxes`. Pass a name to choose another.
 @attached(member, names: named(TableColumns), named(columns), named(tableName), named(Draft), named(init(decoder:)))
-@attached(extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)))
+@attached(extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)), named(appendColumns(named:of:to:)))
 public macro Table(_ name: String? = nil) = #externalMacro(module: "ChronicleQueryMacros", type: "TableMacro")
 
 /// Customizes a column: its name in the database, a representation type

@@ -21,7 +21,7 @@ public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
 }
 
 extension QueryRepresentable {
-  public static func columnNames(forProperty name: String) -> [String] { [name] }
+  @inlinable public static func columnNames(forProperty name: String) -> [String] { [name] }
 }
 
 /// A value that can be bound to a statement and read back from a column:
@@ -35,18 +35,20 @@ public protocol QueryBindable: QueryRepresentable, QueryExpression where QueryVa
 extension QueryBindable {
   public var queryFragment: QueryFragment { QueryFragment(binding: queryBinding) }
 
+  @inlinable
   public static func appendColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)]) {
     values.append((name, Self(queryOutput: output).queryBinding))
   }
 }
 
 extension QueryRepresentable where QueryOutput == Self {
-  public init(queryOutput: Self) { self = queryOutput }
-  public var queryOutput: Self { self }
+  @inlinable public init(queryOutput: Self) { self = queryOutput }
+  @inlinable public var queryOutput: Self { self }
 }
 
 extension Bool: QueryBindable {
-  public var queryBinding: QueryBinding { .integer(self ? 1 : 0) }
+  @inlinable public var queryBinding: QueryBinding { .integer(self ? 1 : 0) }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     guard let value = try decoder.decodeInteger(as: "Bool") else { throw decoder.unexpectedNull(expected: "Bool") }
     self = value != 0
@@ -54,7 +56,8 @@ extension Bool: QueryBindable {
 }
 
 extension Int: QueryBindable {
-  public var queryBinding: QueryBinding { .integer(Int64(self)) }
+  @inlinable public var queryBinding: QueryBinding { .integer(Int64(self)) }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     guard let value = try decoder.decodeInteger(as: "Int") else { throw decoder.unexpectedNull(expected: "Int") }
     self = Int(value)
@@ -62,7 +65,8 @@ extension Int: QueryBindable {
 }
 
 extension Int64: QueryBindable {
-  public var queryBinding: QueryBinding { .integer(self) }
+  @inlinable public var queryBinding: QueryBinding { .integer(self) }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     guard let value = try decoder.decodeInteger(as: "Int64") else { throw decoder.unexpectedNull(expected: "Int64") }
     self = value
@@ -70,7 +74,8 @@ extension Int64: QueryBindable {
 }
 
 extension Int32: QueryBindable {
-  public var queryBinding: QueryBinding { .integer(Int64(self)) }
+  @inlinable public var queryBinding: QueryBinding { .integer(Int64(self)) }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     let probe = decoder
     guard let value = try decoder.decodeInteger(as: "Int32") else { throw decoder.unexpectedNull(expected: "Int32") }
@@ -82,7 +87,8 @@ extension Int32: QueryBindable {
 }
 
 extension Double: QueryBindable {
-  public var queryBinding: QueryBinding { .double(self) }
+  @inlinable public var queryBinding: QueryBinding { .double(self) }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     guard let value = try decoder.decodeDouble(as: "Double") else { throw decoder.unexpectedNull(expected: "Double") }
     self = value
@@ -90,7 +96,8 @@ extension Double: QueryBindable {
 }
 
 extension String: QueryBindable {
-  public var queryBinding: QueryBinding { .text(self) }
+  @inlinable public var queryBinding: QueryBinding { .text(self) }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     guard let value = try decoder.decodeText(as: "String") else { throw decoder.unexpectedNull(expected: "String") }
     self = value
@@ -98,7 +105,8 @@ extension String: QueryBindable {
 }
 
 extension Data: QueryBindable {
-  public var queryBinding: QueryBinding { .blob(Array(self)) }
+  @inlinable public var queryBinding: QueryBinding { .blob(Array(self)) }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     guard let value = try decoder.decodeBlob(as: "Data") else { throw decoder.unexpectedNull(expected: "Data") }
     self = Data(value)
@@ -107,7 +115,8 @@ extension Data: QueryBindable {
 
 extension UUID: QueryBindable {
   /// Lowercase text, as `uuid()` makes them.
-  public var queryBinding: QueryBinding { .text(uuidString.lowercased()) }
+  @inlinable public var queryBinding: QueryBinding { .text(uuidString.lowercased()) }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     let probe = decoder
     guard let text = try decoder.decodeText(as: "UUID") else { throw decoder.unexpectedNull(expected: "UUID") }
@@ -118,11 +127,12 @@ extension UUID: QueryBindable {
 
 extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
   public typealias QueryOutput = Wrapped.QueryOutput?
-  public init(queryOutput: Wrapped.QueryOutput?) { self = queryOutput.map(Wrapped.init(queryOutput:)) }
-  public var queryOutput: Wrapped.QueryOutput? { self?.queryOutput }
+  @inlinable public init(queryOutput: Wrapped.QueryOutput?) { self = queryOutput.map(Wrapped.init(queryOutput:)) }
+  @inlinable public var queryOutput: Wrapped.QueryOutput? { self?.queryOutput }
 
-  public static func columnNames(forProperty name: String) -> [String] { Wrapped.columnNames(forProperty: name) }
+  @inlinable public static func columnNames(forProperty name: String) -> [String] { Wrapped.columnNames(forProperty: name) }
 
+  @inlinable
   public static func appendColumns(named name: String, of output: Wrapped.QueryOutput?, to values: inout [(column: String, value: QueryBinding)]) {
     if let output {
       Wrapped.appendColumns(named: name, of: output, to: &values)
@@ -133,6 +143,7 @@ extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
 }
 
 extension Optional: QueryDecodable where Wrapped: QueryDecodable {
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     if decoder.nextIsNull {
       decoder.skip()
@@ -149,11 +160,12 @@ extension Optional: QueryExpression where Wrapped: QueryBindable {
 }
 
 extension Optional: QueryBindable where Wrapped: QueryBindable {
-  public var queryBinding: QueryBinding { self?.queryBinding ?? .null }
+  @inlinable public var queryBinding: QueryBinding { self?.queryBinding ?? .null }
 }
 
 extension QueryBindable where Self: RawRepresentable, RawValue: QueryBindable {
-  public var queryBinding: QueryBinding { rawValue.queryBinding }
+  @inlinable public var queryBinding: QueryBinding { rawValue.queryBinding }
+  @inlinable
   public init(decoder: inout QueryDecoder) throws {
     let probe = decoder
     let raw = try RawValue(decoder: &decoder)

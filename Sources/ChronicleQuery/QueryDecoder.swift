@@ -6,69 +6,79 @@ import GRDBSQLite
 /// Generated `init(decoder:)` implementations call ``decode(_:)`` once per
 /// column, in the order the columns were selected.
 public struct QueryDecoder {
-  let statement: OpaquePointer
+  @usableFromInline let statement: OpaquePointer
   /// The table being read, for error messages.
-  let tableName: String?
-  /// The next column to read.
-  public private(set) var columnIndex: Int32 = 0
+  @usableFromInline let tableName: String?
+  @usableFromInline var index: Int32 = 0
 
+  /// The next column to read.
+  public var columnIndex: Int32 { index }
+
+  @usableFromInline
   init(statement: OpaquePointer, tableName: String?) {
     self.statement = statement
     self.tableName = tableName
   }
 
   /// Decodes the next column as `T`.
+  @inlinable
   public mutating func decode<T: QueryDecodable>(_ type: T.Type = T.self) throws -> T {
     try T(decoder: &self)
   }
 
   /// Whether the next column is NULL (does not advance).
-  public var nextIsNull: Bool { sqlite3_column_type(statement, columnIndex) == SQLITE_NULL }
+  @inlinable
+  public var nextIsNull: Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
 
   /// Skips the next column.
-  public mutating func skip() { columnIndex += 1 }
+  @inlinable
+  public mutating func skip() { index += 1 }
 
   /// The next column as an integer; nil when NULL.
+  @inlinable
   public mutating func decodeInteger(as swiftType: String) throws -> Int64? {
-    defer { columnIndex += 1 }
-    switch sqlite3_column_type(statement, columnIndex) {
+    defer { index += 1 }
+    switch sqlite3_column_type(statement, index) {
     case SQLITE_NULL: return nil
-    case SQLITE_INTEGER: return sqlite3_column_int64(statement, columnIndex)
+    case SQLITE_INTEGER: return sqlite3_column_int64(statement, index)
     default: throw mismatch(expected: swiftType, storage: "INTEGER")
     }
   }
 
   /// The next column as a double (INTEGER values convert); nil when NULL.
+  @inlinable
   public mutating func decodeDouble(as swiftType: String) throws -> Double? {
-    defer { columnIndex += 1 }
-    switch sqlite3_column_type(statement, columnIndex) {
+    defer { index += 1 }
+    switch sqlite3_column_type(statement, index) {
     case SQLITE_NULL: return nil
-    case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(statement, columnIndex)
+    case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(statement, index)
     default: throw mismatch(expected: swiftType, storage: "REAL")
     }
   }
 
   /// The next column as text; nil when NULL.
+  @inlinable
   public mutating func decodeText(as swiftType: String) throws -> String? {
-    defer { columnIndex += 1 }
-    switch sqlite3_column_type(statement, columnIndex) {
+    defer { index += 1 }
+    switch sqlite3_column_type(statement, index) {
     case SQLITE_NULL: return nil
     case SQLITE_TEXT:
-      guard let bytes = sqlite3_column_text(statement, columnIndex) else { return "" }
-      let count = Int(sqlite3_column_bytes(statement, columnIndex))
+      guard let bytes = sqlite3_column_text(statement, index) else { return "" }
+      let count = Int(sqlite3_column_bytes(statement, index))
       return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     default: throw mismatch(expected: swiftType, storage: "TEXT")
     }
   }
 
   /// The next column as bytes; nil when NULL.
+  @inlinable
   public mutating func decodeBlob(as swiftType: String) throws -> [UInt8]? {
-    defer { columnIndex += 1 }
-    switch sqlite3_column_type(statement, columnIndex) {
+    defer { index += 1 }
+    switch sqlite3_column_type(statement, index) {
     case SQLITE_NULL: return nil
     case SQLITE_BLOB:
-      let count = Int(sqlite3_column_bytes(statement, columnIndex))
-      guard count > 0, let bytes = sqlite3_column_blob(statement, columnIndex) else { return [] }
+      let count = Int(sqlite3_column_bytes(statement, index))
+      guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return [] }
       return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     default: throw mismatch(expected: swiftType, storage: "BLOB")
     }
@@ -86,14 +96,14 @@ public struct QueryDecoder {
   }
 
   var columnName: String {
-    sqlite3_column_name(statement, columnIndex).map { String(cString: $0) } ?? "#\(columnIndex + 1)"
+    sqlite3_column_name(statement, index).map { String(cString: $0) } ?? "#\(index + 1)"
   }
 
   /// The error for the current column holding something else than `expected`.
   public func mismatch(expected: String, storage: String? = nil) -> QueryDecodingError {
     QueryDecodingError(
       table: tableName, column: columnName, expected: expected,
-      found: storageName(at: columnIndex), detail: storage.map { "\(expected) is stored as \($0)" })
+      found: storageName(at: index), detail: storage.map { "\(expected) is stored as \($0)" })
   }
 
   /// The error for a NULL where `expected` allows none.

@@ -16,6 +16,7 @@ public struct Select<From: Table, Output>: QueryStatement, @unchecked Sendable {
   var source: QueryFragment?
   let decode: (inout QueryDecoder) throws -> Output
 
+  @usableFromInline
   init(columns: QueryFragment, decode: @escaping (inout QueryDecoder) throws -> Output) {
     self.columns = columns
     self.decode = decode

@@ -2,12 +2,14 @@ import GRDB
 
 extension Table {
   /// Every column, qualified, in declaration order.
+  @usableFromInline
   static var selectList: QueryFragment {
     let table = quotedIdentifier(tableName)
     return QueryFragment(sql: TableColumns.allColumns.flatMap(\.names).map { "\(table).\(quotedIdentifier($0))" }.joined(separator: ", "))
   }
 
   /// All rows: `SELECT <columns> FROM <table>`.
+  @inlinable
   public static var all: Select<Self, Self> {
     Select(columns: selectList) { decoder in try Self(decoder: &decoder) }
   }
@@ -57,7 +59,7 @@ extension Table {
 
   /// Inserts whole rows (every column, the primary key included).
   public static func insert(or resolution: ConflictResolution? = nil, @InsertValuesBuilder<Self> _ rows: () -> [Self]) -> Insert<Self, Void> {
-    Insert(resolution: resolution, valueLists: rows().map(valueList))
+    Insert(resolution: resolution, valueLists: valueLists(rows()))
   }
 
   /// Inserts whole rows; on a conflict over `target`, updates the existing row.
@@ -71,13 +73,19 @@ extension Table {
     let targetColumns = target(columns)
     var targets: [any QueryExpression] = []
     for column in repeat each targetColumns { targets.append(column) }
-    return insert(rows().map(valueList), onConflict: targets, where: condition, doUpdate: updates)
+    return insert(valueLists(rows()), onConflict: targets, where: condition, doUpdate: updates)
   }
 
-  static func valueList(_ row: Self) -> [(column: String, value: QueryBinding)] {
-    var values: [(column: String, value: QueryBinding)] = []
-    for column in TableColumns.allColumns { column.appendValues(of: row, to: &values) }
-    return values
+  /// Each row's column values, in column order.
+  static func valueLists(_ rows: [Self]) -> [[(column: String, value: QueryBinding)]] {
+    var capacity = 0
+    return rows.map { row in
+      var values: [(column: String, value: QueryBinding)] = []
+      values.reserveCapacity(capacity)
+      appendColumns(named: tableName, of: row, to: &values)
+      capacity = values.count
+      return values
+    }
   }
 
   /// The upsert both public forms build. (The conflict target arrives as an

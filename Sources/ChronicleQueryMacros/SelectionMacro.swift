@@ -23,9 +23,6 @@ public enum SelectionMacro: ExtensionMacro {
     let fragments = columns.map { "\($0.property).queryFragment" }.joined(separator: ", ")
     let names = columns.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.column)))" }
     let lookups = columns.map { "  if keyPath == \\\(typeName).\($0.property) { return \(stringLiteral($0.column)) }" }.joined(separator: "\n")
-    let appends = columns.map {
-      "  \($0.valueType).appendColumns(named: \(stringLiteral($0.column)), of: output.\($0.property), to: &values)"
-    }.joined(separator: "\n")
     let decl: DeclSyntax = """
       extension \(type.trimmed): ChronicleQuery.Selection {
         public struct Columns: ChronicleQuery.QueryExpression {
@@ -43,9 +40,7 @@ public enum SelectionMacro: ExtensionMacro {
         public static func columnNames(forProperty name: String) -> [String] {
           \(raw: names.isEmpty ? "[]" : names.joined(separator: " + "))
         }
-        public static func appendColumns(named name: String, of output: \(raw: typeName), to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        \(raw: appends)
-        }
+        \(raw: ColumnModel.columnAppender(columns, typeName: typeName))
       }
       """
     return [decl.cast(ExtensionDeclSyntax.self)]

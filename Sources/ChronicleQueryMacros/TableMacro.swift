@@ -26,6 +26,7 @@ extension TableMacro: ExtensionMacro {
     let decl: DeclSyntax = """
       extension \(type.trimmed): ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         \(raw: model.decoderInitializer())
+        \(raw: model.columnAppender())
       }
       """
     return [decl.cast(ExtensionDeclSyntax.self)]

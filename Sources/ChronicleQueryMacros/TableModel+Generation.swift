@@ -73,6 +73,10 @@ extension TableModel {
   }
 
   func decoderInitializer() -> String { ColumnModel.decoderInitializer(columns) }
+
+  /// `appendColumns(named:of:to:)`: a whole row's values for an insert,
+  /// without key paths.
+  func columnAppender() -> String { ColumnModel.columnAppender(columns, typeName: typeName) }
 }
 
 extension ColumnModel {
@@ -81,6 +85,19 @@ extension ColumnModel {
     let lines = columns.map { "  self.\($0.property) = try decoder.decode(\($0.valueType).self).queryOutput" }.joined(separator: "\n")
     return """
       public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+      \(lines)
+      }
+      """
+  }
+}
+
+extension ColumnModel {
+  static func columnAppender(_ columns: [ColumnModel], typeName: String) -> String {
+    let lines = columns.map {
+      "  \($0.valueType).appendColumns(named: \(stringLiteral($0.column)), of: output.\($0.property), to: &values)"
+    }.joined(separator: "\n")
+    return """
+      public static func appendColumns(named name: String, of output: \(typeName), to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
       \(lines)
       }
       """

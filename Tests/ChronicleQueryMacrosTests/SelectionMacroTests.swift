@@ -55,7 +55,7 @@ struct SelectionMacroTests {
           String.columnNames(forProperty: "title") + Count.columnNames(forProperty: "total") + Date?.columnNames(forProperty: "updatedAt")
         }
         public static func appendColumns(named name: String, of output: Stats, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-          String.appendColumns(named: "title", of: output.title, to: &values)
+        String.appendColumns(named: "title", of: output.title, to: &values)
         Count.appendColumns(named: "total", of: output.count, to: &values)
         Date?.appendColumns(named: "updatedAt", of: output.updatedAt, to: &values)
         }

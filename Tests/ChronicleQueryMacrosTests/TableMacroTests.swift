@@ -77,6 +77,9 @@ struct TableMacroTests {
         public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
         self.id = try decoder.decode(Int.self).queryOutput
         }
+        public static func appendColumns(named name: String, of output: Item, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        Int.appendColumns(named: "id", of: output.id, to: &values)
+        }
       }
       """#
     }
@@ -201,6 +204,11 @@ struct TableMacroTests {
         self.id = try decoder.decode(UUID.self).queryOutput
         self.title = try decoder.decode(String.self).queryOutput
         self.notes = try decoder.decode(String?.self).queryOutput
+        }
+        public static func appendColumns(named name: String, of output: Category, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        UUID.appendColumns(named: "id", of: output.id, to: &values)
+        String.appendColumns(named: "name", of: output.title, to: &values)
+        String?.appendColumns(named: "notes", of: output.notes, to: &values)
         }
       }
       """#

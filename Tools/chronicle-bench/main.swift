@@ -1,12 +1,14 @@
 // Chronicle benchmarks, side by side with plain GRDB in the same run.
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
-//                                        [--sync-rows 50000] [--only capture|sync]
+//                                        [--sync-rows 50000] [--only capture|query|sync]
 //
 // Each scenario writes the same rows with the same prepared statement into a
 // fresh WAL database: once through plain GRDB (DatabasePool.write), once
 // through Chronicle (capture + one zlib event per transaction). The best of
 // --repeat runs is reported, as rows/s and as the ratio Chronicle / GRDB time.
+// The query scenarios compare the typed builder with hand-written GRDB
+// (QueryBenchmark.swift); the sync scenarios are in SyncBenchmark.swift.
 import Chronicle
 import Foundation
 import GRDB
@@ -29,7 +31,7 @@ struct Options {
       case "--sync-rows": syncRows = Int(iterator.next() ?? "") ?? syncRows
       case "--only": only = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--only capture|sync]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--only capture|query|sync]\n".utf8))
         exit(2)
       }
     }
@@ -153,7 +155,8 @@ print("chronicle-bench: best of \(options.repeats) runs, fresh WAL database per 
   }
 }
 
-if options.only != "sync" { try runCaptureBenchmark() }
-if options.only != "capture" {
+if options.only == nil || options.only == "capture" { try runCaptureBenchmark() }
+if options.only == nil || options.only == "query" { try runQueryBenchmark(rows: options.rows, repeats: options.repeats, folder: folder) }
+if options.only == nil || options.only == "sync" {
   try await runSyncBenchmark(SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
 }

@@ -100,6 +100,179 @@ extension Table {
   }
 }
 
+extension Table {
+  /// Inserts values for one column: `insert { $0.title } values: { "Milk" }`.
+  public static func insert<A: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    @InsertValuesBuilder<A.QueryOutput> values: () -> [A.QueryOutput]
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(
+      resolution: resolution,
+      valueLists: values().map { row in
+        var values: [(column: String, value: QueryBinding)] = []
+        A.appendColumns(named: columns.name, of: row, to: &values)
+        return values
+      })
+  }
+
+  /// Inserts the rows a query selects into one column.
+  public static func insert<A: QueryRepresentable, Source: Table>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    select selection: () -> Select<Source, A.QueryOutput>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.names, selection: selection().query)
+  }
+
+  /// Inserts values for 2 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput)]
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(
+      resolution: resolution,
+      valueLists: values().map { row in
+        var values: [(column: String, value: QueryBinding)] = []
+        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
+        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
+        return values
+      })
+  }
+
+  /// Inserts the rows a query selects into 2 columns.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, Source: Table>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, selection: selection().query)
+  }
+
+  /// Inserts values for 3 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput, C.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput, C.QueryOutput)]
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(
+      resolution: resolution,
+      valueLists: values().map { row in
+        var values: [(column: String, value: QueryBinding)] = []
+        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
+        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
+        C.appendColumns(named: columns.2.name, of: row.2, to: &values)
+        return values
+      })
+  }
+
+  /// Inserts the rows a query selects into 3 columns.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, Source: Table>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, selection: selection().query)
+  }
+
+  /// Inserts values for 4 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)]
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(
+      resolution: resolution,
+      valueLists: values().map { row in
+        var values: [(column: String, value: QueryBinding)] = []
+        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
+        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
+        C.appendColumns(named: columns.2.name, of: row.2, to: &values)
+        D.appendColumns(named: columns.3.name, of: row.3, to: &values)
+        return values
+      })
+  }
+
+  /// Inserts the rows a query selects into 4 columns.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, Source: Table>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, selection: selection().query)
+  }
+
+  /// Inserts values for 5 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)]
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(
+      resolution: resolution,
+      valueLists: values().map { row in
+        var values: [(column: String, value: QueryBinding)] = []
+        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
+        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
+        C.appendColumns(named: columns.2.name, of: row.2, to: &values)
+        D.appendColumns(named: columns.3.name, of: row.3, to: &values)
+        E.appendColumns(named: columns.4.name, of: row.4, to: &values)
+        return values
+      })
+  }
+
+  /// Inserts the rows a query selects into 5 columns.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, Source: Table>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, selection: selection().query)
+  }
+
+  /// Inserts values for 6 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)]
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(
+      resolution: resolution,
+      valueLists: values().map { row in
+        var values: [(column: String, value: QueryBinding)] = []
+        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
+        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
+        C.appendColumns(named: columns.2.name, of: row.2, to: &values)
+        D.appendColumns(named: columns.3.name, of: row.3, to: &values)
+        E.appendColumns(named: columns.4.name, of: row.4, to: &values)
+        F.appendColumns(named: columns.5.name, of: row.5, to: &values)
+        return values
+      })
+  }
+
+  /// Inserts the rows a query selects into 6 columns.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, Source: Table>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, selection: selection().query)
+  }
+}
+
 extension Insert {
   /// Returns, for each inserted row, one expression.
   public func returning<A: QueryExpression>(

@@ -1,0 +1,82 @@
+import Chronicle
+import Foundation
+import GRDBSQLite
+import InlineSnapshotTesting
+import Testing
+
+@Suite("Query builder: columns/values and columns/select inserts, large inserts")
+struct InsertFormTests {
+  @Test func columnsAndValues() {
+    assertInlineSnapshot(of: Tag.insert { $0.title } values: { "home"; "work" }.query.description, as: .lines) {
+      """
+      INSERT INTO "tags" ("title") VALUES ('home'), ('work')
+      """
+    }
+    let names = ["a", "b"]
+    assertInlineSnapshot(
+      of: Tag.insert(or: .ignore) { ($0.title, $0.useCount) } values: {
+        for name in names { (name, name.count) }
+        ("c", 3)
+      }.query.description,
+      as: .lines) {
+      """
+      INSERT OR IGNORE INTO "tags" ("title", "uses") VALUES ('a', 1), ('b', 1), ('c', 3)
+      """
+    }
+    assertInlineSnapshot(
+      of: Tag.insert { ($0.title, $0.useCount) } select: { Reminder.where(\.isCompleted).select { ($0.title.lower(), 0) } }
+        .query.description,
+      as: .lines) {
+      """
+      INSERT INTO "tags" ("title", "uses") SELECT lower("reminders"."title"), 0 FROM "reminders" WHERE "reminders"."isCompleted"
+      """
+    }
+  }
+
+  @Test func insertsTooLargeForOneStatementAreSplit() {
+    let insert = Tag.insert { ($0.title, $0.useCount) } values: { ("a", 1); ("b", 2); ("c", 3) }
+      .returning(\.title)
+    assertInlineSnapshot(of: insert.parts(maxBindings: 4).map(\.description).joined(separator: "\n"), as: .lines) {
+      """
+      INSERT INTO "tags" ("title", "uses") VALUES ('a', 1), ('b', 2) RETURNING "tags"."title"
+      INSERT INTO "tags" ("title", "uses") VALUES ('c', 3) RETURNING "tags"."title"
+      """
+    }
+    #expect(insert.parts(maxBindings: 6) == [insert.query])
+  }
+
+  @Test func largeInsertsRunAsOneTransactionAndOneEvent() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-insert-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
+    try database.write { db in try db.execute(sql: remindersSchema) }
+    let before = try database.log.events().count
+    // With at most 4 values per statement, 20,000 rows of 2 columns run as
+    // 10,000 statements with the same SQL (one cached statement, rebound each time).
+    let titles = try database.write { db in
+      let previousLimit = sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, 4)
+      defer { sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, previousLimit) }
+      return try Tag.insert { ($0.title, $0.useCount) } values: { for index in 0..<20_000 { ("tag \(index)", index) } }
+        .returning(\.title).fetchAll(db)
+    }
+    #expect(titles == (0..<20_000).map { "tag \($0)" })
+    #expect(try database.log.events().count == before + 1)
+    try database.write { db in
+      try RemindersList.insert { RemindersList.Draft(title: "Done") }.execute(db)
+      let list = try #require(try RemindersList.select(\.id).fetchOne(db))
+      try Reminder.insert { ($0.remindersListID, $0.title, $0.isCompleted) } values: {
+        (list, "Milk", true)
+        (list, "Eggs", false)
+      }.execute(db)
+      try Tag.insert(or: .replace) { ($0.title, $0.useCount) } select: {
+        Reminder.where(\.isCompleted).select { ($0.title.lower(), $0.title.length()) }
+      }.execute(db)
+    }
+    try database.read { db in
+      let milk = try Tag.find(db, key: "milk")
+      let count = try Tag.fetchCount(db)
+      #expect(milk.useCount == 4 && count == 20_001)
+    }
+  }
+}
