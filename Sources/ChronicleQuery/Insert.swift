@@ -54,6 +54,8 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   /// Inserts too large for one statement run as several, each with as many
   /// rows as fit.
   public func parts(maxBindings: Int) -> [QueryFragment] {
+    // DEFAULT VALUES makes one row per statement.
+    if columns.isEmpty, selection == nil, rows.count > 1 { return Array(repeating: query, count: rows.count) }
     let perRow = max(columns.count, 1)
     let fixed = (upsert?.bindings.count ?? 0) + (returning?.bindings.count ?? 0)
     let rowsPerPart = max((maxBindings - fixed) / perRow, 1)

@@ -43,6 +43,9 @@ struct InsertFormTests {
       """
     }
     #expect(insert.parts(maxBindings: 6) == [insert.query])
+    // Drafts that set no column insert one row per DEFAULT VALUES statement.
+    let defaults = Counter.insert { Counter.Draft(); Counter.Draft(); Counter.Draft() }
+    #expect(defaults.parts(maxBindings: 100).map(\.description) == Array(repeating: #"INSERT INTO "counters" DEFAULT VALUES"#, count: 3))
   }
 
   @Test func largeInsertsRunAsOneTransactionAndOneEvent() throws {

@@ -31,6 +31,12 @@ struct Tag: Equatable {
   @Column("uses") var useCount = 0
 }
 
+/// A table whose only column is its key (not in the test schema: SQL only).
+@Table
+struct Counter {
+  let id: Int
+}
+
 /// A column group, stored flattened in `notes`.
 @Selection
 struct Timestamps: Equatable {
