@@ -9,8 +9,3 @@ public protocol Selection: QueryRepresentable where QueryOutput == Self {
   static func columnName(of keyPath: PartialKeyPath<Self>) -> String?
 }
 
-extension Table {
-  public static func appendColumns(named name: String, of output: Self, to values: inout [(column: String, value: QueryBinding)]) {
-    for column in TableColumns.allColumns { column.appendValues(of: output, to: &values) }
-  }
-}

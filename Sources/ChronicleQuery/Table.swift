@@ -8,6 +8,14 @@ public protocol Table: QueryRepresentable, Sendable where QueryOutput == Self {
   static var columns: TableColumns { get }
 }
 
+extension Table {
+  /// A whole row's column values, for inserting it. `@Table` generates a
+  /// faster version without key paths; this one serves hand-written conformances.
+  public static func appendColumns(named name: String, of output: Self, to values: inout [(column: String, value: QueryBinding)]) {
+    for column in TableColumns.allColumns { column.appendValues(of: output, to: &values) }
+  }
+}
+
 /// The columns of a table, one property per stored property of the model.
 ///
 /// As an expression, the columns stand for the whole row: `($0, $0.title)`.
@@ -88,9 +96,9 @@ extension TableColumn where Value: Selection {
   /// A column of the group: `$0.timestamps.createdAt`.
   public subscript<Member: QueryBindable>(dynamicMember member: KeyPath<Value, Member>) -> TableColumn<Root, Member>
   where Member.QueryOutput == Member {
-    guard let column = Value.columnName(of: member) else {
-      preconditionFailure("\(Value.self) has no column for \(member): only stored, non-ephemeral properties are columns")
-    }
+    // A computed or ephemeral property has no column: the statement then
+    // fails when run, with SQLite's "no such column" naming the property.
+    let column = Value.columnName(of: member) ?? "a property of \(Value.self) that is not a column (computed or @Ephemeral)"
     return TableColumn<Root, Member>(column, qualifier: qualifier, anyKeyPath: keyPath.appending(path: member))
   }
 }

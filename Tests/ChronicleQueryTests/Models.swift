@@ -42,6 +42,7 @@ struct Counter {
 struct Timestamps: Equatable {
   var createdAt: Date
   var updatedAt: Date?
+  var isEdited: Bool { updatedAt != nil }  // computed: not a column
 }
 
 @Table

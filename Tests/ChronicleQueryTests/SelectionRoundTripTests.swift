@@ -80,6 +80,9 @@ struct SelectionRoundTripTests {
       #expect(try Note.where { $0.timestamps.updatedAt.is(nil) }.select(\.body).fetchAll(db) == ["third"])
       let groups = try Note.order(by: \.id).select { ($0.body, $0.timestamps) }.fetchAll(db)
       #expect(groups.map(\.1.createdAt) == [created, edited, edited])
+      // A computed property of a group has no column: a clear error when run, not a crash.
+      let error = #expect(throws: DatabaseError.self) { try Note.where { $0.timestamps.isEdited }.fetchAll(db) }
+      #expect(error?.message?.contains("no such column: notes.a property of Timestamps that is not a column") == true, "\(String(describing: error))")
     }
     let replay = try database.replay(into: directory.appendingPathComponent("replay.sqlite").path)
     #expect(replay.digests == (try database.digests()))
