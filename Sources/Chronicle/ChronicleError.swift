@@ -28,6 +28,16 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case capturedValueUnreadable(table: String, column: String)
   /// A row of `chronicle_rows` (merge state) could not be decoded.
   case corruptMergeState(table: String, detail: String)
+  /// No file at the path.
+  case noSuchFile(String)
+  /// The file is a SQLite database without Chronicle's tables.
+  case notAChronicleDatabase(String)
+  /// An output file exists already; tools never overwrite one.
+  case outputExists(String)
+  /// A point in history (`--until`, `--at`) that is neither an event nor a time.
+  case invalidHistoryPoint(String)
+  /// A primary key given on the command line does not fit the table's key.
+  case invalidKey(table: String, detail: String)
   /// Deleting the synced data would leave rows of untracked tables pointing
   /// at deleted rows; nothing was deleted.
   case localDataStillReferenced(String)
@@ -47,6 +57,18 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
     case .uncapturedWrite(let tables):
       return "a transaction changed tracked tables (\(tables.joined(separator: ", "))) outside ChronicleDatabase.write, "
         + "so it has no event; its commit was refused and it was rolled back. Fix: run the write through database.write { db in ... }."
+    case .noSuchFile(let path):
+      return "no file at \(path). Fix: check the path."
+    case .notAChronicleDatabase(let path):
+      return "\(path) is not a Chronicle database (it has no chronicle_events or chronicle_peer table). "
+        + "Fix: adopt it first with `chronicle init \(path)` (or Chronicle.open), or point the tool at the app's database file."
+    case .outputExists(let path):
+      return "\(path) exists already, and tools never overwrite files. Fix: remove it or choose another output path."
+    case .invalidHistoryPoint(let text):
+      return "\"\(text)\" is neither an event nor a time. Fix: give a log position (12), origin:sequence (4f2c1a9e:3), "
+        + "or an ISO 8601 time (2026-11-21T10:00:00Z, 2026-11-21T10:00:00.123Z+2, or a date: 2026-11-21)."
+    case .invalidKey(let table, let detail):
+      return "bad primary key for \(table): \(detail)"
     case .localDataStillReferenced(let detail):
       return "cannot delete the synced data: rows of untracked tables still refer to it (\(detail)). "
         + "Fix: delete those rows first, or declare their foreign keys ON DELETE CASCADE or SET NULL."

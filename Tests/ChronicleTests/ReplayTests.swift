@@ -105,7 +105,7 @@ struct ReplayTests {
       states.append((try #require(event).id, try database.digests()))
     }
     for (position, digests) in states {
-      let report = try database.replay(into: directory.path("at-\(position).sqlite"), until: position)
+      let report = try database.replay(into: directory.path("at-\(position).sqlite"), options: ReplayOptions(until: .position(position)))
       #expect(report.digests == digests, "state at event \(position)")
     }
   }

@@ -64,6 +64,11 @@ public struct EventLog: Sendable {
 
   /// Calls `body` with each matching event, read with `db`.
   public static func forEach(_ db: Database, _ filter: EventFilter = .all, _ body: (StoredEvent) throws -> Void) throws {
+    try forEachEncoded(db, filter) { stored, _ in try body(stored) }
+  }
+
+  /// Calls `body` with each matching event and its serialized bytes.
+  static func forEachEncoded(_ db: Database, _ filter: EventFilter, _ body: (StoredEvent, [UInt8]) throws -> Void) throws {
     var conditions: [String] = []
     var arguments: StatementArguments = []
     if let positions = filter.positions {
@@ -84,7 +89,8 @@ public struct EventLog: Sendable {
     if let limit = filter.limit { sql += " LIMIT \(limit)" }
     let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
     while let row = try rows.next() {
-      try body(try decode(row))
+      let (stored, bytes) = try decodeEncoded(row)
+      try body(stored, bytes)
     }
   }
 
@@ -106,13 +112,18 @@ public struct EventLog: Sendable {
   }
 
   private static func decode(_ row: Row) throws -> StoredEvent {
+    try decodeEncoded(row).stored
+  }
+
+  /// Decodes a row of (id, payload, raw_size).
+  static func decodeEncoded(_ row: Row) throws -> (stored: StoredEvent, bytes: [UInt8]) {
     let id: Int64 = row[0]
     let payload: Data = row[1]
     let bytes = [UInt8](payload)
     do {
       let event = try EventCodec.decode(bytes)
       let checksum = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-      return StoredEvent(id: id, event: event, rawSize: row[2], storedSize: bytes.count, checksum: checksum)
+      return (StoredEvent(id: id, event: event, rawSize: row[2], storedSize: bytes.count, checksum: checksum), bytes)
     } catch {
       throw ChronicleError.corruptEvent(id: id, error)
     }

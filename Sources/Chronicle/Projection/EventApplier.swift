@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Applies events to a database strictly, as they were recorded: schema
 /// changes, then inserts that must not conflict, updates and deletes that must
@@ -10,38 +11,92 @@ import GRDB
 /// by ``finish(_:)``: their effects are already in the log as row changes.
 final class EventApplier {
   /// Trigger definitions seen so far, created at the end.
-  private var pendingTriggers: [(name: String, sql: String)] = []
+  var pendingTriggers: [(name: String, sql: String)] = []
 
   /// Applies one event inside the current transaction.
   func apply(_ event: ChangeEvent, to db: Database) throws {
     func fail(_ reason: String) -> ChronicleError { .replayFailed(event: event.id.description, reason: reason) }
+    // Statements are looked up once per table (inserts) or per table and
+    // column set (updates) within an event; GRDB's statement cache keeps them
+    // across events.
+    var inserts = [Statement?](repeating: nil, count: event.tables.count)
+    var deletes = [Statement?](repeating: nil, count: event.tables.count)
+    var updates: [UpdateShape: Statement] = [:]
     for operation in event.operations {
       switch operation {
       case .schema(.execute(let sql)):
         try executeSchema(sql, db, fail)
+        // A schema change invalidates prepared statements of its tables.
+        inserts = inserts.map { _ in nil }
+        deletes = deletes.map { _ in nil }
+        updates = [:]
       case .schema(.rebuildTable(let name, let createSQL, let copied, let dependents)):
         try rebuild(name: name, createSQL: createSQL, copied: copied, dependents: dependents, db, fail)
+        inserts = inserts.map { _ in nil }
+        deletes = deletes.map { _ in nil }
+        updates = [:]
       case .insert(let table, let values):
         let descriptor = event.tables[table]
-        let sql = "INSERT INTO main.\(quotedIdentifier(descriptor.name)) (\(descriptor.columns.map(quotedIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: values.count)))"
-        do {
-          try db.execute(sql: sql, arguments: StatementArguments(values.map(\.databaseValue)))
-        } catch let error as DatabaseError {
-          throw fail("insert into \(descriptor.name) failed: \(error.message ?? "\(error)")")
+        let statement = try inserts[table] ?? prepared(db, fail) {
+          "INSERT INTO main.\(quotedIdentifier(descriptor.name)) (\(descriptor.columns.map(quotedIdentifier).joined(separator: ", "))) "
+            + "VALUES (\(databaseQuestionMarks(count: descriptor.columns.count)))"
         }
+        inserts[table] = statement
+        try run(statement, values, db, fail) { "insert into \(descriptor.name) failed: \($0)" }
       case .update(let table, let key, let changes):
         let descriptor = event.tables[table]
-        let assignments = changes.map { "\(quotedIdentifier(descriptor.columns[$0.column])) = ?" }.joined(separator: ", ")
-        let sql = "UPDATE main.\(quotedIdentifier(descriptor.name)) SET \(assignments) WHERE \(keyCondition(descriptor))"
-        try db.execute(sql: sql, arguments: StatementArguments(changes.map(\.value.databaseValue) + key.map(\.databaseValue)))
-        guard db.changesCount == 1 else { throw fail("update of \(descriptor.name) \(key) found no row") }
+        let shape = UpdateShape(table: table, columns: changes.map(\.column))
+        let statement = try updates[shape] ?? prepared(db, fail) {
+          let assignments = changes.map { "\(quotedIdentifier(descriptor.columns[$0.column])) = ?" }.joined(separator: ", ")
+          return "UPDATE main.\(quotedIdentifier(descriptor.name)) SET \(assignments) WHERE \(keyCondition(descriptor))"
+        }
+        updates[shape] = statement
+        try run(statement, changes.map(\.value) + key, db, fail) { "update of \(descriptor.name) \(key) failed: \($0)" }
+        guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("update of \(descriptor.name) \(key) found no row") }
       case .delete(let table, let key):
         let descriptor = event.tables[table]
-        try db.execute(
-          sql: "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))",
-          arguments: StatementArguments(key.map(\.databaseValue)))
-        guard db.changesCount == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
+        let statement = try deletes[table] ?? prepared(db, fail) {
+          "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
+        }
+        deletes[table] = statement
+        try run(statement, key, db, fail) { "delete from \(descriptor.name) \(key) failed: \($0)" }
+        guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
       }
+    }
+  }
+
+  private struct UpdateShape: Hashable {
+    var table: Int
+    var columns: [Int]
+  }
+
+  private func prepared(_ db: Database, _ fail: (String) -> ChronicleError, _ sql: () -> String) throws -> Statement {
+    let text = sql()
+    do {
+      return try db.cachedStatement(sql: text)
+    } catch let error as DatabaseError {
+      throw fail("\(error.message ?? "\(error)") in: \(text)")
+    }
+  }
+
+  /// Binds `values` straight to the statement and steps it: replay binds
+  /// millions of values, and `StatementArguments` would cost more than the
+  /// writes themselves.
+  private func run(
+    _ statement: Statement, _ values: [SQLiteValue], _ db: Database, _ fail: (String) -> ChronicleError,
+    _ failure: (String) -> String
+  ) throws {
+    let handle = statement.sqliteStatement
+    sqlite3_reset(handle)
+    for (index, value) in zip(Int32(1)..., values) {
+      let code = value.bind(to: handle, at: index)
+      guard code == SQLITE_OK else { throw fail(failure("cannot bind value \(index)")) }
+    }
+    let code = sqlite3_step(handle)
+    sqlite3_reset(handle)
+    guard code == SQLITE_DONE else {
+      let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+      throw fail(failure(message))
     }
   }
 

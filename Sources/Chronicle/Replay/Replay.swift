@@ -1,58 +1,124 @@
 import Foundation
 import GRDB
 
-/// What a replay did.
-public struct ReplayReport: Sendable {
-  /// Events applied.
-  public var eventCount: Int
-  /// Row operations applied.
-  public var rowChangeCount: Int
-  /// Digests of the replayed tables.
-  public var digests: [TableDigest]
-}
-
-extension ChronicleDatabase {
-  /// Rebuilds the application tables from the log alone, into a new plain
-  /// SQLite file at `path` (which must not exist), applying events up to and
-  /// including log position `until` (all by default).
+extension ChronicleLogSource {
+  /// Rebuilds the database from its log alone, into a new file at `path`
+  /// (which must not exist): the state at a point in history, to inspect,
+  /// compare or hand to the other tools.
   ///
-  /// The result holds the app's schema and rows, not Chronicle's tables: it is
-  /// the state the log describes, for inspection or comparison.
+  /// The source peer's own events are applied as recorded, and received
+  /// events are merged as sync merged them, so the replay of a whole log
+  /// equals the live tables (``verify(options:)`` checks it). By default the
+  /// result is itself a Chronicle database holding the replayed log; see
+  /// ``ReplayOptions``.
+  ///
+  /// A strict replay that meets an event it cannot apply throws
+  /// ``ChronicleError/replayFailed(event:reason:)`` naming the event and the
+  /// reason, and leaves no file behind.
   @discardableResult
-  public func replay(into path: String, until: Int64? = nil) throws -> ReplayReport {
-    guard !FileManager.default.fileExists(atPath: path) else {
-      throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: path])
+  public func replay(into path: String, options: ReplayOptions = ReplayOptions()) throws -> ReplayReport {
+    guard !FileManager.default.fileExists(atPath: path) else { throw ChronicleError.outputExists(path) }
+    do {
+      var configuration = Configuration()
+      configuration.foreignKeysEnabled = false
+      configuration.prepareDatabase { db in db.addChronicleFunctions() }
+      let target = try DatabaseQueue(path: path, configuration: configuration)
+      try target.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+      let report = try replay(into: target, options: options)
+      if options.keepsLog && options.tables == nil {
+        // What Chronicle.open uses; switching needs no other connection.
+        try target.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+      }
+      try target.close()
+      return report
+    } catch {
+      for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+      throw error
     }
-    var configuration = Configuration()
-    configuration.foreignKeysEnabled = false
-    configuration.prepareDatabase { db in db.addChronicleFunctions() }
-    let target = try DatabaseQueue(path: path, configuration: configuration)
-    return try replay(into: target, until: until)
   }
 
-  /// Replays the log into `target` (an empty database), as ``replay(into:until:)-(String,_)``.
-  public func replay(into target: some DatabaseWriter, until: Int64? = nil) throws -> ReplayReport {
-    let filter = EventFilter(positions: until.map { Int64.min...$0 })
-    let applier = EventApplier()
-    var events = 0, rows = 0
+  /// Replays the log into `target`, an empty database, as ``replay(into:options:)-(String,_)``.
+  @discardableResult
+  public func replay(into target: some DatabaseWriter, options: ReplayOptions = ReplayOptions()) throws -> ReplayReport {
+    let keepsLog = options.keepsLog && options.tables == nil
+    let filter = EventFilter(positions: options.until?.positions)
+    let total = try read { db in try Self.eventCount(db, filter) }
+    var events = 0, rows = 0, seen = 0
+    var lastEvent: EventID?
+    var failures: [ReplayFailure] = []
+    let replayer = LogReplayer(localPeer: peerID, tables: options.tables)
+    let peerCreatedAt = try read { db in try String.fetchOne(db, sql: "SELECT created_at FROM chronicle_peer") }
+
     try target.writeWithoutTransaction { db in
       try db.execute(sql: "PRAGMA foreign_keys = OFF")
       try db.inTransaction {
-        try log.forEach(filter) { stored in
-          try applier.apply(stored.event, to: db)
-          events += 1
-          rows += stored.event.rowChangeCount
+        try LogReplayer.prepareTarget(db)
+        try read { source in
+          try EventLog.forEachEncoded(source, filter) { stored, bytes in
+            seen += 1
+            if seen % 256 == 0 { options.progress?(ReplayProgress(eventsRead: seen, totalEvents: total, rowChanges: rows)) }
+            guard options.until?.includes(stored) ?? true else { return }
+            if options.isStrict {
+              try replayer.apply(stored, bytes: bytes, db)
+            } else {
+              let checkpoint = replayer.checkpoint()
+              do {
+                try db.inSavepoint {
+                  try replayer.apply(stored, bytes: bytes, db)
+                  try replayer.endReceivedRun()
+                  return .commit
+                }
+              } catch let error as ChronicleError {
+                replayer.restore(checkpoint)
+                let reason = if case .replayFailed(_, let reason) = error { reason } else { "\(error)" }
+                failures.append(ReplayFailure(position: stored.id, event: stored.event.id, reason: reason))
+                return
+              }
+            }
+            events += 1
+            rows += stored.event.rowChangeCount
+            lastEvent = stored.event.id
+          }
         }
-        try applier.finish(db)
+        try replayer.finish(db)
+        if keepsLog {
+          try Self.finishChronicleDatabase(db, peer: peerID, createdAt: peerCreatedAt)
+        } else {
+          try Self.keepOnlyTables(db, selection: options.tables.map(TableSelection.init))
+        }
         return .commit
       }
     }
+    options.progress?(ReplayProgress(eventsRead: seen, totalEvents: total, rowChanges: rows))
     let digests = try target.read { db in try TableDigest.compute(db) }
-    return ReplayReport(eventCount: events, rowChangeCount: rows, digests: digests)
+    return ReplayReport(eventCount: events, rowChangeCount: rows, lastEvent: lastEvent, failures: failures, digests: digests)
   }
 
-  /// Digests of every application table in the live database.
-  public func digests() throws -> [TableDigest] {
-    try read { db in try TableDigest.compute(db) }
+  private static func eventCount(_ db: Database, _ filter: EventFilter) throws -> Int {
+    guard let positions = filter.positions else { return try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events") ?? 0 }
+    return try Int.fetchOne(
+      db, sql: "SELECT count(*) FROM chronicle_events WHERE id BETWEEN ? AND ?",
+      arguments: [positions.lowerBound, positions.upperBound]) ?? 0
+  }
+
+  /// Makes the target a Chronicle database of the source's peer that opens
+  /// without logging anything: its peer, tracked tables and logged schema.
+  private static func finishChronicleDatabase(_ db: Database, peer: PeerID, createdAt: String?) throws {
+    try db.execute(
+      sql: "INSERT INTO chronicle_peer (singleton, peer_id, created_at) VALUES (1, ?, ?)",
+      arguments: [Data(peer.bytes), createdAt ?? ISO8601DateFormatter().string(from: Date())])
+    try TrackedTables.refresh(db)
+    try SchemaStore.saveLoggedSnapshot(try SchemaSnapshot.read(db), db)
+  }
+
+  /// Drops Chronicle's tables, and the tables a partial replay leaves out.
+  private static func keepOnlyTables(_ db: Database, selection: TableSelection?) throws {
+    let kept = try selection?.keptTables(db)
+    let tables = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_schema WHERE type = 'table' ORDER BY name")
+    for table in tables where !table.lowercased().hasPrefix("sqlite_") {
+      let isChronicle = InternalSchema.isReserved(table)
+      guard isChronicle || kept.map({ !$0.contains(table.lowercased()) }) ?? false else { continue }
+      try db.execute(sql: "DROP TABLE main.\(quotedIdentifier(table))")
+    }
   }
 }

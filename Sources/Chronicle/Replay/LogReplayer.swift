@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+
+/// Applies a log's events, in log order, to a target database the way the
+/// source database took them in:
+///
+/// - the source peer's own events strictly, as recorded (schema changes, then
+///   inserts that must not conflict, updates and deletes that must find their
+///   row): they are what happened there;
+/// - received events with per-column last-write-wins, exactly as sync merged
+///   them (``MergeApplier``), a run of consecutive received events as one batch
+///   whose end settles foreign keys.
+///
+/// Every event applied is appended to the target's own log, so the target is
+/// itself a Chronicle database and merges later received events against the
+/// right versions. The caller owns transactions; foreign keys must be off.
+final class LogReplayer {
+  let localPeer: PeerID
+  private let strict = EventApplier()
+  private var merge: MergeApplier?
+  private var selection: TableSelection?
+  /// Schema epoch of the last local event applied.
+  private(set) var localEpoch: UInt64 = 0
+
+  init(localPeer: PeerID, tables: Set<String>?) {
+    self.localPeer = localPeer
+    self.selection = tables.map(TableSelection.init)
+  }
+
+  /// Creates Chronicle's tables in an empty target.
+  static func prepareTarget(_ db: Database) throws {
+    try InternalSchema.migrate(db)
+  }
+
+  /// Applies one event (inside the caller's transaction).
+  func apply(_ stored: StoredEvent, bytes: [UInt8], _ db: Database) throws {
+    var event = stored.event
+    if let selection {
+      let wanted = try selection.wantedTableIndexes(of: event, db)
+      event.operations = event.operations.filter { operation in operation.tableIndex.map { wanted.contains($0) } ?? true }
+    }
+    let encoded = EventCodec.Encoded(bytes: bytes, rawBodySize: stored.rawSize, checksum: stored.checksum)
+    if event.origin == localPeer {
+      try endReceivedRun()
+      try strict.apply(event, to: db)
+      localEpoch = event.schemaEpoch
+      if event.rowChangeCount != event.operations.count { selection?.schemaChanged() }
+      _ = try EventAppender.insert(db, event: stored.event, encoded: encoded)
+    } else {
+      if merge == nil {
+        try TrackedTables.refresh(db)
+        let merge = MergeApplier(db, local: localPeer, localEpoch: localEpoch)
+        try merge.foldLocalEvents()
+        self.merge = merge
+      }
+      do {
+        try merge!.apply(IncomingEvent(event: event, encoded: encoded), source: "the log")
+      } catch let error as SyncError {
+        throw ChronicleError.replayFailed(event: event.id.description, reason: "\(error)")
+      }
+    }
+  }
+
+  /// Settles the run of received events in progress, if any: parks rows whose
+  /// parent is absent and brings back those whose parent arrived.
+  func endReceivedRun() throws {
+    guard let merge else { return }
+    self.merge = nil
+    try merge.settleForeignKeys()
+  }
+
+  /// Ends the replay: settles received events and creates the triggers the
+  /// history defines (created last: their effects are in the log already).
+  func finish(_ db: Database) throws {
+    try endReceivedRun()
+    try strict.finish(db)
+  }
+
+  // MARK: - Lenient replay
+
+  /// What ``restore(_:)`` needs to forget an event rolled back on its own.
+  struct Checkpoint {
+    fileprivate var pendingTriggers: [(name: String, sql: String)]
+    fileprivate var localEpoch: UInt64
+  }
+
+  func checkpoint() -> Checkpoint {
+    Checkpoint(pendingTriggers: strict.pendingTriggers, localEpoch: localEpoch)
+  }
+
+  /// Forgets an event whose savepoint was rolled back.
+  func restore(_ checkpoint: Checkpoint) {
+    strict.pendingTriggers = checkpoint.pendingTriggers
+    localEpoch = checkpoint.localEpoch
+    merge = nil  // its fold mark and rows were rolled back with the event
+    selection?.schemaChanged()
+  }
+}
+
+/// The tables a partial replay keeps: those asked for, and the tables they
+/// reference through foreign keys (transitively), whose rows theirs need.
+final class TableSelection {
+  let requested: Set<String>
+  private var closure: Set<String>?
+
+  init(_ requested: Set<String>) {
+    self.requested = Set(requested.map { $0.lowercased() })
+  }
+
+  func schemaChanged() { closure = nil }
+
+  /// Lower-cased names of the kept tables, in the target's current schema.
+  func keptTables(_ db: Database) throws -> Set<String> {
+    if let closure { return closure }
+    var kept = requested
+    var queue = Array(requested)
+    while let table = queue.popLast() {
+      let parents = try String.fetchAll(db, sql: "SELECT DISTINCT \"table\" FROM pragma_foreign_key_list(?)", arguments: [table])
+      for parent in parents.map({ $0.lowercased() }) where kept.insert(parent).inserted { queue.append(parent) }
+    }
+    closure = kept
+    return kept
+  }
+
+  func wantedTableIndexes(of event: ChangeEvent, _ db: Database) throws -> Set<Int> {
+    let kept = try keptTables(db)
+    return Set(event.tables.indices.filter { kept.contains(event.tables[$0].name.lowercased()) })
+  }
+}
+
+/// Keeps `chronicle_tracked_tables` of a replay target equal to its trackable
+/// tables, which is what merging and `Chronicle.open` go by.
+enum TrackedTables {
+  static func refresh(_ db: Database) throws {
+    try db.execute(sql: "DELETE FROM chronicle_tracked_tables")
+    let names = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_schema WHERE type = 'table' ORDER BY name")
+    for name in names where !InternalSchema.isReserved(name) {
+      guard try TableShape.read(db, table: name)?.isTrackable == true else { continue }
+      try db.execute(sql: "INSERT INTO chronicle_tracked_tables (name, since_event) VALUES (?, 0)", arguments: [name])
+    }
+  }
+}
