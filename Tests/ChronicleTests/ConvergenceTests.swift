@@ -58,6 +58,16 @@ struct ConvergenceTests {
       #expect(try eventIDs(peer) == referenceEvents, "seed \(seed): peer \(index) holds a different set of events")
       #expect(try peer.parkedRows().count == peers[0].parkedRows().count, "seed \(seed): peer \(index) parks a different number of rows")
     }
+    // The log is the truth on every peer: its own writes and what it merged,
+    // replayed from nothing, give its tables and its parked rows.
+    for (index, peer) in peers.enumerated() {
+      let path = directory.path("replay\(index).sqlite")
+      let report = try peer.replay(into: path)
+      #expect(report.digests == (try peer.digests()), "seed \(seed): the replay of peer \(index)'s log differs from its tables")
+      let replayed = try Chronicle.open(path: path)
+      #expect(try replayed.parkedRows().count == peer.parkedRows().count, "seed \(seed): the replay of peer \(index) parks other rows")
+      #expect(try replayed.log.count() == peer.log.count(), "seed \(seed): opening the replay of peer \(index) logged something")
+    }
   }
 
   func randomWrite(_ database: ChronicleDatabase, _ random: inout SeededGenerator) throws {

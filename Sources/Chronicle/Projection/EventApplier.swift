@@ -12,6 +12,10 @@ import GRDBSQLite
 final class EventApplier {
   /// Trigger definitions seen so far, created at the end.
   var pendingTriggers: [(name: String, sql: String)] = []
+  /// Whether deletes keep the row's last values in the merge state, as
+  /// capture does on the live database, so that received events merged
+  /// later can bring the row back whole.
+  var retainsDeletedRows = false
 
   /// Applies one event inside the current transaction.
   func apply(_ event: ChangeEvent, to db: Database) throws {
@@ -59,10 +63,23 @@ final class EventApplier {
           "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
         }
         deletes[table] = statement
+        let retained = retainsDeletedRows ? try currentValues(descriptor, key: key, db) : nil
         try run(statement, key, db, fail) { "delete from \(descriptor.name) \(key) failed: \($0)" }
         guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
+        if let retained {
+          try MergeStore(db: db).retainDeletedRow(table: descriptor.name, key: MergeStore.encodeKey(key), values: retained)
+        }
       }
     }
+  }
+
+  /// The values of a row, by column name; nil when there is no such row.
+  private func currentValues(_ descriptor: TableDescriptor, key: [SQLiteValue], _ db: Database) throws -> [String: SQLiteValue]? {
+    let sql = "SELECT \(descriptor.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
+    guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(key.map(\.databaseValue))) else { return nil }
+    var values: [String: SQLiteValue] = [:]
+    for (index, column) in descriptor.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
+    return values
   }
 
   private struct UpdateShape: Hashable {

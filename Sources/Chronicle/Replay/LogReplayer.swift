@@ -22,9 +22,13 @@ final class LogReplayer {
   /// Schema epoch of the last local event applied.
   private(set) var localEpoch: UInt64 = 0
 
-  init(localPeer: PeerID, tables: Set<String>?) {
+  /// - Parameter keepsMergeState: whether local deletes keep the row's values
+  ///   for later merges, as capture does: needed when received events follow,
+  ///   or when the target is to be a Chronicle database that syncs.
+  init(localPeer: PeerID, tables: Set<String>?, keepsMergeState: Bool) {
     self.localPeer = localPeer
     self.selection = tables.map(TableSelection.init)
+    strict.retainsDeletedRows = keepsMergeState
   }
 
   /// Creates Chronicle's tables in an empty target.

@@ -46,8 +46,12 @@ extension ChronicleLogSource {
     var events = 0, rows = 0, seen = 0
     var lastEvent: EventID?
     var failures: [ReplayFailure] = []
-    let replayer = LogReplayer(localPeer: peerID, tables: options.tables)
-    let peerCreatedAt = try read { db in try String.fetchOne(db, sql: "SELECT created_at FROM chronicle_peer") }
+    let peer = peerID
+    let (peerCreatedAt, hasReceivedEvents) = try read { db in
+      (try String.fetchOne(db, sql: "SELECT created_at FROM chronicle_peer"),
+       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(peer.bytes)]) ?? false)
+    }
+    let replayer = LogReplayer(localPeer: peer, tables: options.tables, keepsMergeState: keepsLog || hasReceivedEvents)
 
     try target.writeWithoutTransaction { db in
       try db.execute(sql: "PRAGMA foreign_keys = OFF")
