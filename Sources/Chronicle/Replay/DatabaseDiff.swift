@@ -132,8 +132,8 @@ private struct TableComparison {
     func match(_ left: String, _ right: String) -> String {
       key.map { "\(left).\(quotedIdentifier($0)) \(samePrimaryKey ? "=" : "IS") \(right).\(quotedIdentifier($0))" }.joined(separator: " AND ")
     }
-    let order = key.map { quotedIdentifier($0) }.joined(separator: ", ")
-    let list = common.map { "x.\(quotedIdentifier($0))" }.joined(separator: ", ")
+    let order: String = key.map { quotedIdentifier($0) }.joined(separator: ", ")
+    let list: String = common.map { "x.\(quotedIdentifier($0))" }.joined(separator: ", ")
 
     func oneSide(_ table: String, _ other: String) throws -> (count: Int, rows: [[NamedValue]]) {
       let condition = "NOT EXISTS (SELECT 1 FROM \(other) AS o WHERE \(match("o", "x")))"
@@ -150,16 +150,16 @@ private struct TableComparison {
     var changedCount = 0
     var changed: [TableDiff.ChangedRow] = []
     if !others.isEmpty && !key.isEmpty {
-      let differs = others.map {
-        let column = quotedIdentifier($0)
+      let differs = others.map { name -> String in
+        let column = quotedIdentifier(name)
         return "(f.\(column) IS NOT s.\(column) OR typeof(f.\(column)) <> typeof(s.\(column)))"
       }.joined(separator: " OR ")
-      let from = "FROM \(firstTable) AS f JOIN \(secondTable) AS s ON \(match("s", "f")) WHERE \(differs)"
+      let from: String = "FROM \(firstTable) AS f JOIN \(secondTable) AS s ON \(match("s", "f")) WHERE \(differs)"
       changedCount = try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? 0
       if changedCount > 0 {
-        let selected = (key.map { "f.\(quotedIdentifier($0))" } + others.flatMap { ["f.\(quotedIdentifier($0))", "s.\(quotedIdentifier($0))"] })
+        let selected: String = (key.map { "f.\(quotedIdentifier($0))" } + others.flatMap { ["f.\(quotedIdentifier($0))", "s.\(quotedIdentifier($0))"] })
           .joined(separator: ", ")
-        let orderF = key.map { "f.\(quotedIdentifier($0))" }.joined(separator: ", ")
+        let orderF: String = key.map { "f.\(quotedIdentifier($0))" }.joined(separator: ", ")
         for row in try Row.fetchAll(db, sql: "SELECT \(selected) \(from) ORDER BY \(orderF) LIMIT ?", arguments: [rowLimit]) {
           let keyValues = key.enumerated().map { NamedValue(column: $1, value: SQLiteValue(row[$0] as DatabaseValue)) }
           var changes: [ColumnChange] = []

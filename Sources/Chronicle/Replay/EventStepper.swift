@@ -139,7 +139,7 @@ public final class EventStepper {
   /// The row as the copy holds it now; nil when absent (or its table is).
   private static func currentRow(_ row: TouchedRow, _ db: Database) throws -> [NamedValue]? {
     guard try db.tableExists(row.table) else { return nil }
-    let condition = row.key.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: " AND ")
+    let condition: String = row.key.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: " AND ")
     do {
       return try Row.fetchOne(
         db, sql: "SELECT * FROM main.\(quotedIdentifier(row.table)) WHERE \(condition)",

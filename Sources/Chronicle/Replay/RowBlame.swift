@@ -136,7 +136,7 @@ extension ChronicleLogSource {
     }
 
     let current = try read { db in
-      let condition = keyValues.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: " AND ")
+      let condition: String = keyValues.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: " AND ")
       return try Row.fetchOne(
         db, sql: "SELECT * FROM main.\(quotedIdentifier(tableName)) WHERE \(condition)",
         arguments: StatementArguments(keyValues.map(\.value.databaseValue)))?.namedValues
