@@ -80,6 +80,10 @@ let package = Package(
       dependencies: ["Chronicle"]
     ),
     .testTarget(
+      name: "ChronicleToolTests",
+      dependencies: ["Chronicle", "chronicle"]
+    ),
+    .testTarget(
       name: "ChronicleQueryTests",
       dependencies: [
         "Chronicle",

@@ -162,7 +162,7 @@ struct InspectionToolsTests {
       try database.write { db in try db.execute(sql: "INSERT INTO remindersLists (id) VALUES ('l2')") }
     }
     // Flip one byte in the compressed body of event 2.
-    try DatabaseQueue(path: path).write { db in
+    try plainConnection(path).write { db in
       var payload = [UInt8](try Data.fetchOne(db, sql: "SELECT payload FROM chronicle_events WHERE id = 2")!)
       payload[payload.count - 6] ^= 0x40
       try db.execute(sql: "UPDATE chronicle_events SET payload = ? WHERE id = 2", arguments: [Data(payload)])
@@ -182,14 +182,14 @@ struct InspectionToolsTests {
       try database.write { db in try db.execute(sql: "INSERT INTO remindersLists (id, title) VALUES ('l1', 'Home'), ('l2', 'Work')") }
     }
     // A plain connection has no capture: the log does not see this.
-    try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE remindersLists SET title = 'Hacked' WHERE id = 'l2'") }
+    try plainConnection(path).write { db in try db.execute(sql: "UPDATE remindersLists SET title = 'Hacked' WHERE id = 'l2'") }
     let report = try ChronicleArchive(path: path).verify()
     #expect(report.problems.map(\.kind) == [.tableDiffers])
     let lists = try #require(report.differences?.tables.first)
     #expect(lists.table == "remindersLists")
     #expect(lists.changed.first?.changes == [ColumnChange(column: "title", before: .text("Hacked"), after: .text("Work"))])
 
-    try DatabaseQueue(path: path).write { db in try db.execute(sql: "DELETE FROM chronicle_events WHERE id = 1") }
+    try plainConnection(path).write { db in try db.execute(sql: "DELETE FROM chronicle_events WHERE id = 1") }
     let gapped = try ChronicleArchive(path: path).verify()
     #expect(gapped.problems.contains { $0.kind == .sequenceGap && $0.message.contains(":1 are missing") })
     #expect(gapped.problems.contains { $0.kind == .replayFailed })

@@ -118,7 +118,7 @@ struct ReplayToolsTests {
   /// Appends a forged local event that deletes a row that is not there,
   /// through a plain connection (the database must be closed).
   private func appendImpossibleDelete(_ path: String, peer: PeerID) throws -> Int64 {
-    try DatabaseQueue(path: path).write { db in
+    try plainConnection(path).write { db in
       let position = try LocalLogPosition.read(db, origin: peer)
       let event = ChangeEvent(
         origin: peer, sequence: position.nextSequence, timestamp: try LocalLogPosition.latestClock(db), schemaEpoch: position.schemaEpoch,
@@ -162,7 +162,7 @@ struct ReplayToolsTests {
       try database.write { db in try db.execute(sql: "INSERT INTO remindersLists (id) VALUES ('l1')") }
     }
     // A table created behind Chronicle's back: Chronicle.open would log it.
-    try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE later (id INTEGER PRIMARY KEY) STRICT") }
+    try plainConnection(path).write { db in try db.execute(sql: "CREATE TABLE later (id INTEGER PRIMARY KEY) STRICT") }
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
     let archive = try ChronicleArchive(path: path)
     #expect(try archive.log.count() == 2)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import Chronicle
@@ -57,4 +58,12 @@ extension ChronicleDatabase {
     #expect(report.digests == live, "replayed digests differ from the live tables", sourceLocation: sourceLocation)
     return report.digests == live
   }
+}
+
+/// A plain GRDB connection to a database file (no capture), waiting for
+/// locks a just-closed Chronicle database may still hold.
+func plainConnection(_ path: String) throws -> DatabaseQueue {
+  var configuration = Configuration()
+  configuration.busyMode = .timeout(10)
+  return try DatabaseQueue(path: path, configuration: configuration)
 }

@@ -7,17 +7,68 @@ struct ChronicleCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "chronicle",
     abstract: "Inspect and drive Chronicle databases: SQLite files whose every write is an event.",
-    subcommands: [Init.self, SQL.self, Log.self, Show.self, Sync.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self])
+    discussion: """
+      Exit status: 0 success; 1 a difference or a failed check was found (diff, verify, \
+      a replay that stopped at an event it cannot apply, rejected sync input); 2 usage or input error.
+      """,
+    subcommands: [
+      Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self,
+      Sync.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
+    ])
+
+  /// Parses and runs the command, mapping every way out to the exit statuses above.
+  static func main() async {
+    do {
+      var command = try parseAsRoot()
+      if var asyncCommand = command as? AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
+      }
+    } catch {
+      exitReporting(error)
+    }
+  }
 }
 
-/// Prints `error` to stderr and exits with status 1. (Usage errors exit with
-/// status 64 through ArgumentParser.)
+/// Exit statuses of the tool.
+enum ExitStatus {
+  static let success: Int32 = 0
+  /// A difference or failed check was found.
+  static let finding: Int32 = 1
+  /// Bad usage or input.
+  static let inputError: Int32 = 2
+
+  static func of(_ error: Error) -> Int32 {
+    switch error {
+    case let code as ExitCode: code.rawValue
+    case ChronicleError.replayFailed, ChronicleError.corruptEvent: finding
+    default: inputError
+    }
+  }
+}
+
+/// Prints `error` (help and usage as ArgumentParser words them) and exits
+/// with its status.
+func exitReporting(_ error: Error) -> Never {
+  if error is ExitCode { exit(ExitStatus.of(error)) }
+  if ChronicleCommand.exitCode(for: error) == .success { ChronicleCommand.exit(withError: error) }  // --help, --version
+  let message = error is ChronicleError ? "error: \(error)" : ChronicleCommand.fullMessage(for: error)
+  FileHandle.standardError.write(Data((message.hasPrefix("error") || message.hasPrefix("Error") ? message : "error: \(message)").utf8 + [10]))
+  exit(ExitStatus.of(error))
+}
+
+/// Prints `error` to stderr and exits with its status.
 func fail(_ error: Error) -> Never {
-  FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-  exit(1)
+  exitReporting(error)
 }
 
-/// Runs `body`, turning any error into a message on stderr and a non-zero exit.
+/// Runs `body`, turning any error into a message on stderr and its exit status.
 func reportingErrors(_ body: () throws -> Void) {
   do { try body() } catch { fail(error) }
+}
+
+/// Prints a line to stderr.
+func printError(_ line: String) {
+  FileHandle.standardError.write(Data((line + "\n").utf8))
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Chronicle
 
 struct Log: ParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "List the events of the log, oldest first.")
+  static let configuration = CommandConfiguration(abstract: "List the events of the log, oldest first (the file is opened read-only).")
 
   @Argument(help: "The SQLite file.") var database: String
   @Option(help: "Only events that change this table.") var table: String?
@@ -17,7 +17,7 @@ struct Log: ParsableCommand {
       filter.origin = peer
     }
     reportingErrors {
-      let db = try Chronicle.open(path: database)
+      let db = try ChronicleArchive(path: database)
       try db.log.forEach(filter) { stored in
         if json {
           try EventDescription.printJSON(EventDescription.json(stored, withOperations: false))
@@ -38,7 +38,7 @@ struct Show: ParsableCommand {
 
   func run() {
     reportingErrors {
-      let db = try Chronicle.open(path: database)
+      let db = try ChronicleArchive(path: database)
       let stored = try db.log.event(reference: event)
       if json {
         try EventDescription.printJSON(EventDescription.json(stored, withOperations: true))

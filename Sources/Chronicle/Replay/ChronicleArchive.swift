@@ -22,6 +22,7 @@ public final class ChronicleArchive: ChronicleLogSource {
     guard FileManager.default.fileExists(atPath: path) else { throw ChronicleError.noSuchFile(path) }
     var configuration = Configuration()
     configuration.readonly = true
+    configuration.busyMode = .timeout(5)
     configuration.prepareDatabase { db in db.addChronicleFunctions() }
     let reader = try DatabaseQueue(path: path, configuration: configuration)
     let peer = try reader.read { db -> PeerID? in

@@ -23,6 +23,7 @@ public struct DatabaseDiff: Sendable, Hashable {
     for path in [first, second] where !FileManager.default.fileExists(atPath: path) { throw ChronicleError.noSuchFile(path) }
     var configuration = Configuration()
     configuration.readonly = true
+    configuration.busyMode = .timeout(5)
     configuration.prepareDatabase { db in db.addChronicleFunctions() }
     let queue = try DatabaseQueue(path: first, configuration: configuration)
     return try queue.inDatabase { db in

@@ -1,0 +1,101 @@
+import Chronicle
+import Foundation
+import GRDB
+import Testing
+
+/// The replay tools as a script sees them: output, JSON and exit statuses
+/// (0 success, 1 a difference or failed check, 2 usage or input error).
+@Suite("chronicle replay, step, diff, blame, verify")
+struct ReplayCommandsTests {
+  /// Runs the built `chronicle` with `arguments`; returns its exit status and output.
+  func chronicle(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
+    let process = Process()
+    process.executableURL = try Self.binary()
+    process.arguments = arguments
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+  }
+
+  /// The `chronicle` binary SwiftPM built beside the test bundle.
+  static func binary() throws -> URL {
+    let places = [
+      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+      Bundle.main.bundleURL.deletingLastPathComponent(),
+      Bundle.main.bundleURL,
+    ]
+    for place in places {
+      let candidate = place.appendingPathComponent("chronicle")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "chronicle beside \(places.map(\.path))"])
+  }
+
+  func json(_ text: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+  }
+
+  @Test func commandsReportAndExitAsDocumented() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("app.sqlite").path
+    do {
+      let database = try Chronicle.open(path: path)
+      try database.write { db in
+        try db.execute(sql: "CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT")
+        try db.execute(sql: "INSERT INTO lists VALUES (1, 'Home'), (2, 'Work')")
+      }
+      try database.write { db in try db.execute(sql: "UPDATE lists SET name = 'Office' WHERE id = 2") }  // event 2
+      try database.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 1") }  // event 3
+    }
+
+    // replay: into a new file; never over an existing one.
+    let at1 = directory.appendingPathComponent("at1.sqlite").path
+    let replay = try chronicle("replay", path, "--into", at1, "--until", "1", "--json")
+    #expect(replay.status == 0, "\(replay.errors)")
+    #expect(try json(replay.output)["events"] as? Int == 1)
+    #expect(try chronicle("replay", path, "--into", at1).status == 2)
+
+    // diff: 1 when the files differ, 0 when not; --at replays two points.
+    let diff = try chronicle("diff", at1, path, "--json")
+    #expect(diff.status == 1)
+    let lists = try #require((try json(diff.output)["tables"] as? [[String: Any]])?.first)
+    #expect(lists["removedCount"] as? Int == 1 && lists["changedCount"] as? Int == 1)
+    #expect(try chronicle("diff", path, path).status == 0)
+    let points = try chronicle("diff", path, "--at", "2", "--at", "3")
+    #expect(points.status == 1 && points.output.contains("- id=1 name='Home'"), "\(points.output)")
+
+    // step: one JSON line per event.
+    let step = try chronicle("step", path, "--from", "2", "--json")
+    #expect(step.status == 0)
+    #expect(step.output.split(separator: "\n").count == 2)
+
+    // blame: the update set the name.
+    let blame = try chronicle("blame", path, "lists", "2", "name", "--json")
+    #expect(blame.status == 0, "\(blame.errors)")
+    let column = try #require((try json(blame.output)["columns"] as? [[String: Any]])?.first)
+    #expect((column["setBy"] as? [String: Any])?["position"] as? Int == 2)
+
+    // verify: 0 when healthy, 1 once the table changed behind the log.
+    #expect(try chronicle("verify", path).status == 0)
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(10)
+    try DatabaseQueue(path: path, configuration: configuration).write { db in try db.execute(sql: "UPDATE lists SET name = 'Hacked'") }
+    let verify = try chronicle("verify", path, "--json")
+    #expect(verify.status == 1)
+    #expect(try json(verify.output)["valid"] as? Bool == false)
+
+    // Usage and input errors: 2, with a message on stderr.
+    let missing = try chronicle("verify", directory.appendingPathComponent("missing.sqlite").path)
+    #expect(missing.status == 2 && missing.errors.contains("no file at"))
+    #expect(try chronicle("blame", path, "lists").status == 2)
+    #expect(try chronicle("replay", path, "--into", at1 + "x", "--until", "someday").status == 2)
+  }
+}
