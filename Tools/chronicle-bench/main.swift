@@ -1,14 +1,16 @@
 // Chronicle benchmarks, side by side with plain GRDB in the same run.
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
-//                                        [--sync-rows 50000] [--only capture|query|sync]
+//                                        [--sync-rows 50000] [--replay-changes 1000000]
+//                                        [--only capture|query|sync|replay]
 //
 // Each scenario writes the same rows with the same prepared statement into a
 // fresh WAL database: once through plain GRDB (DatabasePool.write), once
 // through Chronicle (capture + one zlib event per transaction). The best of
 // --repeat runs is reported, as rows/s and as the ratio Chronicle / GRDB time.
 // The query scenarios compare the typed builder with hand-written GRDB
-// (QueryBenchmark.swift); the sync scenarios are in SyncBenchmark.swift.
+// (QueryBenchmark.swift); the sync scenarios are in SyncBenchmark.swift, the
+// replay scenarios in ReplayBenchmark.swift.
 import Chronicle
 import Foundation
 import GRDB
@@ -19,6 +21,7 @@ struct Options {
   var rowsPerTransaction = 10
   var repeats = 3
   var syncRows = 50_000
+  var replayChanges = 1_000_000
   var only: String?
 
   init(_ arguments: [String]) {
@@ -29,9 +32,10 @@ struct Options {
       case "--transactions": transactions = Int(iterator.next() ?? "") ?? transactions
       case "--repeat": repeats = Int(iterator.next() ?? "") ?? repeats
       case "--sync-rows": syncRows = Int(iterator.next() ?? "") ?? syncRows
+      case "--replay-changes": replayChanges = Int(iterator.next() ?? "") ?? replayChanges
       case "--only": only = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--only capture|query|sync]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--only capture|query|sync|replay]\n".utf8))
         exit(2)
       }
     }
@@ -159,4 +163,7 @@ if options.only == nil || options.only == "capture" { try runCaptureBenchmark() 
 if options.only == nil || options.only == "query" { try runQueryBenchmark(rows: options.rows, repeats: options.repeats, folder: folder) }
 if options.only == nil || options.only == "sync" {
   try await runSyncBenchmark(SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
+}
+if options.only == nil || options.only == "replay" {
+  try runReplayBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)
 }

@@ -25,6 +25,7 @@ final class EventApplier {
     // across events.
     var inserts = [Statement?](repeating: nil, count: event.tables.count)
     var deletes = [Statement?](repeating: nil, count: event.tables.count)
+    var reads = [Statement?](repeating: nil, count: event.tables.count)
     var updates: [UpdateShape: Statement] = [:]
     for operation in event.operations {
       switch operation {
@@ -33,11 +34,13 @@ final class EventApplier {
         // A schema change invalidates prepared statements of its tables.
         inserts = inserts.map { _ in nil }
         deletes = deletes.map { _ in nil }
+        reads = reads.map { _ in nil }
         updates = [:]
       case .schema(.rebuildTable(let name, let createSQL, let copied, let dependents)):
         try rebuild(name: name, createSQL: createSQL, copied: copied, dependents: dependents, db, fail)
         inserts = inserts.map { _ in nil }
         deletes = deletes.map { _ in nil }
+        reads = reads.map { _ in nil }
         updates = [:]
       case .insert(let table, let values):
         let descriptor = event.tables[table]
@@ -63,7 +66,14 @@ final class EventApplier {
           "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
         }
         deletes[table] = statement
-        let retained = retainsDeletedRows ? try currentValues(descriptor, key: key, db) : nil
+        var retained: [String: SQLiteValue]?
+        if retainsDeletedRows {
+          let read = try reads[table] ?? prepared(db, fail) {
+            "SELECT \(descriptor.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
+          }
+          reads[table] = read
+          retained = try currentValues(read, columns: descriptor.columns, key: key)
+        }
         try run(statement, key, db, fail) { "delete from \(descriptor.name) \(key) failed: \($0)" }
         guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
         if let retained {
@@ -73,12 +83,20 @@ final class EventApplier {
     }
   }
 
-  /// The values of a row, by column name; nil when there is no such row.
-  private func currentValues(_ descriptor: TableDescriptor, key: [SQLiteValue], _ db: Database) throws -> [String: SQLiteValue]? {
-    let sql = "SELECT \(descriptor.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
-    guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(key.map(\.databaseValue))) else { return nil }
+  /// The values of a row, by column name, read with `statement` (a select
+  /// of `columns` by key); nil when there is no such row.
+  private func currentValues(_ statement: Statement, columns: [String], key: [SQLiteValue]) throws -> [String: SQLiteValue]? {
+    let handle = statement.sqliteStatement
+    sqlite3_reset(handle)
+    for (index, value) in zip(Int32(1)..., key) { _ = value.bind(to: handle, at: index) }
+    defer { sqlite3_reset(handle) }
+    let code = sqlite3_step(handle)
+    guard code == SQLITE_ROW else {
+      if code == SQLITE_DONE { return nil }
+      throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+    }
     var values: [String: SQLiteValue] = [:]
-    for (index, column) in descriptor.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
+    for (index, column) in columns.enumerated() { values[column] = SQLiteValue(statement: handle, column: Int32(index)) }
     return values
   }
 

@@ -94,7 +94,7 @@ extension ChronicleLogSource {
       }
     }
     options.progress?(ReplayProgress(eventsRead: seen, totalEvents: total, rowChanges: rows))
-    let digests = try target.read { db in try TableDigest.compute(db) }
+    let digests = options.computesDigests ? try target.read { db in try TableDigest.compute(db) } : []
     return ReplayReport(eventCount: events, rowChangeCount: rows, lastEvent: lastEvent, failures: failures, digests: digests)
   }
 

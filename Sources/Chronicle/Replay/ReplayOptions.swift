@@ -14,17 +14,21 @@ public struct ReplayOptions: Sendable {
   /// only the application's tables. A replay of some ``tables`` always gives
   /// only the tables.
   public var keepsLog = true
+  /// Whether the report carries the digest of every replayed table (a hash
+  /// of every row: skip it when nothing will compare them).
+  public var computesDigests = true
   /// Called now and then with how far the replay got, for progress bars.
   public var progress: (@Sendable (ReplayProgress) -> Void)?
 
   public init(
     until: HistoryPoint? = nil, tables: Set<String>? = nil, isStrict: Bool = true, keepsLog: Bool = true,
-    progress: (@Sendable (ReplayProgress) -> Void)? = nil
+    computesDigests: Bool = true, progress: (@Sendable (ReplayProgress) -> Void)? = nil
   ) {
     self.until = until
     self.tables = tables
     self.isStrict = isStrict
     self.keepsLog = keepsLog
+    self.computesDigests = computesDigests
     self.progress = progress
   }
 }
@@ -58,6 +62,6 @@ public struct ReplayReport: Sendable {
   public var lastEvent: EventID?
   /// Events skipped by a lenient replay (never any in a strict one).
   public var failures: [ReplayFailure]
-  /// Digests of the replayed tables.
+  /// Digests of the replayed tables (empty unless ``ReplayOptions/computesDigests``).
   public var digests: [TableDigest]
 }
