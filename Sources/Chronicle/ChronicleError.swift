@@ -38,6 +38,11 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case invalidHistoryPoint(String)
   /// A primary key given on the command line does not fit the table's key.
   case invalidKey(table: String, detail: String)
+  /// A migration step needs app code (a conversion or an upcaster) that was
+  /// not registered.
+  case missingUpcaster(String)
+  /// A migration step cannot be done as asked.
+  case migrationFailed(migration: String, reason: String)
   /// Deleting the synced data would leave rows of untracked tables pointing
   /// at deleted rows; nothing was deleted.
   case localDataStillReferenced(String)
@@ -69,6 +74,12 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
         + "or an ISO 8601 time (2026-11-21T10:00:00Z, 2026-11-21T10:00:00.123Z+2, or a date: 2026-11-21)."
     case .invalidKey(let table, let detail):
       return "bad primary key for \(table): \(detail)"
+    case .missingUpcaster(let name):
+      return "the log's migrations need the app's conversion or upcaster \"\(name)\", which is not registered. "
+        + "Fix: register it in the Upcasters passed here (registerConversion or registerUpcaster), "
+        + "or run this from the app, which has it."
+    case .migrationFailed(let migration, let reason):
+      return "migration \"\(migration)\" failed and was rolled back: \(reason)"
     case .localDataStillReferenced(let detail):
       return "cannot delete the synced data: rows of untracked tables still refer to it (\(detail)). "
         + "Fix: delete those rows first, or declare their foreign keys ON DELETE CASCADE or SET NULL."

@@ -22,6 +22,8 @@ enum EventDescription {
         return "schema  \(sql)"
       case .schema(.rebuildTable(let name, _, let copied, _)):
         return "schema  rebuild \(name) keeping \(copied.map(\.newName).joined(separator: ", "))"
+      case .schema(.migration(let migration)):
+        return "migration  \(migration.name): \(migration.steps.map(stepText).joined(separator: "; "))"
       case .insert(let table, let values):
         let descriptor = event.tables[table]
         let pairs = zip(descriptor.columns, values).map { "\($0)=\($1)" }.joined(separator: " ")
@@ -34,6 +36,17 @@ enum EventDescription {
         let descriptor = event.tables[table]
         return "delete  \(descriptor.name) \(keyText(descriptor, key))"
       }
+    }
+  }
+
+  static func stepText(_ step: UpcastStep) -> String {
+    switch step {
+    case .renameTable(let from, let to): "rename table \(from) to \(to)"
+    case .renameColumn(let table, let from, let to): "rename \(table).\(from) to \(to)"
+    case .addColumn(let table, let column, let value): "add \(table).\(column) default \(value)"
+    case .dropColumn(let table, let column): "drop \(table).\(column)"
+    case .convertColumn(let table, let column, let converter): "convert \(table).\(column) with \(converter)"
+    case .custom(let upcaster, let tables): "upcast \(tables.joined(separator: ", ")) with \(upcaster)"
     }
   }
 
@@ -61,6 +74,8 @@ enum EventDescription {
       return ["op": "schema", "sql": sql]
     case .schema(.rebuildTable(let name, let createSQL, let copied, let dependents)):
       return ["op": "rebuild", "table": name, "sql": createSQL, "copied": copied.map { [$0.newName, $0.oldName] }, "dependents": dependents]
+    case .schema(.migration(let migration)):
+      return ["op": "migration", "name": migration.name, "steps": migration.steps.map(stepText)]
     case .insert(let table, let values):
       let descriptor = event.tables[table]
       return ["op": "insert", "table": descriptor.name, "values": Dictionary(uniqueKeysWithValues: zip(descriptor.columns, values.map(jsonValue)))]

@@ -47,6 +47,8 @@ struct Step: ParsableCommand {
       switch change {
       case .execute(let sql): Swift.print("  schema  \(sql)")
       case .rebuildTable(let name, _, _, _): Swift.print("  schema  rebuild \(name)")
+      case .migration(let migration):
+        Swift.print("  migration  \(migration.name): \(migration.steps.map(EventDescription.stepText).joined(separator: "; "))")
       }
     }
     for row in step.rows {

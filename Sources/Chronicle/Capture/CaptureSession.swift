@@ -58,6 +58,9 @@ final class CaptureSession: @unchecked Sendable {
   /// While true, changes are not captured (used when applying events that are
   /// already in the log).
   var isSuspended = false
+  /// A migration running in the current transaction: the next event records
+  /// it, and its column renames guide the schema diff.
+  var pendingMigration: PendingMigration?
 
   // Last table looked up by the hook, to skip a String allocation per row.
   private var lastTableName: [CChar] = [0]
@@ -260,8 +263,10 @@ final class CaptureSession: @unchecked Sendable {
     let version = try SchemaSnapshot.currentVersion(db)
     if version != snapshot.version {
       let current = try SchemaSnapshot.read(db)
-      let diff = SchemaDiff(from: snapshot, to: current)
-      for change in diff.changes { body.appendSchema(change) }
+      let diff = SchemaDiff(
+        from: snapshot, to: current, columnRenames: pendingMigration?.columnRenames ?? [:],
+        rewrittenTables: pendingMigration?.rewrittenTables ?? [])
+      for change in diff.changes { try body.appendSchema(change) }
       let trackedBefore = Set(tables.keys)
       (newlyTracked, fullTables) = try applyTracking(of: diff, db)
       // The epoch counts changes to the synced shape only: a local index,
@@ -276,11 +281,16 @@ final class CaptureSession: @unchecked Sendable {
       for (_, name) in diff.renamedTables where untrackedTablesWritten.contains(name) {
         guard let table = tables[name], let object = current.object(type: "table", name: name) else { continue }
         let dependents = current.objects.filter { $0.tableName == name && ($0.type == "index" || $0.type == "trigger") }.map(\.sql)
-        body.appendSchema(.rebuildTable(name: name, createSQL: object.sql, copiedColumns: [], dependents: dependents))
+        try body.appendSchema(.rebuildTable(name: name, createSQL: object.sql, copiedColumns: [], dependents: dependents))
         fullTables.append(table)
       }
       snapshot = current
       try SchemaStore.saveLoggedSnapshot(current, db)
+    }
+
+    if let pending = pendingMigration {
+      try body.appendSchema(.migration(pending.migration))
+      changesTrackedShape = true
     }
 
     let dumped = Set(fullTables.map(ObjectIdentifier.init))
@@ -316,6 +326,7 @@ final class CaptureSession: @unchecked Sendable {
     let appended = try EventAppender.appendLocal(
       db, origin: peer, clock: clock, position: &position, body: body, advancesEpoch: changesTrackedShape, deflater: deflater)
     self.position = position
+    pendingMigration = nil
     // Sync merges later writes into deleted rows: keep their last values.
     let store = MergeStore(db: db)
     for (table, key, values) in deletedRows {

@@ -63,7 +63,15 @@ struct SchemaDiff {
   var tablesNeedingRows: [String] = []
   var droppedTables: [String] = []
 
-  init(from old: SchemaSnapshot, to new: SchemaSnapshot) {
+  /// - Parameters:
+  ///   - columnRenames: columns a migration renamed, by lower-cased table
+  ///     name, then new name to old name: they are copied, not dumped.
+  ///   - rewrittenTables: lower-cased names of tables whose values a
+  ///     migration converted: the event carries their rows whole.
+  init(
+    from old: SchemaSnapshot, to new: SchemaSnapshot, columnRenames: [String: [String: String]] = [:],
+    rewrittenTables: Set<String> = []
+  ) {
     let oldTables = old.objects.filter { $0.type == "table" }
     let newTables = new.objects.filter { $0.type == "table" }
     func isKept(_ object: SchemaSnapshot.Object, in snapshot: SchemaSnapshot) -> Bool {
@@ -100,9 +108,15 @@ struct SchemaDiff {
     // Tables altered in place: rebuilt, keeping the columns whose names survive.
     for table in newTables where !renamedTo.contains(table.name) {
       guard let before = old.object(type: "table", name: table.name), before.sql != table.sql else { continue }
-      let surviving = table.columns.filter(before.columns.contains)
-      let isRenameOfColumns = surviving.count < min(before.columns.count, table.columns.count)
-      let copied = isRenameOfColumns ? [] : surviving.map { CopiedColumn(newName: $0, oldName: $0) }
+      let renames = columnRenames[table.name.lowercased()] ?? [:]
+      let carried = table.columns.compactMap { column -> CopiedColumn? in
+        if before.columns.contains(column) { return CopiedColumn(newName: column, oldName: column) }
+        if let old = renames[column], before.columns.contains(old) { return CopiedColumn(newName: column, oldName: old) }
+        return nil
+      }
+      let isRenameOfColumns = carried.count < min(before.columns.count, table.columns.count)
+        || rewrittenTables.contains(table.name.lowercased())
+      let copied = isRenameOfColumns ? [] : carried
       let dependents = new.objects.filter { object in
         object.tableName == table.name && (object.type == "index" || object.type == "trigger")
           && old.objects.contains { $0.type == object.type && $0.name == object.name && $0.sql == object.sql }

@@ -120,6 +120,10 @@ public enum SchemaChange: Hashable, Sendable {
   /// listed in `copiedColumns` (new name, old name), and recreates its indexes
   /// and triggers from `dependents`.
   case rebuildTable(name: String, createSQL: String, copiedColumns: [CopiedColumn], dependents: [String])
+  /// A migration: how events written before it map to the schema after it.
+  /// Its DDL is recorded beside it as the other schema changes; replay has
+  /// nothing to do for it, rebuild and upcasting read it.
+  case migration(SchemaMigration)
 }
 
 /// A column carried over by a table rebuild, possibly renamed.

@@ -50,7 +50,7 @@ struct EventBodyWriter {
       beginDelete(table: table)
       for value in key { try EventCodec.writeValue(value, to: &operations) }
     case .schema(let change):
-      appendSchema(change)
+      try appendSchema(change)
     }
   }
 
@@ -73,7 +73,7 @@ struct EventBodyWriter {
   }
 
   /// Writes a schema change.
-  mutating func appendSchema(_ change: SchemaChange) {
+  mutating func appendSchema(_ change: SchemaChange) throws(EventFormatError) {
     operationCount += 1
     operations.writeByte(EventCodec.OperationKind.schema.rawValue)
     switch change {
@@ -91,6 +91,11 @@ struct EventBodyWriter {
       }
       operations.writeVarint(dependents.count)
       for sql in dependents { operations.writeString(sql) }
+    case .migration(let migration):
+      operations.writeByte(EventCodec.SchemaKind.migration.rawValue)
+      operations.writeString(migration.name)
+      operations.writeVarint(migration.steps.count)
+      for step in migration.steps { try EventCodec.writeStep(step, to: &operations) }
     }
   }
 

@@ -120,7 +120,11 @@ public enum EventCodec {
   }
 
   enum SchemaKind: UInt8 {
-    case execute = 0x01, rebuildTable = 0x02
+    case execute = 0x01, rebuildTable = 0x02, migration = 0x03
+  }
+
+  enum StepKind: UInt8 {
+    case renameTable = 0x01, renameColumn = 0x02, addColumn = 0x03, dropColumn = 0x04, convertColumn = 0x05, custom = 0x06
   }
 
   enum ValueTag: UInt8 {
@@ -132,6 +136,59 @@ public enum EventCodec {
     for table in tables { _ = writer.addTable(table) }
     for operation in operations { try writer.append(operation) }
     return writer.finish()
+  }
+
+  static func writeStep(_ step: UpcastStep, to writer: inout BinaryWriter) throws(EventFormatError) {
+    switch step {
+    case .renameTable(let from, let to):
+      writer.writeByte(StepKind.renameTable.rawValue)
+      writer.writeString(from)
+      writer.writeString(to)
+    case .renameColumn(let table, let from, let to):
+      writer.writeByte(StepKind.renameColumn.rawValue)
+      writer.writeString(table)
+      writer.writeString(from)
+      writer.writeString(to)
+    case .addColumn(let table, let column, let value):
+      writer.writeByte(StepKind.addColumn.rawValue)
+      writer.writeString(table)
+      writer.writeString(column)
+      try writeValue(value, to: &writer)
+    case .dropColumn(let table, let column):
+      writer.writeByte(StepKind.dropColumn.rawValue)
+      writer.writeString(table)
+      writer.writeString(column)
+    case .convertColumn(let table, let column, let converter):
+      writer.writeByte(StepKind.convertColumn.rawValue)
+      writer.writeString(table)
+      writer.writeString(column)
+      writer.writeString(converter)
+    case .custom(let upcaster, let tables):
+      writer.writeByte(StepKind.custom.rawValue)
+      writer.writeString(upcaster)
+      writer.writeVarint(tables.count)
+      for table in tables { writer.writeString(table) }
+    }
+  }
+
+  static func readStep(_ reader: inout BinaryReader) throws(EventFormatError) -> UpcastStep {
+    let offset = reader.offset
+    let raw = try reader.readByte()
+    switch StepKind(rawValue: raw) {
+    case .renameTable: return .renameTable(from: try reader.readString(), to: try reader.readString())
+    case .renameColumn: return .renameColumn(table: try reader.readString(), from: try reader.readString(), to: try reader.readString())
+    case .addColumn: return .addColumn(table: try reader.readString(), column: try reader.readString(), default: try readValue(&reader))
+    case .dropColumn: return .dropColumn(table: try reader.readString(), column: try reader.readString())
+    case .convertColumn:
+      return .convertColumn(table: try reader.readString(), column: try reader.readString(), converter: try reader.readString())
+    case .custom:
+      let upcaster = try reader.readString()
+      var tables: [String] = []
+      for _ in 0..<(try reader.readLength()) { tables.append(try reader.readString()) }
+      return .custom(upcaster: upcaster, tables: tables)
+    case nil:
+      throw EventFormatError(problem: .unknownSchemaOperation(raw), region: .body, offset: offset)
+    }
   }
 
   static func writeValue(_ value: SQLiteValue, to writer: inout BinaryWriter) throws(EventFormatError) {
@@ -227,6 +284,11 @@ public enum EventCodec {
           var dependents: [String] = []
           for _ in 0..<dependentCount { dependents.append(try reader.readString()) }
           operations.append(.schema(.rebuildTable(name: name, createSQL: createSQL, copiedColumns: copied, dependents: dependents)))
+        case .migration:
+          let name = try reader.readString()
+          var steps: [UpcastStep] = []
+          for _ in 0..<(try reader.readLength()) { steps.append(try readStep(&reader)) }
+          operations.append(.schema(.migration(SchemaMigration(name: name, steps: steps))))
         case nil:
           throw EventFormatError(problem: .unknownSchemaOperation(rawSchemaKind), region: .body, offset: schemaOffset)
         }

@@ -42,6 +42,8 @@ final class EventApplier {
         deletes = deletes.map { _ in nil }
         reads = reads.map { _ in nil }
         updates = [:]
+      case .schema(.migration):
+        continue  // its DDL is recorded beside it
       case .insert(let table, let values):
         let descriptor = event.tables[table]
         let statement = try inserts[table] ?? prepared(db, fail) {

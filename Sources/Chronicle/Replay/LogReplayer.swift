@@ -49,7 +49,11 @@ final class LogReplayer {
       try strict.apply(event, to: db)
       localEpoch = event.schemaEpoch
       if event.rowChangeCount != event.operations.count { selection?.schemaChanged() }
-      _ = try EventAppender.insert(db, event: stored.event, encoded: encoded)
+      let position = try EventAppender.insert(db, event: stored.event, encoded: encoded)
+      for case .schema(.migration(let migration)) in event.operations {
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: ["migration:\(migration.name)", position])
+      }
     } else {
       if merge == nil {
         try TrackedTables.refresh(db)
