@@ -43,6 +43,8 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case missingUpcaster(String)
   /// A migration step cannot be done as asked.
   case migrationFailed(migration: String, reason: String)
+  /// A rebuild could not complete; the live tables are unchanged.
+  case rebuildFailed(String)
   /// Deleting the synced data would leave rows of untracked tables pointing
   /// at deleted rows; nothing was deleted.
   case localDataStillReferenced(String)
@@ -80,6 +82,8 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
         + "or run this from the app, which has it."
     case .migrationFailed(let migration, let reason):
       return "migration \"\(migration)\" failed and was rolled back: \(reason)"
+    case .rebuildFailed(let reason):
+      return "the rebuild did not swap its tables in (the live tables are unchanged): \(reason)"
     case .localDataStillReferenced(let detail):
       return "cannot delete the synced data: rows of untracked tables still refer to it (\(detail)). "
         + "Fix: delete those rows first, or declare their foreign keys ON DELETE CASCADE or SET NULL."

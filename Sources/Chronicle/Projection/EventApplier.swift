@@ -16,6 +16,9 @@ final class EventApplier {
   /// capture does on the live database, so that received events merged
   /// later can bring the row back whole.
   var retainsDeletedRows = false
+  /// Whether an insert replaces a row with the same key instead of failing:
+  /// for rebuilds, where an event that reshaped a table carries its rows again.
+  var insertsReplace = false
 
   /// Applies one event inside the current transaction.
   func apply(_ event: ChangeEvent, to db: Database) throws {
@@ -47,7 +50,7 @@ final class EventApplier {
       case .insert(let table, let values):
         let descriptor = event.tables[table]
         let statement = try inserts[table] ?? prepared(db, fail) {
-          "INSERT INTO main.\(quotedIdentifier(descriptor.name)) (\(descriptor.columns.map(quotedIdentifier).joined(separator: ", "))) "
+          "INSERT \(insertsReplace ? "OR REPLACE " : "")INTO main.\(quotedIdentifier(descriptor.name)) (\(descriptor.columns.map(quotedIdentifier).joined(separator: ", "))) "
             + "VALUES (\(databaseQuestionMarks(count: descriptor.columns.count)))"
         }
         inserts[table] = statement

@@ -75,6 +75,8 @@ final class LogReplayer {
     guard let merge else { return }
     self.merge = nil
     try merge.settleForeignKeys()
+    // As sync does: the merged events are folded already.
+    try merge.setFoldMark(Int64.fetchOne(merge.db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
   }
 
   /// Ends the replay: settles received events and creates the triggers the

@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+
+/// Reads older events in the current shape: each row operation passes
+/// through the steps of the migrations recorded after it.
+///
+/// Renames, added and dropped columns are applied when the row still has the
+/// old shape, so a received event written in the new shape by a peer that
+/// migrated first passes through unchanged. Conversions and custom upcasters
+/// apply to events older (in this log) than their migration.
+struct EventUpcaster {
+  /// Migrations in log order, at their log positions.
+  let migrations: [(position: Int64, migration: SchemaMigration)]
+  let upcasters: Upcasters
+  let localPeer: PeerID
+
+  /// The migrations recorded in this peer's own events.
+  static func migrations(_ db: Database, localPeer: PeerID) throws -> [(position: Int64, migration: SchemaMigration)] {
+    // Migrations advance the epoch: only events where it changed can hold one.
+    let positions = try Int64.fetchAll(db, sql: """
+      SELECT id FROM (SELECT id, schema_epoch, lag(schema_epoch) OVER (ORDER BY id) AS previous
+                      FROM chronicle_events WHERE origin = ?)
+      WHERE previous IS NULL OR previous <> schema_epoch ORDER BY id
+      """, arguments: [Data(localPeer.bytes)])
+    var found: [(Int64, SchemaMigration)] = []
+    for position in positions {
+      guard let stored = try EventLog.events(db, EventFilter(positions: position...position)).first else { continue }
+      let recorded = stored.event.operations.contains { if case .schema(.migration) = $0 { true } else { false } }
+      for operation in stored.event.operations {
+        switch operation {
+        case .schema(.migration(let migration)):
+          found.append((position, migration))
+        case .schema(.execute(let sql)) where !recorded:
+          // A table renamed outside a migration is a migration all the same.
+          if let (from, to) = tableRename(sql) {
+            found.append((position, SchemaMigration(name: "rename \(from)", steps: [.renameTable(from: from, to: to)])))
+          }
+        default:
+          break
+        }
+      }
+    }
+    return found
+  }
+
+  /// The names in `ALTER TABLE "a" RENAME TO "b"`, as capture records a table rename.
+  static func tableRename(_ sql: String) -> (from: String, to: String)? {
+    var tokens: [String] = []
+    var index = sql.startIndex
+    while index < sql.endIndex {
+      let character = sql[index]
+      if character.isWhitespace {
+        index = sql.index(after: index)
+      } else if character == "\"" {
+        var name = ""
+        index = sql.index(after: index)
+        while index < sql.endIndex {
+          if sql[index] == "\"" {
+            let next = sql.index(after: index)
+            if next < sql.endIndex && sql[next] == "\"" { name.append("\""); index = sql.index(after: next); continue }
+            index = next
+            break
+          }
+          name.append(sql[index])
+          index = sql.index(after: index)
+        }
+        tokens.append("\"" + name)
+      } else {
+        let start = index
+        while index < sql.endIndex && !sql[index].isWhitespace { index = sql.index(after: index) }
+        tokens.append(String(sql[start..<index]).uppercased())
+      }
+    }
+    guard tokens.count == 6, tokens[0] == "ALTER", tokens[1] == "TABLE", tokens[3] == "RENAME", tokens[4] == "TO",
+          tokens[2].hasPrefix("\""), tokens[5].hasPrefix("\"")
+    else { return nil }
+    return (String(tokens[2].dropFirst()), String(tokens[5].dropFirst()))
+  }
+
+  /// The name a table written at `position` has now.
+  func currentName(ofTable table: String, writtenAt position: Int64) -> String {
+    var name = table
+    for (migrationPosition, migration) in migrations where migrationPosition > position {
+      for case .renameTable(let from, let to) in migration.steps where from.lowercased() == name.lowercased() { name = to }
+    }
+    return name
+  }
+
+  /// Checks that every conversion and upcaster the migrations name is registered.
+  func checkRegistered() throws {
+    for (_, migration) in migrations {
+      for step in migration.steps {
+        switch step {
+        case .convertColumn(_, _, let converter): _ = try upcasters.conversion(converter)
+        case .custom(let upcaster, _): _ = try upcasters.upcaster(upcaster)
+        default: break
+        }
+      }
+    }
+  }
+
+  /// The row operations of `stored`, by name, in the current shape.
+  func rows(of stored: StoredEvent) throws -> [UpcastRow] {
+    var rows = Self.namedRows(stored.event)
+    let isReceived = stored.event.origin != localPeer
+    for (position, migration) in migrations where position > stored.id || isReceived {
+      let isOlder = position > stored.id
+      for step in migration.steps {
+        rows = try rows.flatMap { try apply(step, to: $0, isOlder: isOlder) }
+      }
+    }
+    return rows
+  }
+
+  /// An event's row operations by column names.
+  static func namedRows(_ event: ChangeEvent) -> [UpcastRow] {
+    event.operations.compactMap { operation in
+      guard let index = operation.tableIndex else { return nil }
+      let descriptor = event.tables[index]
+      func named(_ pairs: some Sequence<(Int, SQLiteValue)>) -> [NamedValue] {
+        pairs.map { NamedValue(column: descriptor.columns[$0], value: $1) }
+      }
+      switch operation {
+      case .insert(_, let values):
+        return UpcastRow(
+          table: descriptor.name, kind: .insert, key: named(descriptor.primaryKey.map { ($0, values[$0]) }),
+          values: named(values.enumerated().map { ($0, $1) }))
+      case .update(_, let key, let changes):
+        return UpcastRow(
+          table: descriptor.name, kind: .update, key: named(zip(descriptor.primaryKey, key)),
+          values: named(changes.map { ($0.column, $0.value) }))
+      case .delete(_, let key):
+        return UpcastRow(table: descriptor.name, kind: .delete, key: named(zip(descriptor.primaryKey, key)), values: [])
+      case .schema:
+        return nil
+      }
+    }
+  }
+
+  private func apply(_ step: UpcastStep, to row: UpcastRow, isOlder: Bool) throws -> [UpcastRow] {
+    func same(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+    var row = row
+    switch step {
+    case .renameTable(let from, let to):
+      if same(row.table, from) { row.table = to }
+    case .renameColumn(let table, let from, let to):
+      guard same(row.table, table) else { break }
+      let columns = row.key.map(\.column) + row.values.map(\.column)
+      guard columns.contains(where: { same($0, from) }), !columns.contains(where: { same($0, to) }) else { break }
+      for index in row.key.indices where same(row.key[index].column, from) { row.key[index].column = to }
+      for index in row.values.indices where same(row.values[index].column, from) { row.values[index].column = to }
+    case .addColumn(let table, let column, let value):
+      if same(row.table, table), row.kind == .insert, !row.values.contains(where: { same($0.column, column) }) {
+        row.values.append(NamedValue(column: column, value: value))
+      }
+    case .dropColumn(let table, let column):
+      guard same(row.table, table) else { break }
+      row.values.removeAll { same($0.column, column) }
+      if row.kind == .update && row.values.isEmpty { return [] }
+    case .convertColumn(let table, let column, let converter):
+      guard isOlder, same(row.table, table) else { break }
+      let conversion = try upcasters.conversion(converter)
+      for index in row.values.indices where same(row.values[index].column, column) {
+        row.values[index].value = try conversion(row.values[index].value)
+      }
+    case .custom(let upcaster, let tables):
+      guard isOlder, tables.contains(where: { same($0, row.table) }) else { break }
+      return try upcasters.upcaster(upcaster)(row)
+    }
+    return [row]
+  }
+
+  /// An event holding `rows`, with one table descriptor per distinct shape.
+  static func event(_ rows: [UpcastRow], like original: ChangeEvent) -> ChangeEvent {
+    var tables: [TableDescriptor] = []
+    var indexes: [TableDescriptor: Int] = [:]
+    var operations: [EventOperation] = []
+    for row in rows {
+      let keyNames = row.key.map(\.column)
+      let columns: [String]
+      switch row.kind {
+      case .insert: columns = row.values.map(\.column)
+      case .update: columns = keyNames + row.values.map(\.column).filter { !keyNames.contains($0) }
+      case .delete: columns = keyNames
+      }
+      let primaryKey = keyNames.compactMap { name in columns.firstIndex(of: name) }
+      let descriptor = TableDescriptor(name: row.table, columns: columns, primaryKey: primaryKey)
+      let index: Int
+      if let known = indexes[descriptor] {
+        index = known
+      } else {
+        index = tables.count
+        tables.append(descriptor)
+        indexes[descriptor] = index
+      }
+      switch row.kind {
+      case .insert:
+        operations.append(.insert(table: index, values: row.values.map(\.value)))
+      case .update:
+        let changes = row.values.compactMap { value in columns.firstIndex(of: value.column).map { ColumnValue(column: $0, value: value.value) } }
+        operations.append(.update(table: index, key: row.key.map(\.value), changes: changes))
+      case .delete:
+        operations.append(.delete(table: index, key: row.key.map(\.value)))
+      }
+    }
+    return ChangeEvent(
+      origin: original.origin, sequence: original.sequence, timestamp: original.timestamp, schemaEpoch: original.schemaEpoch,
+      tables: tables, operations: operations)
+  }
+}

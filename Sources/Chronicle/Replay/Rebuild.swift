@@ -1,0 +1,233 @@
+import Crypto
+import Foundation
+import GRDB
+
+extension ChronicleDatabase {
+  /// Rebuilds the tracked tables from the whole log, through the upcasters
+  /// of the migrations it records, and swaps them in atomically.
+  ///
+  /// The history is replayed into shadow tables with the current schema, in
+  /// a side file next to the database (`<path>.rebuild`), a few hundred
+  /// events per transaction; each transaction records a checkpoint, so a
+  /// rebuild that is interrupted resumes where it stopped. Readers and
+  /// writers keep working meanwhile (events written during the rebuild are
+  /// applied too). The shadow tables are checked (`PRAGMA integrity_check`,
+  /// `foreign_key_check`) and compared with the live ones; then one write
+  /// transaction replaces the rows of every tracked table and the merge
+  /// state, without an event: the log already holds every change.
+  ///
+  /// Triggers on tracked tables fire during the swap unless they say
+  /// `WHEN NOT chronicle_is_syncing()`, as they should for merges.
+  @discardableResult
+  public func rebuild(options: RebuildOptions = RebuildOptions()) throws -> RebuildReport {
+    let peer = peerID
+    let side = path + ".rebuild"
+    let (migrations, schema, tracked, hasReceived) = try read { db in
+      (try EventUpcaster.migrations(db, localPeer: peer), try SchemaSnapshot.read(db),
+       try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name"),
+       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(peer.bytes)]) ?? false)
+    }
+    let upcaster = EventUpcaster(migrations: migrations, upcasters: options.upcasters, localPeer: peer)
+    try upcaster.checkRegistered()
+    let shadow = try ShadowDatabase.openOrCreate(at: side, for: self, schema: schema)
+    let resumedAfter = shadow.through > 0 ? shadow.through : nil
+    var counts = (events: 0, rows: 0)
+    let total = try log.count()
+
+    // Apply the log in checkpointed batches, up to its current end.
+    var applier = ShadowApplier(localPeer: peer, upcaster: upcaster, hasReceived: hasReceived)
+    func catchUp() throws {
+    while true {
+      let batch = try read { db in
+        var batch: [(StoredEvent, [UInt8])] = []
+        try EventLog.forEachEncoded(db, EventFilter(positions: (shadow.through + 1)...Int64.max, limit: options.eventsPerCheckpoint)) {
+          batch.append(($0, $1))
+        }
+        return batch
+      }
+      if batch.isEmpty { break }
+      try shadow.queue.writeWithoutTransaction { db in
+        try db.inTransaction {
+          for (stored, _) in batch {
+            counts.rows += try applier.apply(stored, db)
+            counts.events += 1
+            if let limit = options.stopsAfterEvents, counts.events > limit { throw RebuildInterrupted() }
+          }
+          try applier.endReceivedRun(db)
+          try shadow.saveCheckpoint(batch.last!.0, db)
+          return .commit
+        }
+      }
+      options.progress?(ReplayProgress(eventsRead: Int(shadow.through), totalEvents: max(total, Int(shadow.through)), rowChanges: counts.rows))
+    }
+    try shadow.finish(localPeer: peer, hasReceived: hasReceived)
+    }
+    try catchUp()
+
+    // Verify the shadow, and compare it with the live tables.
+    try shadow.checkIntegrity()
+    let live = try digests(tables: tracked)
+    let rebuilt = try shadow.queue.read { db in try TableDigest.compute(db, tables: tracked) }
+    let checks = zip(live, rebuilt).map { pair in VerificationReport.TableCheck(table: pair.0.table, live: pair.0, replayed: pair.1) }
+    let differing = checks.filter { !$0.matches }.map(\.table)
+    let differences = differing.isEmpty ? nil : try DatabaseDiff.compare(path, side, tables: differing, rowLimit: 20)
+    var swapped = false
+    if !options.isDryRun {
+      // Writes made meanwhile are applied first; the swap itself holds the
+      // write lock, so none can slip in between.
+      for attempt in 1...5 {
+        do {
+          try swap(from: shadow, tables: tracked, hasReceived: hasReceived)
+          swapped = true
+          break
+        } catch is ShadowBehind {
+          guard attempt < 5 else { throw ChronicleError.rebuildFailed("writes kept arriving while it swapped; run it again (it resumes)") }
+          try catchUp()
+          try shadow.checkIntegrity()
+        }
+      }
+    }
+    try shadow.remove()
+    return RebuildReport(
+      eventCount: counts.events, rowChangeCount: counts.rows, resumedAfter: resumedAfter, tables: checks,
+      differences: differences, swapped: swapped)
+  }
+
+  /// Replaces the rows of the tracked tables and the merge state with the
+  /// shadow's, in one transaction that appends no event; retried when
+  /// writes arrived since the shadow caught up.
+  private func swap(from shadow: ShadowDatabase, tables: [String], hasReceived: Bool) throws {
+    let session = self.session
+    try writer.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA foreign_keys = OFF")
+      defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+      try db.execute(sql: "ATTACH DATABASE ? AS chronicle_rebuild", arguments: [shadow.path])
+      defer { try? db.execute(sql: "DETACH DATABASE chronicle_rebuild") }
+      session.isSuspended = true
+      defer { session.isSuspended = false }
+      try db.inTransaction(.immediate) {
+        let latest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM main.chronicle_events") ?? 0
+        guard latest == shadow.through else { throw ShadowBehind() }
+        for table in tables {
+          let columns = try String.fetchAll(
+            db, sql: "SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0 ORDER BY cid", arguments: [table])
+            .map(quotedIdentifier).joined(separator: ", ")
+          try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
+          try db.execute(sql: "INSERT INTO main.\(quotedIdentifier(table)) (\(columns)) SELECT \(columns) FROM chronicle_rebuild.\(quotedIdentifier(table))")
+        }
+        try db.execute(sql: "DELETE FROM main.chronicle_rows")
+        try db.execute(sql: "INSERT INTO main.chronicle_rows SELECT * FROM chronicle_rebuild.chronicle_rows")
+        if hasReceived { try MergeApplier(db, local: peerID, localEpoch: 0).setFoldMark(latest) }
+        var violations: [Row] = []
+        for table in tables { violations += try Row.fetchAll(db, sql: "PRAGMA main.foreign_key_check(\(quotedIdentifier(table)))") }
+        guard violations.isEmpty else {
+          throw ChronicleError.rebuildFailed(
+            "the rebuilt tables break \(violations.count) foreign key(s), first in \(violations[0][0] as String? ?? "?"); nothing was swapped")
+        }
+        return .commit
+      }
+    }
+  }
+}
+
+/// The log has events the shadow has not applied yet.
+private struct ShadowBehind: Error {}
+
+/// Applies events, upcast to the current shape, to the shadow tables.
+struct ShadowApplier {
+  let localPeer: PeerID
+  let upcaster: EventUpcaster
+  let hasReceived: Bool
+  private let strict = EventApplier()
+  private var merge: MergeApplier?
+
+  init(localPeer: PeerID, upcaster: EventUpcaster, hasReceived: Bool) {
+    self.localPeer = localPeer
+    self.upcaster = upcaster
+    self.hasReceived = hasReceived
+    strict.retainsDeletedRows = true
+  }
+
+  /// Applies one event; returns its row operations after upcasting.
+  mutating func apply(_ stored: StoredEvent, _ db: Database) throws -> Int {
+    let original = stored.event
+    // The shadow has the current schema: history's schema changes only
+    // matter where they emptied a table (a rebuild that carries its rows
+    // whole, a drop).
+    var reshaped = false
+    for operation in original.operations {
+      guard case .schema(let change) = operation else { continue }
+      reshaped = true
+      if let emptied = Self.emptiedTable(change) {
+        let current = upcaster.currentName(ofTable: emptied, writtenAt: stored.id)
+        if try db.tableExists(current) { try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(current))") }
+      }
+    }
+    let rows = try upcaster.rows(of: stored).compactMap { try fitted($0, db) }
+    let event = EventUpcaster.event(rows, like: original)
+    if original.origin == localPeer {
+      try endReceivedRun(db)
+      strict.insertsReplace = reshaped
+      try strict.apply(event, to: db)
+      if hasReceived {
+        let encoded = try EventCodec.encode(event, compressionLevel: 1)
+        _ = try EventAppender.insert(db, event: event, encoded: encoded)
+      }
+    } else {
+      if merge == nil {
+        try TrackedTables.refresh(db)
+        let merge = MergeApplier(db, local: localPeer, localEpoch: UInt64.max)
+        try merge.foldLocalEvents()
+        self.merge = merge
+      }
+      let encoded = try EventCodec.encode(event, compressionLevel: 1)
+      do {
+        try merge!.apply(IncomingEvent(event: event, encoded: encoded), source: "the log")
+      } catch let error as SyncError {
+        throw ChronicleError.replayFailed(event: original.id.description, reason: "\(error)")
+      }
+    }
+    return rows.count
+  }
+
+  /// Shapes of the shadow tables, by lower-cased name (nil: no such table).
+  private var shapes: [String: TableShape?] = [:]
+
+  /// The row with only the columns its table has now (older writes to a
+  /// column dropped outside a migration are ignored); nil when the table or
+  /// a key column is gone.
+  private mutating func fitted(_ row: UpcastRow, _ db: Database) throws -> UpcastRow? {
+    let name = row.table.lowercased()
+    if shapes[name] == nil { shapes[name] = .some(try TableShape.read(db, table: row.table)) }
+    guard let shape = shapes[name]!, !shape.primaryKey.isEmpty else { return nil }
+    let columns = Set(shape.columns.map { $0.lowercased() })
+    guard row.key.allSatisfy({ columns.contains($0.column.lowercased()) }) else { return nil }
+    var fitted = row
+    fitted.table = shape.name
+    fitted.values.removeAll { !columns.contains($0.column.lowercased()) }
+    if fitted.kind == .update && fitted.values.isEmpty { return nil }
+    return fitted
+  }
+
+  mutating func endReceivedRun(_ db: Database) throws {
+    guard let merge else { return }
+    self.merge = nil
+    try merge.settleForeignKeys()
+    try merge.setFoldMark(Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
+  }
+
+  /// The table a schema change emptied and refilled, or dropped, if any.
+  static func emptiedTable(_ change: SchemaChange) -> String? {
+    switch change {
+    case .rebuildTable(let name, _, let copied, _) where copied.isEmpty:
+      return name
+    case .execute(let sql):
+      let words = sql.split(whereSeparator: \.isWhitespace).map(String.init)
+      guard words.count >= 3, words[0].uppercased() == "DROP", words[1].uppercased() == "TABLE" else { return nil }
+      let name = words[2].uppercased() == "IF" && words.count >= 5 ? words[4] : words[2]
+      return name.trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]"))
+    default:
+      return nil
+    }
+  }
+}

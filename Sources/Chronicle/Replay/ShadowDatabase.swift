@@ -1,0 +1,101 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// The side file where a rebuild builds shadow tables with the current
+/// schema, and keeps its checkpoint: the last log event applied, with its
+/// checksum, and a fingerprint of the schema it was built for.
+final class ShadowDatabase {
+  let path: String
+  let queue: DatabaseQueue
+  /// Log position of the last event applied (0: none).
+  private(set) var through: Int64
+
+  private init(path: String, queue: DatabaseQueue, through: Int64) {
+    self.path = path
+    self.queue = queue
+    self.through = through
+  }
+
+  /// Opens the side file to resume from its checkpoint when it was built for
+  /// this schema and this log; otherwise starts a new one.
+  static func openOrCreate(at path: String, for database: ChronicleDatabase, schema: SchemaSnapshot) throws -> ShadowDatabase {
+    var configuration = Configuration()
+    configuration.foreignKeysEnabled = false
+    configuration.prepareDatabase { db in db.addChronicleFunctions() }
+    let fingerprint = Self.fingerprint(schema, peer: database.peerID)
+    if FileManager.default.fileExists(atPath: path) {
+      let queue = try DatabaseQueue(path: path, configuration: configuration)
+      let checkpoint = try queue.read { db -> (String?, Int64, Int64?) in
+        guard try db.tableExists("chronicle_meta") else { return (nil, 0, nil) }
+        func meta(_ key: String) throws -> DatabaseValue {
+          try DatabaseValue.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [key]) ?? .null
+        }
+        return (String.fromDatabaseValue(try meta("rebuild_fingerprint")), Int64.fromDatabaseValue(try meta("rebuild_through")) ?? 0,
+                Int64.fromDatabaseValue(try meta("rebuild_through_checksum")))
+      }
+      let liveChecksum = try database.read { db in
+        try Int64.fetchOne(db, sql: "SELECT checksum FROM chronicle_events WHERE id = ?", arguments: [checkpoint.1])
+      }
+      if checkpoint.0 == fingerprint && (checkpoint.1 == 0 || liveChecksum == checkpoint.2) {
+        return ShadowDatabase(path: path, queue: queue, through: checkpoint.1)
+      }
+      try queue.close()
+      try removeFiles(path)
+    }
+    let queue = try DatabaseQueue(path: path, configuration: configuration)
+    try queue.write { db in
+      try InternalSchema.migrate(db)
+      // Tables, indexes and views as they are now. Triggers are left out:
+      // the swap copies rows, and the log holds what triggers did.
+      for object in schema.objects where object.type != "trigger" { try db.execute(sql: object.sql) }
+      try db.execute(sql: "INSERT INTO chronicle_meta (key, value) VALUES ('rebuild_fingerprint', ?), ('rebuild_through', 0)", arguments: [fingerprint])
+    }
+    return ShadowDatabase(path: path, queue: queue, through: 0)
+  }
+
+  /// Records that every event through `stored` is applied (inside the batch's transaction).
+  func saveCheckpoint(_ stored: StoredEvent, _ db: Database) throws {
+    try db.execute(
+      sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('rebuild_through', ?), ('rebuild_through_checksum', ?)",
+      arguments: [stored.id, Int64(stored.checksum)])
+    through = stored.id
+  }
+
+  /// Brings the merge state up to date with every event applied.
+  func finish(localPeer: PeerID, hasReceived: Bool) throws {
+    guard hasReceived else { return }
+    try queue.write { db in try MergeApplier(db, local: localPeer, localEpoch: UInt64.max).foldLocalEvents() }
+  }
+
+  /// Throws when SQLite finds the shadow damaged or its foreign keys broken.
+  func checkIntegrity() throws {
+    try queue.read { db in
+      let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+      guard integrity == ["ok"] else { throw ChronicleError.rebuildFailed("the shadow tables fail integrity_check: \(integrity.prefix(3))") }
+      let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+      guard violations.isEmpty else {
+        throw ChronicleError.rebuildFailed(
+          "the shadow tables break \(violations.count) foreign key(s), first in \(violations[0][0] as String? ?? "?") row \(violations[0][1] as Int64? ?? 0)")
+      }
+    }
+  }
+
+  /// Closes and deletes the side file.
+  func remove() throws {
+    try queue.close()
+    try Self.removeFiles(path)
+  }
+
+  private static func removeFiles(_ path: String) throws {
+    for suffix in ["", "-journal", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+      try FileManager.default.removeItem(atPath: path + suffix)
+    }
+  }
+
+  private static func fingerprint(_ schema: SchemaSnapshot, peer: PeerID) -> String {
+    var text = peer.description
+    for object in schema.objects { text += "\u{0}\(object.type)\u{0}\(object.name)\u{0}\(object.sql)" }
+    return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+  }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+@testable import Chronicle
+
+@Suite("Rebuild: the whole history through the upcasters, into shadow tables, swapped in")
+struct RebuildTests {
+  /// One logical write, in either schema version.
+  enum Write {
+    case upsertList(id: Int, name: String, weight: Double)
+    case renameList(id: Int, name: String)
+    case deleteList(id: Int)
+    case addItem(id: Int, list: Int, title: String)
+    case setCount(id: Int, count: Int)
+    case deleteItem(id: Int)
+    case setPriority(id: Int, priority: Int)
+
+    static func random(_ random: inout SeededGenerator, withPriority: Bool) -> Write {
+      let list = Int.random(in: 1...5, using: &random), item = Int.random(in: 1...12, using: &random)
+      switch Int.random(in: 0..<(withPriority ? 7 : 6), using: &random) {
+      case 0: return .upsertList(id: list, name: "list \(Int.random(in: 0...9, using: &random))", weight: Double(list) / 4)
+      case 1: return .renameList(id: list, name: "renamed \(Int.random(in: 0...9, using: &random))")
+      case 2: return .deleteList(id: list)
+      case 3: return .addItem(id: item, list: list, title: "item \(item)")
+      case 4: return .setCount(id: item, count: Int.random(in: 0...50, using: &random))
+      case 5: return .deleteItem(id: item)
+      default: return .setPriority(id: list, priority: Int.random(in: 1...3, using: &random))
+      }
+    }
+
+    /// Runs the write; `nameColumn` is the list name column of the schema version.
+    func run(_ db: Database, nameColumn: String) throws {
+      switch self {
+      case .upsertList(let id, let name, let weight):
+        try db.execute(sql: "INSERT INTO lists (id, \(nameColumn), weight) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET \(nameColumn) = excluded.\(nameColumn)",
+                       arguments: [id, name, weight])
+      case .renameList(let id, let name): try db.execute(sql: "UPDATE lists SET \(nameColumn) = ? WHERE id = ?", arguments: [name, id])
+      case .deleteList(let id): try db.execute(sql: "DELETE FROM lists WHERE id = ?", arguments: [id])
+      case .addItem(let id, let list, let title):
+        try db.execute(sql: "INSERT OR IGNORE INTO items (id, listID, title) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM lists WHERE id = ?)",
+                       arguments: [id, list, title, list])
+      case .setCount(let id, let count): try db.execute(sql: "UPDATE items SET count = ? WHERE id = ?", arguments: [count, id])
+      case .deleteItem(let id): try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
+      case .setPriority(let id, let priority): try db.execute(sql: "UPDATE lists SET priority = ? WHERE id = ?", arguments: [priority, id])
+      }
+    }
+  }
+
+  static let itemsTable = """
+    CREATE TABLE items (
+      id INTEGER PRIMARY KEY,
+      listID INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+      title TEXT NOT NULL,
+      count INTEGER
+    ) STRICT
+    """
+
+  @Test(arguments: [1, 2, 3] as [UInt64])
+  func aRebuildAfterRenamePlusAddColumnEqualsAFreshDatabase(seed: UInt64) throws {
+    var random = SeededGenerator(seed: seed)
+    let directory = try TemporaryDirectory()
+    let migrated = try Chronicle.open(path: directory.path("migrated.sqlite"))
+    let fresh = try Chronicle.open(path: directory.path("fresh.sqlite"))
+    try migrated.write { db in
+      try db.execute(sql: "CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL, weight REAL) STRICT")
+      try db.execute(sql: Self.itemsTable)
+    }
+    try fresh.write { db in
+      try db.execute(sql: "CREATE TABLE lists (id INTEGER PRIMARY KEY, title TEXT NOT NULL, weight REAL, priority INTEGER NOT NULL DEFAULT 0) STRICT")
+      try db.execute(sql: Self.itemsTable)
+    }
+    for _ in 0..<150 {
+      let write = Write.random(&random, withPriority: false)
+      try migrated.write { db in try write.run(db, nameColumn: "name") }
+      try fresh.write { db in try write.run(db, nameColumn: "title") }
+    }
+    try migrated.migrate("titles and priorities") { migration in
+      try migration.renameColumn("name", to: "title", in: "lists")
+      try migration.addColumn("priority", to: "lists", type: "INTEGER", default: .integer(0))
+    }
+    for _ in 0..<150 {
+      let write = Write.random(&random, withPriority: true)
+      try migrated.write { db in try write.run(db, nameColumn: "title") }
+      try fresh.write { db in try write.run(db, nameColumn: "title") }
+    }
+    #expect(try migrated.digests() == fresh.digests(), "seed \(seed): the migration itself went wrong")
+
+    // Damage the live tables behind the log; the rebuild makes them the log's projection again.
+    try plainConnection(directory.path("migrated.sqlite")).write { db in
+      try db.execute(sql: "UPDATE lists SET title = 'damaged' WHERE id = (SELECT min(id) FROM lists)")
+    }
+    let report = try migrated.rebuild()
+    #expect(report.swapped)
+    #expect(report.differences?.hasDifferences == true, "seed \(seed): the damage was not seen")
+    #expect(try migrated.digests() == fresh.digests(), "seed \(seed): the rebuilt tables differ from a fresh database")
+    #expect(try migrated.verify().isValid)
+    #expect(!FileManager.default.fileExists(atPath: migrated.path + ".rebuild"))
+  }
+
+  func makeHistory(_ directory: TemporaryDirectory, events: Int) throws -> ChronicleDatabase {
+    let database = try Chronicle.open(path: directory.path("app.sqlite"))
+    try database.write { db in
+      try db.execute(sql: "CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL, weight REAL) STRICT")
+      try db.execute(sql: Self.itemsTable)
+    }
+    var random = SeededGenerator(seed: 99)
+    for _ in 0..<events {
+      let write = Write.random(&random, withPriority: false)
+      try database.write { db in try write.run(db, nameColumn: "name") }
+    }
+    return database
+  }
+
+  @Test func anInterruptedRebuildResumesFromItsCheckpoint() throws {
+    let directory = try TemporaryDirectory()
+    let database = try makeHistory(directory, events: 80)
+    let total = try database.log.count()
+    let before = try database.digests()
+    var options = RebuildOptions(eventsPerCheckpoint: 10)
+    options.stopsAfterEvents = 25
+    #expect(throws: RebuildInterrupted.self) { try database.rebuild(options: options) }
+    #expect(FileManager.default.fileExists(atPath: database.path + ".rebuild"))
+    #expect(try database.digests() == before, "an interrupted rebuild changes nothing")
+
+    let resumed = try database.rebuild(options: RebuildOptions(eventsPerCheckpoint: 10))
+    #expect(resumed.resumedAfter == 20)
+    #expect(resumed.eventCount == total - 20)
+    #expect(try database.digests() == before)
+  }
+
+  @Test func readersAndWritersKeepWorkingDuringARebuild() throws {
+    let directory = try TemporaryDirectory()
+    let database = try makeHistory(directory, events: 60)
+    let during = Mutex(0)
+    let report = try database.rebuild(options: RebuildOptions(eventsPerCheckpoint: 10, progress: { _ in
+      // Called between checkpoints: the live database reads and writes as usual.
+      let count = (try? database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM lists") }) ?? nil
+      #expect(count != nil)
+      // A few writes (each is a new event to catch up with, so not at every checkpoint).
+      guard let id = during.withLock({ value -> Int? in
+        guard value < 3 else { return nil }
+        value += 1
+        return 1000 + value
+      }) else { return }
+      #expect(throws: Never.self) {
+        try database.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, 'written during the rebuild')", arguments: [id]) }
+      }
+    }))
+    #expect(report.swapped)
+    let written = during.withLock { $0 }
+    #expect(written > 0)
+    let kept = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM lists WHERE id > 1000") }
+    #expect(kept == written, "writes made during the rebuild are in the rebuilt tables")
+    #expect(try database.verify().isValid)
+  }
+
+  @Test func aRebuildOfASyncedPeerKeepsItConverging() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
+    let b = try openSyncPeer(directory, name: "b.sqlite", clock: clock, skew: 1)
+    var random = SeededGenerator(seed: 5)
+    for step in 0..<80 {
+      clock.advance(by: 1)
+      try ConvergenceTests().randomWrite(step % 3 == 0 ? b : a, &random)
+      if step % 10 == 9 { try push(b, to: a); try push(a, to: b) }
+    }
+    try push(b, to: a)
+    let before = try a.digests()
+    let report = try a.rebuild()
+    #expect(report.differences == nil, "a rebuild of a healthy synced peer changes nothing")
+    #expect(try a.digests() == before)
+    for _ in 0..<20 {
+      clock.advance(by: 1)
+      try ConvergenceTests().randomWrite(b, &random)
+      try ConvergenceTests().randomWrite(a, &random)
+    }
+    try push(b, to: a)
+    try push(a, to: b)
+    #expect(try a.digests() == b.digests(), "the peers still converge after the rebuild")
+  }
+
+  @Test func aRebuildNeedsTheAppsConversions() throws {
+    let directory = try TemporaryDirectory()
+    let database = try makeHistory(directory, events: 30)
+    var upcasters = Upcasters()
+    upcasters.registerConversion("weight in grams") { value in
+      if case .real(let kilograms) = value { return .integer(Int64(kilograms * 1000)) }
+      return value
+    }
+    try database.migrate("grams", upcasters: upcasters) { migration in
+      try migration.convertColumn("weight", in: "lists", to: "INTEGER", using: "weight in grams")
+    }
+    try database.write { db in try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (77, 'after', 1500)") }
+    let before = try database.digests()
+    #expect(throws: ChronicleError.missingUpcaster("weight in grams")) { try database.rebuild() }
+    let report = try database.rebuild(options: RebuildOptions(upcasters: upcasters, isDryRun: true))
+    #expect(!report.swapped && report.differences == nil, "\(String(describing: report.differences))")
+    try database.rebuild(options: RebuildOptions(upcasters: upcasters))
+    #expect(try database.digests() == before)
+  }
+}
