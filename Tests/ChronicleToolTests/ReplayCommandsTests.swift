@@ -92,6 +92,15 @@ struct ReplayCommandsTests {
     #expect(verify.status == 1)
     #expect(try json(verify.output)["valid"] as? Bool == false)
 
+    // rebuild: a dry run finds the damage (1); a rebuild repairs it (0).
+    let dryRun = try chronicle("rebuild", path, "--dry-run", "--json")
+    #expect(dryRun.status == 1, "\(dryRun.errors)")
+    #expect(try json(dryRun.output)["swapped"] as? Bool == false)
+    let rebuild = try chronicle("rebuild", path)
+    #expect(rebuild.status == 0, "\(rebuild.errors)")
+    #expect(rebuild.output.contains("swapped in"))
+    #expect(try chronicle("verify", path).status == 0)
+
     // Usage and input errors: 2, with a message on stderr.
     let missing = try chronicle("verify", directory.appendingPathComponent("missing.sqlite").path)
     #expect(missing.status == 2 && missing.errors.contains("no file at"))

@@ -92,6 +92,32 @@ func runReplayBenchmark(changes: Int, repeats: Int, folder: URL) throws {
   }
 }
 
+/// Rebuild throughput: the same history, then a migration (a column renamed,
+/// one added), rebuilt through the upcasters and swapped in.
+func runRebuildBenchmark(changes: Int, repeats: Int, folder: URL) throws {
+  let path = folder.appendingPathComponent("rebuild-source.sqlite").path
+  _ = try buildReplayLog(path: path, changes: changes)
+  let database = try Chronicle.open(path: path)
+  try database.migrate("rename and add") { migration in
+    try migration.renameColumn("title", to: "name", in: "items")
+    try migration.addColumn("archived", to: "items", type: "INTEGER", default: .integer(0))
+  }
+  let rows = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0 }
+  let finalRows = try database.read { db in try Row.fetchAll(db, sql: "SELECT id, name, count, score, listID FROM items ORDER BY id") }
+  var best = (insert: Double.infinity, rebuild: Double.infinity)
+  for run in 0..<repeats {
+    best.insert = min(best.insert, try insertFinalRows(finalRows, into: folder.appendingPathComponent("rebuild-insert-\(run).sqlite").path))
+    var report: RebuildReport?
+    best.rebuild = min(best.rebuild, try measure { report = try database.rebuild() })
+    guard report?.swapped == true, report?.differences == nil else { fatalError("the rebuild changed the tables: \(String(describing: report?.differences))") }
+  }
+  print("\nrebuild: the same history, then a migration (rename a column, add one); \(rows) rows")
+  print("  " + "insert the final rows (prepared statement)".padding(toLength: 52, withPad: " ", startingAt: 0)
+    + String(format: "%7.2f   %9.0f rows   1.00x", best.insert, Double(rows) / best.insert))
+  print("  " + "rebuild through upcasters, verify, swap".padding(toLength: 52, withPad: " ", startingAt: 0)
+    + String(format: "%7.2f   %9.0f changes %.2fx", best.rebuild, Double(changes) / best.rebuild, best.rebuild / best.insert))
+}
+
 /// A small deterministic generator, so every run replays the same history.
 struct SplitMix64: RandomNumberGenerator {
   var state: UInt64

@@ -166,4 +166,5 @@ if options.only == nil || options.only == "sync" {
 }
 if options.only == nil || options.only == "replay" {
   try runReplayBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)
+  try runRebuildBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)
 }

@@ -12,7 +12,7 @@ struct ChronicleCommand: AsyncParsableCommand {
       a replay that stopped at an event it cannot apply, rejected sync input); 2 usage or input error.
       """,
     subcommands: [
-      Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self,
+      Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self,
       Sync.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
     ])
 
@@ -42,7 +42,7 @@ enum ExitStatus {
   static func of(_ error: Error) -> Int32 {
     switch error {
     case let code as ExitCode: code.rawValue
-    case ChronicleError.replayFailed, ChronicleError.corruptEvent: finding
+    case ChronicleError.replayFailed, ChronicleError.corruptEvent, ChronicleError.rebuildFailed: finding
     default: inputError
     }
   }
