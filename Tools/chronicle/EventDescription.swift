@@ -47,6 +47,8 @@ enum EventDescription {
     case .dropColumn(let table, let column): "drop \(table).\(column)"
     case .convertColumn(let table, let column, let converter): "convert \(table).\(column) with \(converter)"
     case .custom(let upcaster, let tables): "upcast \(tables.joined(separator: ", ")) with \(upcaster)"
+    case .migrateKeys(let table, let column, let references):
+      "keys of \(table).\(column) to UUIDs" + (references.isEmpty ? "" : ", with \(references.map { "\($0.table).\($0.column)" }.joined(separator: ", "))")
     }
   }
 

@@ -124,7 +124,7 @@ public enum EventCodec {
   }
 
   enum StepKind: UInt8 {
-    case renameTable = 0x01, renameColumn = 0x02, addColumn = 0x03, dropColumn = 0x04, convertColumn = 0x05, custom = 0x06
+    case renameTable = 0x01, renameColumn = 0x02, addColumn = 0x03, dropColumn = 0x04, convertColumn = 0x05, custom = 0x06, migrateKeys = 0x07
   }
 
   enum ValueTag: UInt8 {
@@ -168,6 +168,15 @@ public enum EventCodec {
       writer.writeString(upcaster)
       writer.writeVarint(tables.count)
       for table in tables { writer.writeString(table) }
+    case .migrateKeys(let table, let column, let references):
+      writer.writeByte(StepKind.migrateKeys.rawValue)
+      writer.writeString(table)
+      writer.writeString(column)
+      writer.writeVarint(references.count)
+      for reference in references {
+        writer.writeString(reference.table)
+        writer.writeString(reference.column)
+      }
     }
   }
 
@@ -186,6 +195,14 @@ public enum EventCodec {
       var tables: [String] = []
       for _ in 0..<(try reader.readLength()) { tables.append(try reader.readString()) }
       return .custom(upcaster: upcaster, tables: tables)
+    case .migrateKeys:
+      let table = try reader.readString()
+      let column = try reader.readString()
+      var references: [ColumnReference] = []
+      for _ in 0..<(try reader.readLength()) {
+        references.append(ColumnReference(table: try reader.readString(), column: try reader.readString()))
+      }
+      return .migrateKeys(table: table, column: column, references: references)
     case nil:
       throw EventFormatError(problem: .unknownSchemaOperation(raw), region: .body, offset: offset)
     }

@@ -13,6 +13,39 @@ struct EventUpcaster {
   let migrations: [(position: Int64, migration: SchemaMigration)]
   let upcasters: Upcasters
   let localPeer: PeerID
+  /// For each key migration (by its log position and lower-cased table), the
+  /// origin of each key's earliest insert before it.
+  let keyOrigins: [KeyMigrationID: [Int64: PeerID]]
+  /// Whether steps whose code is not registered leave rows as they are
+  /// (merging, which needs names and keys, not converted values) instead of failing.
+  var skipsMissingCode = false
+
+  struct KeyMigrationID: Hashable {
+    var position: Int64
+    var table: String
+  }
+
+  init(migrations: [(position: Int64, migration: SchemaMigration)], upcasters: Upcasters, localPeer: PeerID, keyOrigins: [KeyMigrationID: [Int64: PeerID]] = [:]) {
+    self.migrations = migrations
+    self.upcasters = upcasters
+    self.localPeer = localPeer
+    self.keyOrigins = keyOrigins
+  }
+
+  /// The upcaster of the migrations in `db`'s log, with what key migrations need.
+  static func load(_ db: Database, localPeer: PeerID, upcasters: Upcasters, skipsMissingCode: Bool = false) throws -> EventUpcaster {
+    let found = try migrations(db, localPeer: localPeer)
+    var origins: [KeyMigrationID: [Int64: PeerID]] = [:]
+    for (position, migration) in found {
+      for case .migrateKeys(let table, let column, _) in migration.steps {
+        origins[KeyMigrationID(position: position, table: table.lowercased())] =
+          try KeyMigration.rowOrigins(db, table: table, column: column, through: position - 1)
+      }
+    }
+    var upcaster = EventUpcaster(migrations: found, upcasters: upcasters, localPeer: localPeer, keyOrigins: origins)
+    upcaster.skipsMissingCode = skipsMissingCode
+    return upcaster
+  }
 
   /// The migrations recorded in this peer's own events.
   static func migrations(_ db: Database, localPeer: PeerID) throws -> [(position: Int64, migration: SchemaMigration)] {
@@ -106,7 +139,7 @@ struct EventUpcaster {
     for (position, migration) in migrations where position > stored.id || isReceived {
       let isOlder = position > stored.id
       for step in migration.steps {
-        rows = try rows.flatMap { try apply(step, to: $0, isOlder: isOlder) }
+        rows = try rows.flatMap { try apply(step, to: $0, isOlder: isOlder, origin: stored.event.origin, at: position) }
       }
     }
     return rows
@@ -137,7 +170,7 @@ struct EventUpcaster {
     }
   }
 
-  private func apply(_ step: UpcastStep, to row: UpcastRow, isOlder: Bool) throws -> [UpcastRow] {
+  private func apply(_ step: UpcastStep, to row: UpcastRow, isOlder: Bool, origin: PeerID, at position: Int64) throws -> [UpcastRow] {
     func same(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
     var row = row
     switch step {
@@ -159,13 +192,34 @@ struct EventUpcaster {
       if row.kind == .update && row.values.isEmpty { return [] }
     case .convertColumn(let table, let column, let converter):
       guard isOlder, same(row.table, table) else { break }
-      let conversion = try upcasters.conversion(converter)
+      guard let conversion = upcasters.conversions[converter] else {
+        if skipsMissingCode { break }
+        throw ChronicleError.missingUpcaster(converter)
+      }
       for index in row.values.indices where same(row.values[index].column, column) {
         row.values[index].value = try conversion(row.values[index].value)
       }
     case .custom(let upcaster, let tables):
       guard isOlder, tables.contains(where: { same($0, row.table) }) else { break }
-      return try upcasters.upcaster(upcaster)(row)
+      guard let custom = upcasters.upcasters[upcaster] else {
+        if skipsMissingCode { break }
+        throw ChronicleError.missingUpcaster(upcaster)
+      }
+      return try custom(row)
+    case .migrateKeys(let table, let column, let references):
+      // Integer values only: a row already written with UUIDs passes through.
+      let origins = keyOrigins[KeyMigrationID(position: position, table: table.lowercased())] ?? [:]
+      func migrated(_ value: NamedValue) -> NamedValue {
+        guard case .integer(let key) = value.value else { return value }
+        return NamedValue(column: value.column, value: .text(KeyMigration.uuid(origin: origins[key] ?? origin, table: table, key: key)))
+      }
+      var columns: [String] = []
+      if same(row.table, table) { columns.append(column) }
+      for reference in references where same(row.table, reference.table) { columns.append(reference.column) }
+      for target in columns {
+        for index in row.key.indices where same(row.key[index].column, target) { row.key[index] = migrated(row.key[index]) }
+        for index in row.values.indices where same(row.values[index].column, target) { row.values[index] = migrated(row.values[index]) }
+      }
     }
     return [row]
   }

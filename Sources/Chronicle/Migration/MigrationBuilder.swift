@@ -19,12 +19,17 @@ public struct MigrationBuilder {
   public let db: Database
   let name: String
   let upcasters: Upcasters
-  private(set) var steps: [UpcastStep] = []
+  /// This database's peer.
+  let localPeer: PeerID
+  var steps: [UpcastStep] = []
+  /// For each key migration, by lower-cased table: the origin each old key's UUID derives from.
+  var keyOrigins: [String: [Int64: PeerID]] = [:]
 
-  init(db: Database, name: String, upcasters: Upcasters) {
+  init(db: Database, name: String, upcasters: Upcasters, localPeer: PeerID) {
     self.db = db
     self.name = name
     self.upcasters = upcasters
+    self.localPeer = localPeer
   }
 
   /// Renames a table (`ALTER TABLE ... RENAME TO`).
@@ -115,6 +120,9 @@ public struct MigrationBuilder {
         pending.columnRenames[final] = renames
       case .convertColumn(let table, _, _):
         pending.rewrittenTables.insert(finalName(table, after: index))
+      case .migrateKeys(let table, _, let references):
+        pending.rewrittenTables.insert(finalName(table, after: index))
+        for reference in references { pending.rewrittenTables.insert(finalName(reference.table, after: index)) }
       default:
         break
       }
@@ -151,22 +159,39 @@ extension ChronicleDatabase {
     _ name: String, upcasters: Upcasters = Upcasters(), _ body: (inout MigrationBuilder) throws -> Void
   ) throws -> Bool {
     let session = self.session
-    return try writer.write { db in
-      let key = "migration:\(name)"
-      if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_meta WHERE key = ?)", arguments: [key]) == true {
-        return false
+    // As SQLite's ALTER TABLE procedure asks: foreign keys off while the
+    // schema changes (a dropped parent must not cascade), checked before commit.
+    return try writer.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA foreign_keys = OFF")
+      defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+      var ran = false
+      try db.inTransaction(.immediate) {
+        let key = "migration:\(name)"
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_meta WHERE key = ?)", arguments: [key]) == true {
+          return .commit
+        }
+        var builder = MigrationBuilder(db: db, name: name, upcasters: upcasters, localPeer: session.peer)
+        do {
+          try body(&builder)
+        } catch let error as DatabaseError {
+          throw ChronicleError.migrationFailed(migration: name, reason: error.message ?? "\(error)")
+        }
+        // Merge states folded so far take the new shape; events folded later
+        // are upcast as they are folded.
+        try MergeStateMigration.apply(builder.steps, keyOrigins: builder.keyOrigins, localPeer: session.peer, upcasters: upcasters, db)
+        let violations = try Row.fetchAll(db, sql: "PRAGMA main.foreign_key_check")
+        guard violations.isEmpty else {
+          throw ChronicleError.migrationFailed(
+            migration: name, reason: "it breaks \(violations.count) foreign key(s), first in table \(violations[0][0] as String? ?? "?")")
+        }
+        session.pendingMigration = builder.pending
+        defer { session.pendingMigration = nil }
+        let appended = try session.appendEvent(db)
+        try db.execute(sql: "INSERT INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: [key, appended?.id])
+        ran = true
+        return .commit
       }
-      var builder = MigrationBuilder(db: db, name: name, upcasters: upcasters)
-      do {
-        try body(&builder)
-      } catch let error as DatabaseError {
-        throw ChronicleError.migrationFailed(migration: name, reason: error.message ?? "\(error)")
-      }
-      session.pendingMigration = builder.pending
-      defer { session.pendingMigration = nil }
-      let appended = try session.appendEvent(db)
-      try db.execute(sql: "INSERT INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: [key, appended?.id])
-      return true
+      return ran
     }
   }
 

@@ -20,6 +20,22 @@ public enum UpcastStep: Hashable, Sendable {
   /// registered under `upcaster` (``Upcasters/registerUpcaster(_:_:)``):
   /// splitting or merging tables, anything the other steps cannot say.
   case custom(upcaster: String, tables: [String])
+  /// The table's integer primary key `column` became a UUID (as text),
+  /// derived from the row's origin peer, the table and the old key
+  /// (``KeyMigration/uuid(origin:table:key:)``); the `references` (columns of
+  /// other tables with a foreign key to it) were rewritten the same way.
+  case migrateKeys(table: String, column: String, references: [ColumnReference])
+}
+
+/// A column of a table.
+public struct ColumnReference: Hashable, Sendable {
+  public var table: String
+  public var column: String
+
+  public init(table: String, column: String) {
+    self.table = table
+    self.column = column
+  }
 }
 
 /// A named set of upcast steps: one migration, recorded in the log.

@@ -25,8 +25,11 @@ final class LogReplayer {
   /// - Parameter keepsMergeState: whether local deletes keep the row's values
   ///   for later merges, as capture does: needed when received events follow,
   ///   or when the target is to be a Chronicle database that syncs.
+  private let keepsMergeState: Bool
+
   init(localPeer: PeerID, tables: Set<String>?, keepsMergeState: Bool) {
     self.localPeer = localPeer
+    self.keepsMergeState = keepsMergeState
     self.selection = tables.map(TableSelection.init)
     strict.retainsDeletedRows = keepsMergeState
   }
@@ -46,7 +49,26 @@ final class LogReplayer {
     let encoded = EventCodec.Encoded(bytes: bytes, rawBodySize: stored.rawSize, checksum: stored.checksum)
     if event.origin == localPeer {
       try endReceivedRun()
+      let migrations = event.operations.compactMap { operation -> SchemaMigration? in
+        if case .schema(.migration(let migration)) = operation { migration } else { nil }
+      }
+      var keyOrigins: [String: [Int64: PeerID]] = [:]
+      if !migrations.isEmpty && keepsMergeState {
+        // As the migration did on the live database: note key origins, apply, reshape.
+        let through = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0
+        for migration in migrations {
+          for case .migrateKeys(let table, let column, _) in migration.steps {
+            keyOrigins[table.lowercased()] = try KeyMigration.rowOrigins(db, table: table, column: column, through: through)
+          }
+        }
+      }
       try strict.apply(event, to: db)
+      if keepsMergeState {
+        for migration in migrations {
+          try MergeStateMigration.apply(
+            migration.steps, keyOrigins: keyOrigins, localPeer: localPeer, upcasters: Upcasters(), skipsMissingCode: true, db)
+        }
+      }
       localEpoch = event.schemaEpoch
       if event.rowChangeCount != event.operations.count { selection?.schemaChanged() }
       let position = try EventAppender.insert(db, event: stored.event, encoded: encoded)
@@ -58,6 +80,7 @@ final class LogReplayer {
       if merge == nil {
         try TrackedTables.refresh(db)
         let merge = MergeApplier(db, local: localPeer, localEpoch: localEpoch)
+        merge.upcaster = try EventUpcaster.load(db, localPeer: localPeer, upcasters: Upcasters(), skipsMissingCode: true)  // as sync did
         try merge.foldLocalEvents()
         self.merge = merge
       }

@@ -22,12 +22,11 @@ extension ChronicleDatabase {
   public func rebuild(options: RebuildOptions = RebuildOptions()) throws -> RebuildReport {
     let peer = peerID
     let side = path + ".rebuild"
-    let (migrations, schema, tracked, hasReceived) = try read { db in
-      (try EventUpcaster.migrations(db, localPeer: peer), try SchemaSnapshot.read(db),
+    let (upcaster, schema, tracked, hasReceived) = try read { db in
+      (try EventUpcaster.load(db, localPeer: peer, upcasters: options.upcasters), try SchemaSnapshot.read(db),
        try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name"),
        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(peer.bytes)]) ?? false)
     }
-    let upcaster = EventUpcaster(migrations: migrations, upcasters: options.upcasters, localPeer: peer)
     try upcaster.checkRegistered()
     let shadow = try ShadowDatabase.openOrCreate(at: side, for: self, schema: schema)
     let resumedAfter = shadow.through > 0 ? shadow.through : nil

@@ -24,6 +24,9 @@ final class MergeApplier {
   private(set) var appliedEvents = 0
   private(set) var duplicateEvents = 0
   private(set) var appliedRowChanges = 0
+  /// Reads events of peers that have not run this peer's migrations yet in
+  /// the current shape (renames, added and dropped columns, key migrations).
+  var upcaster: EventUpcaster?
 
   static let foldMarkKey = "merge_folded_through"
 
@@ -57,7 +60,11 @@ final class MergeApplier {
     var order: [FoldKey] = []
     try EventLog.forEach(db, EventFilter(positions: (mark + 1)...Int64.max)) { stored in
       last = stored.id
-      let event = stored.event
+      // Versions are kept under today's names: older events are folded in the current shape.
+      var event = stored.event
+      if let upcaster, upcaster.migrations.contains(where: { $0.position > stored.id }) {
+        event = EventUpcaster.event(try upcaster.rows(of: stored), like: stored.event)
+      }
       let version = WriteVersion(timestamp: event.timestamp, origin: event.origin)
       for operation in event.operations {
         guard let tableIndex = operation.tableIndex else { continue }
@@ -162,9 +169,14 @@ final class MergeApplier {
       throw SyncError.schemaAhead(source: source, event: event.id.description, remoteEpoch: event.schemaEpoch, localEpoch: localEpoch)
     }
     let version = WriteVersion(timestamp: event.timestamp, origin: event.origin)
-    for operation in event.operations {
+    var shaped = event
+    if let upcaster, !upcaster.migrations.isEmpty {
+      let rows = try upcaster.rows(of: StoredEvent(id: Int64.max, event: event, rawSize: 0, storedSize: 0, checksum: 0))
+      shaped = EventUpcaster.event(rows, like: event)
+    }
+    for operation in shaped.operations {
       guard let tableIndex = operation.tableIndex else { continue }  // each peer runs its own migrations
-      try applyRowOperation(operation, descriptor: event.tables[tableIndex], version: version, event: event, source: source)
+      try applyRowOperation(operation, descriptor: shaped.tables[tableIndex], version: version, event: shaped, source: source)
     }
     _ = try EventAppender.insert(db, event: event, encoded: incoming.encoded)
     appliedEvents += 1
