@@ -45,6 +45,8 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case migrationFailed(migration: String, reason: String)
   /// A rebuild could not complete; the live tables are unchanged.
   case rebuildFailed(String)
+  /// The point in history lies before the log's compaction baseline.
+  case historyCompacted(point: String, baseline: Int64)
   /// Deleting the synced data would leave rows of untracked tables pointing
   /// at deleted rows; nothing was deleted.
   case localDataStillReferenced(String)
@@ -84,6 +86,9 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
       return "migration \"\(migration)\" failed and was rolled back: \(reason)"
     case .rebuildFailed(let reason):
       return "the rebuild did not swap its tables in (the live tables are unchanged): \(reason)"
+    case .historyCompacted(let point, let baseline):
+      return "\(point) lies before this log's baseline: events through #\(baseline) were compacted. "
+        + "Fix: choose a point after #\(baseline), or use a copy of the database made before the compaction."
     case .localDataStillReferenced(let detail):
       return "cannot delete the synced data: rows of untracked tables still refer to it (\(detail)). "
         + "Fix: delete those rows first, or declare their foreign keys ON DELETE CASCADE or SET NULL."

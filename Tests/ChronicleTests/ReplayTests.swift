@@ -110,11 +110,13 @@ struct ReplayTests {
     }
   }
 
-  @Test func schemaFileMatchesTheEmbeddedSchema() throws {
+  @Test(arguments: [(1, "001_core.sql"), (2, "002_baseline.sql")])
+  func schemaFileMatchesTheEmbeddedSchema(version: Int, file name: String) throws {
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Schemas/001_core.sql")
+      .deletingLastPathComponent().appendingPathComponent("Schemas/\(name)")
     let text = try String(contentsOf: file, encoding: .utf8)
-    #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == InternalSchema.migrations[0].sql.trimmingCharacters(in: .whitespacesAndNewlines))
+    let embedded = try #require(InternalSchema.migrations.first { $0.version == version }).sql
+    #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == embedded.trimmingCharacters(in: .whitespacesAndNewlines))
   }
 
   @Test func internalTablesAreAllStrict() throws {

@@ -12,7 +12,7 @@ struct ChronicleCommand: AsyncParsableCommand {
       a replay that stopped at an event it cannot apply, rejected sync input); 2 usage or input error.
       """,
     subcommands: [
-      Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self, MigrateKeys.self,
+      Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self, MigrateKeys.self, Compact.self, Clone.self,
       Sync.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
     ])
 

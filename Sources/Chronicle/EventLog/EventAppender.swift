@@ -51,8 +51,12 @@ enum EventAppender {
   ) throws -> Int64 {
     try db.cachedStatement(sql: """
       INSERT INTO chronicle_events
-        (origin, sequence, hlc, schema_epoch, format_version, payload, raw_size, stored_size, checksum, row_changes)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        (id, origin, sequence, hlc, schema_epoch, format_version, payload, raw_size, stored_size, checksum, row_changes)
+      VALUES (
+        -- Positions never go back, not even below a compaction baseline.
+        max(coalesce((SELECT MAX(id) FROM chronicle_events), 0),
+            coalesce((SELECT through_position FROM chronicle_baseline), 0)) + 1,
+        ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """).execute(arguments: [
         Data(origin.bytes), Int64(sequence), Int64(bitPattern: timestamp.rawValue),
         Int64(schemaEpoch), Int(EventCodec.currentVersion), Data(encoded.bytes), encoded.rawBodySize,

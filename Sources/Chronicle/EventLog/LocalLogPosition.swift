@@ -12,7 +12,14 @@ struct LocalLogPosition: Equatable {
     let row = try Row.fetchOne(
       db, sql: "SELECT sequence, schema_epoch FROM chronicle_events WHERE origin = ? ORDER BY sequence DESC LIMIT 1",
       arguments: [Data(origin.bytes)])
-    guard let row else { return LocalLogPosition(nextSequence: 1, schemaEpoch: 0) }
+    guard let row else {
+      // Every event of this peer was compacted away (or it has none yet).
+      let baseline = try LogBaseline.read(db)
+      let floor = try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'epoch_floor'") ?? 0
+      return LocalLogPosition(
+        nextSequence: (baseline?.vector[origin] ?? 0) + 1,
+        schemaEpoch: max(baseline.map { $0.vector[origin] > 0 ? $0.schemaEpoch : 0 } ?? 0, UInt64(floor)))
+    }
     let sequence: Int64 = row[0]
     let epoch: Int64 = row[1]
     return LocalLogPosition(nextSequence: UInt64(sequence) + 1, schemaEpoch: UInt64(epoch))
@@ -22,6 +29,7 @@ struct LocalLogPosition: Equatable {
   /// where this peer's clock resumes.
   static func latestClock(_ db: Database) throws -> HLCTimestamp {
     let raw = try Int64.fetchOne(db, sql: "SELECT MAX(hlc) FROM chronicle_events") ?? 0
-    return HLCTimestamp(rawValue: UInt64(bitPattern: raw))
+    let logged = HLCTimestamp(rawValue: UInt64(bitPattern: raw))
+    return max(logged, try LogBaseline.read(db)?.timestamp ?? .zero)
   }
 }

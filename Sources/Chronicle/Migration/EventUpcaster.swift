@@ -56,6 +56,10 @@ struct EventUpcaster {
       WHERE previous IS NULL OR previous <> schema_epoch ORDER BY id
       """, arguments: [Data(localPeer.bytes)])
     var found: [(Int64, SchemaMigration)] = []
+    // Migrations of compacted events are kept in the baseline.
+    if let baseline = try LogBaseline.read(db) {
+      for case .schema(.migration(let migration)) in baseline.event.operations { found.append((baseline.throughPosition, migration)) }
+    }
     for position in positions {
       guard let stored = try EventLog.events(db, EventFilter(positions: position...position)).first else { continue }
       let recorded = stored.event.operations.contains { if case .schema(.migration) = $0 { true } else { false } }

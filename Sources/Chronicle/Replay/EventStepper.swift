@@ -58,9 +58,14 @@ public final class EventStepper {
     replayer = LogReplayer(localPeer: peer, tables: nil, keepsMergeState: hasReceived)
     position = from - 1
     let replayer = self.replayer
+    let (baseline, baselineRows) = try source.read { db in (try LogBaseline.read(db), try LogBaseline.mergeState(db)) }
+    if let baseline, from <= baseline.throughPosition {
+      throw ChronicleError.historyCompacted(point: "#\(from)", baseline: baseline.throughPosition)
+    }
     try target.writeWithoutTransaction { db in
       try db.inTransaction {
         try LogReplayer.prepareTarget(db)
+        if let baseline { try replayer.applyBaseline(baseline, mergeState: baselineRows, keepsLog: false, db) }
         try source.read { sourceDB in
           try EventLog.forEachEncoded(sourceDB, EventFilter(positions: Int64.min...(from - 1))) { stored, bytes in
             try replayer.apply(stored, bytes: bytes, db)

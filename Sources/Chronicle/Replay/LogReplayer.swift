@@ -39,6 +39,28 @@ final class LogReplayer {
     try InternalSchema.migrate(db)
   }
 
+  /// Starts the target from a compacted log's baseline: its schema and rows,
+  /// its merge state, and (when the target keeps the log) the baseline itself.
+  func applyBaseline(_ baseline: LogBaseline, mergeState: [Row], keepsLog: Bool, _ db: Database) throws {
+    var event = baseline.event
+    if let selection {
+      let wanted = try selection.wantedTableIndexes(of: event, db)
+      event.operations = event.operations.filter { operation in operation.tableIndex.map { wanted.contains($0) } ?? true }
+    }
+    try strict.apply(event, to: db)
+    localEpoch = baseline.schemaEpoch
+    selection?.schemaChanged()
+    let insert = try db.makeStatement(sql: """
+      INSERT INTO chronicle_rows (table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """)
+    for row in mergeState { try insert.execute(arguments: StatementArguments(row.databaseValues)) }
+    if keepsLog { try baseline.save(db, mergeState: mergeState) }
+    for case .schema(.migration(let migration)) in baseline.event.operations {
+      try db.execute(sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: ["migration:\(migration.name)", 0])
+    }
+  }
+
   /// Applies one event (inside the caller's transaction).
   func apply(_ stored: StoredEvent, bytes: [UInt8], _ db: Database) throws {
     var event = stored.event

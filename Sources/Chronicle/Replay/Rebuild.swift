@@ -29,12 +29,29 @@ extension ChronicleDatabase {
     }
     try upcaster.checkRegistered()
     let shadow = try ShadowDatabase.openOrCreate(at: side, for: self, schema: schema)
-    let resumedAfter = shadow.through > 0 ? shadow.through : nil
+    let (baseline, baselineRows) = try read { db in (try LogBaseline.read(db), try LogBaseline.mergeState(db)) }
+    let resumedAfter = shadow.through > (baseline?.throughPosition ?? 0) ? shadow.through : nil
     var counts = (events: 0, rows: 0)
     let total = try log.count()
 
     // Apply the log in checkpointed batches, up to its current end.
     var applier = ShadowApplier(localPeer: peer, upcaster: upcaster, hasReceived: hasReceived)
+    if let baseline, shadow.through < baseline.throughPosition {
+      // A compacted log starts from its baseline: its rows (in the current
+      // shape) and its merge state.
+      try shadow.queue.writeWithoutTransaction { db in
+        try db.inTransaction {
+          _ = try applier.apply(baseline.stored, isBaseline: true, db)
+          let insert = try db.makeStatement(sql: """
+            INSERT OR REPLACE INTO chronicle_rows (table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+          for row in baselineRows { try insert.execute(arguments: StatementArguments(row.databaseValues)) }
+          try shadow.saveCheckpoint(baseline.stored, db)
+          return .commit
+        }
+      }
+    }
     func catchUp() throws {
     while true {
       let batch = try read { db in
@@ -148,7 +165,10 @@ struct ShadowApplier {
   }
 
   /// Applies one event; returns its row operations after upcasting.
-  mutating func apply(_ stored: StoredEvent, _ db: Database) throws -> Int {
+  /// - Parameter isBaseline: the event is a compaction baseline: its rows
+  ///   carry the baseline's merge state, not versions of their own, so it
+  ///   stays out of the shadow's log (which merges fold).
+  mutating func apply(_ stored: StoredEvent, isBaseline: Bool = false, _ db: Database) throws -> Int {
     let original = stored.event
     // The shadow has the current schema: history's schema changes only
     // matter where they emptied a table (a rebuild that carries its rows
@@ -168,7 +188,7 @@ struct ShadowApplier {
       try endReceivedRun(db)
       strict.insertsReplace = reshaped
       try strict.apply(event, to: db)
-      if hasReceived {
+      if hasReceived && !isBaseline {
         let encoded = try EventCodec.encode(event, compressionLevel: 1)
         _ = try EventAppender.insert(db, event: event, encoded: encoded)
       }

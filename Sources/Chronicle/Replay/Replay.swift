@@ -52,11 +52,24 @@ extension ChronicleLogSource {
        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(peer.bytes)]) ?? false)
     }
     let replayer = LogReplayer(localPeer: peer, tables: options.tables, keepsMergeState: keepsLog || hasReceivedEvents)
+    let (baseline, baselineRows) = try read { db in
+      (try LogBaseline.read(db), try LogBaseline.mergeState(db))
+    }
+    if let baseline, let until = options.until {
+      switch until {
+      case .position(let position) where position < baseline.throughPosition:
+        throw ChronicleError.historyCompacted(point: until.description, baseline: baseline.throughPosition)
+      case .time(let time) where time < baseline.timestamp:
+        throw ChronicleError.historyCompacted(point: until.description, baseline: baseline.throughPosition)
+      default: break
+      }
+    }
 
     try target.writeWithoutTransaction { db in
       try db.execute(sql: "PRAGMA foreign_keys = OFF")
       try db.inTransaction {
         try LogReplayer.prepareTarget(db)
+        if let baseline { try replayer.applyBaseline(baseline, mergeState: baselineRows, keepsLog: keepsLog, db) }
         try read { source in
           try EventLog.forEachEncoded(source, filter) { stored, bytes in
             seen += 1

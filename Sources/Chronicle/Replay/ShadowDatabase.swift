@@ -34,8 +34,13 @@ final class ShadowDatabase {
         return (String.fromDatabaseValue(try meta("rebuild_fingerprint")), Int64.fromDatabaseValue(try meta("rebuild_through")) ?? 0,
                 Int64.fromDatabaseValue(try meta("rebuild_through_checksum")))
       }
-      let liveChecksum = try database.read { db in
-        try Int64.fetchOne(db, sql: "SELECT checksum FROM chronicle_events WHERE id = ?", arguments: [checkpoint.1])
+      let liveChecksum = try database.read { db -> Int64? in
+        if let event = try Int64.fetchOne(db, sql: "SELECT checksum FROM chronicle_events WHERE id = ?", arguments: [checkpoint.1]) {
+          return event
+        }
+        // The checkpoint may be the baseline itself.
+        guard let baseline = try LogBaseline.read(db), baseline.throughPosition == checkpoint.1 else { return nil }
+        return Int64(baseline.stored.checksum)
       }
       if checkpoint.0 == fingerprint && (checkpoint.1 == 0 || liveChecksum == checkpoint.2) {
         return ShadowDatabase(path: path, queue: queue, through: checkpoint.1)

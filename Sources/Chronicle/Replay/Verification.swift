@@ -99,15 +99,19 @@ extension ChronicleLogSource {
             message: "event #\(position) (\(name)): the log row's \(mismatches.joined(separator: ", ")) disagree with its payload"))
         }
       }
-      let sequences = try Row.fetchAll(db, sql: """
-        SELECT origin, sequence, previous FROM (
-          SELECT origin, sequence, lag(sequence, 1, 0) OVER (PARTITION BY origin ORDER BY sequence) AS previous FROM chronicle_events)
-        WHERE sequence <> previous + 1
+      // Each origin's sequences run on from the baseline (or from 1) without a gap.
+      let base = try LogBaseline.read(db)?.vector ?? VersionVector()
+      var gaps: [(origin: PeerID?, sequence: Int64, previous: Int64)] = []
+      let sequences = try Row.fetchCursor(db, sql: """
+        SELECT origin, sequence, lag(sequence) OVER (PARTITION BY origin ORDER BY sequence) AS previous FROM chronicle_events
         """)
-      for row in sequences {
+      while let row = try sequences.next() {
         let origin = PeerID(bytes: row["origin"] as Data)
         let sequence: Int64 = row["sequence"]
-        let previous: Int64 = row["previous"]
+        let previous = (row["previous"] as Int64?) ?? Int64(origin.map { base[$0] } ?? 0)
+        if sequence != previous + 1 { gaps.append((origin, sequence, previous)) }
+      }
+      for (origin, sequence, previous) in gaps {
         let missing = previous + 1 == sequence - 1 ? "\(previous + 1)" : "\(previous + 1) to \(sequence - 1)"
         let who = origin?.shortDescription ?? "?"
         if origin == peer {

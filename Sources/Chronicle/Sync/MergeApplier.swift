@@ -27,6 +27,8 @@ final class MergeApplier {
   /// Reads events of peers that have not run this peer's migrations yet in
   /// the current shape (renames, added and dropped columns, key migrations).
   var upcaster: EventUpcaster?
+  /// The events a compaction baseline covers (read on first use).
+  private var baselineVector: VersionVector?
 
   static let foldMarkKey = "merge_folded_through"
 
@@ -149,6 +151,11 @@ final class MergeApplier {
   @discardableResult
   func apply(_ incoming: IncomingEvent, source: String) throws -> Bool {
     let event = incoming.event
+    if baselineVector == nil { baselineVector = try LogBaseline.read(db)?.vector ?? VersionVector() }
+    if baselineVector!.contains(origin: event.origin, sequence: event.sequence) {
+      duplicateEvents += 1  // compacted into the baseline: held already
+      return false
+    }
     if let existing = try Int64.fetchOne(
       db.cachedStatement(sql: "SELECT checksum FROM chronicle_events WHERE origin = ? AND sequence = ?"),
       arguments: [Data(event.origin.bytes), Int64(event.sequence)])

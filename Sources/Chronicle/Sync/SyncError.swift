@@ -20,6 +20,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   case invalidVersionVector(text: String)
   /// The transport failed (folder unreadable, connection lost, ...).
   case transport(String)
+  /// The peer asks for events this log compacted into its baseline.
+  case compactedAway(origin: PeerID, needed: UInt64, baseline: UInt64)
 
   public var description: String {
     switch self {
@@ -37,6 +39,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
       "invalid version vector entry '\(text)': expected PEER-UUID:SEQUENCE[,PEER-UUID:SEQUENCE...]"
     case .transport(let message):
       "sync transport failed: \(message)"
+    case .compactedAway(let origin, let needed, let baseline):
+      "events \(origin.shortDescription):\(needed)... were compacted into this log's baseline (through :\(baseline)), so they cannot be sent. "
+        + "Fix: get them from a peer that still has them, or start this peer again from a clone (chronicle clone)."
     }
   }
 }

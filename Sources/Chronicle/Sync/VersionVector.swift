@@ -42,19 +42,22 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
 
   /// The vector of the log in `db`.
   public static func read(_ db: Database) throws -> VersionVector {
-    var sequences: [PeerID: UInt64] = [:]
-    let rows = try Row.fetchAll(db, sql: "SELECT origin, MAX(sequence), COUNT(*) FROM chronicle_events GROUP BY origin")
+    // A compacted log starts from its baseline's vector.
+    let base = try LogBaseline.read(db)?.vector ?? VersionVector()
+    var sequences = base.sequences
+    let rows = try Row.fetchAll(db, sql: "SELECT origin, MAX(sequence), COUNT(*), MIN(sequence) FROM chronicle_events GROUP BY origin")
     for row in rows {
       guard let origin = PeerID(bytes: row[0] as Data) else { continue }
-      let maximum: Int64 = row[1], count: Int64 = row[2]
-      if maximum == count {
+      let maximum: Int64 = row[1], count: Int64 = row[2], minimum: Int64 = row[3]
+      let start = Int64(base[origin]) + 1
+      if minimum == start && maximum - minimum + 1 == count {
         sequences[origin] = UInt64(maximum)
         continue
       }
       // A gap (events received out of order): walk to its start.
-      var expected: Int64 = 1
+      var expected = start
       let cursor = try Int64.fetchCursor(
-        db, sql: "SELECT sequence FROM chronicle_events WHERE origin = ? ORDER BY sequence", arguments: [row[0] as Data])
+        db, sql: "SELECT sequence FROM chronicle_events WHERE origin = ? AND sequence >= ? ORDER BY sequence", arguments: [row[0] as Data, start])
       while let sequence = try cursor.next(), sequence == expected { expected += 1 }
       sequences[origin] = UInt64(expected - 1)
     }

@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+
+/// The state a compacted log starts from: what the pruned events led to.
+public struct LogBaseline: Sendable {
+  /// Log position of the last pruned event.
+  public var throughPosition: Int64
+  /// The events the baseline stands for: every event it covers was pruned.
+  public var vector: VersionVector
+  /// Highest clock reading of the pruned events.
+  public var timestamp: HLCTimestamp
+  /// Schema epoch of this peer's last pruned event.
+  public var schemaEpoch: UInt64
+  /// The schema (as schema changes), the recorded migrations and every row
+  /// of the tracked tables (as inserts).
+  public var event: ChangeEvent
+  /// The serialized ``event``.
+  var bytes: [UInt8]
+
+  /// The baseline of the log in `db`, if it was compacted.
+  static func read(_ db: Database) throws -> LogBaseline? {
+    guard try db.tableExists("chronicle_baseline"),
+          let row = try Row.fetchOne(db, sql: "SELECT through_position, vector, hlc, schema_epoch, payload FROM chronicle_baseline")
+    else { return nil }
+    let bytes = [UInt8](row[4] as Data)
+    let event: ChangeEvent
+    do {
+      event = try EventCodec.decode(bytes)
+    } catch {
+      throw ChronicleError.corruptEvent(id: row[0], error)
+    }
+    return LogBaseline(
+      throughPosition: row[0], vector: try VersionVector(parsing: row[1]),
+      timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: row[2])), schemaEpoch: UInt64(row[3] as Int64), event: event, bytes: bytes)
+  }
+
+  /// The merge state of the baseline's rows (`chronicle_baseline_rows`, in
+  /// `chronicle_rows` column order); empty when there is no baseline.
+  static func mergeState(_ db: Database) throws -> [Row] {
+    guard try db.tableExists("chronicle_baseline_rows") else { return [] }
+    return try Row.fetchAll(db, sql: """
+      SELECT table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason FROM chronicle_baseline_rows
+      """)
+  }
+
+  /// The baseline as a stored event at its position, for appliers.
+  var stored: StoredEvent {
+    StoredEvent(id: throughPosition, event: event, rawSize: 0, storedSize: bytes.count, checksum: bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+  }
+
+  /// Writes the baseline and its merge state into `db` (replacing any).
+  func save(_ db: Database, mergeState rows: [Row]) throws {
+    try db.execute(sql: "DELETE FROM chronicle_baseline")
+    try db.execute(sql: "DELETE FROM chronicle_baseline_rows")
+    try db.execute(
+      sql: "INSERT INTO chronicle_baseline (singleton, through_position, vector, hlc, schema_epoch, payload, created_at) VALUES (1, ?, ?, ?, ?, ?, ?)",
+      arguments: [throughPosition, vector.description, Int64(bitPattern: timestamp.rawValue), Int64(schemaEpoch), Data(bytes),
+                  ISO8601DateFormatter().string(from: Date())])
+    let insert = try db.makeStatement(sql: """
+      INSERT INTO chronicle_baseline_rows (table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """)
+    for row in rows { try insert.execute(arguments: StatementArguments(row.databaseValues)) }
+  }
+}
+
+extension ChronicleLogSource {
+  /// The baseline the log starts from, when it was compacted.
+  public func baseline() throws -> LogBaseline? {
+    try read { db in try LogBaseline.read(db) }
+  }
+}
