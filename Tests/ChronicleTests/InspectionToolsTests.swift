@@ -134,6 +134,12 @@ struct InspectionToolsTests {
     #expect(allMatch)
     #expect(try a.blame(table: "lists", key: ["id=1"], column: "weight").columns.map(\.column) == ["weight"])
 
+    // A column renamed by a migration keeps its blame.
+    try a.migrate("titles") { migration in try migration.renameColumn("name", to: "title", in: "lists") }
+    let renamed = try a.blame(table: "lists", key: ["1"], column: "title")
+    #expect(renamed.columns.first?.setBy?.event == fromA?.event.id)
+    #expect(renamed.columns.first?.value == .text("second"))
+
     #expect(throws: ChronicleError.self) { try a.blame(table: "lists", key: ["one"]) }
     #expect(throws: ChronicleError.self) { try a.blame(table: "lists", key: ["1", "2"]) }
     #expect(throws: ChronicleError.noSuchTable("nope")) { try a.blame(table: "nope", key: ["1"]) }

@@ -33,8 +33,20 @@ struct EventUpcaster {
   }
 
   /// The upcaster of the migrations in `db`'s log, with what key migrations need.
-  static func load(_ db: Database, localPeer: PeerID, upcasters: Upcasters, skipsMissingCode: Bool = false) throws -> EventUpcaster {
-    let found = try migrations(db, localPeer: localPeer)
+  ///
+  /// - Parameter forMerging: for sync and folds, which run often: only
+  ///   migrations run through `migrate` count (checked in `chronicle_meta`
+  ///   first, so a database without any pays one lookup); a rebuild also
+  ///   follows tables renamed outside a migration.
+  static func load(
+    _ db: Database, localPeer: PeerID, upcasters: Upcasters, skipsMissingCode: Bool = false, forMerging: Bool = false
+  ) throws -> EventUpcaster {
+    if forMerging {
+      let any = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_meta WHERE key LIKE 'migration:%')") ?? false
+      if !any { return EventUpcaster(migrations: [], upcasters: upcasters, localPeer: localPeer) }
+    }
+    var found = try migrations(db, localPeer: localPeer)
+    if forMerging { found.removeAll { isImplicit($0.migration) } }
     var origins: [KeyMigrationID: [Int64: PeerID]] = [:]
     for (position, migration) in found {
       for case .migrateKeys(let table, let column, _) in migration.steps {
@@ -70,7 +82,7 @@ struct EventUpcaster {
         case .schema(.execute(let sql)) where !recorded:
           // A table renamed outside a migration is a migration all the same.
           if let (from, to) = tableRename(sql) {
-            found.append((position, SchemaMigration(name: "rename \(from)", steps: [.renameTable(from: from, to: to)])))
+            found.append((position, SchemaMigration(name: implicitPrefix + from, steps: [.renameTable(from: from, to: to)])))
           }
         default:
           break
@@ -79,6 +91,11 @@ struct EventUpcaster {
     }
     return found
   }
+
+  /// Name prefix of the migrations that stand for tables renamed outside `migrate`.
+  static let implicitPrefix = "\u{0}rename "
+
+  static func isImplicit(_ migration: SchemaMigration) -> Bool { migration.name.hasPrefix(implicitPrefix) }
 
   /// The names in `ALTER TABLE "a" RENAME TO "b"`, as capture records a table rename.
   static func tableRename(_ sql: String) -> (from: String, to: String)? {

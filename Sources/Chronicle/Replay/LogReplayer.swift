@@ -102,7 +102,7 @@ final class LogReplayer {
       if merge == nil {
         try TrackedTables.refresh(db)
         let merge = MergeApplier(db, local: localPeer, localEpoch: localEpoch)
-        merge.upcaster = try EventUpcaster.load(db, localPeer: localPeer, upcasters: Upcasters(), skipsMissingCode: true)  // as sync did
+        merge.upcaster = try EventUpcaster.load(db, localPeer: localPeer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)  // as sync did
         try merge.foldLocalEvents()
         self.merge = merge
       }

@@ -86,7 +86,7 @@ extension ChronicleDatabase {
       try db.inTransaction(.immediate) {
         let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
         let applier = MergeApplier(db, local: peer, localEpoch: epoch)
-        applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true)
+        applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
         try applier.foldLocalEvents()
         // Within a batch, older events first: fewer rows go through parking.
         for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
