@@ -33,9 +33,7 @@ extension ChronicleLogSource {
         let baseline = LogBaseline(
           throughPosition: through, vector: try VersionVector.read(db), timestamp: try LocalLogPosition.latestClock(db),
           schemaEpoch: epoch, event: event, bytes: encoded.bytes)
-        try baseline.save(db, mergeState: try Row.fetchAll(db, sql: """
-          SELECT table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason FROM chronicle_rows
-          """))
+        try baseline.save(db, mergeState: try MergeStore.allRows(db))
         try db.execute(sql: "DELETE FROM chronicle_event_tables")
         try db.execute(sql: "DELETE FROM chronicle_events")
         try applier.setFoldMark(through)

@@ -66,9 +66,7 @@ extension ChronicleDatabase {
       let baseline = LogBaseline(
         throughPosition: through, vector: covered, timestamp: hlc,
         schemaEpoch: epoch.map(UInt64.init) ?? previous?.schemaEpoch ?? 0, event: event, bytes: encoded.bytes)
-      return (baseline, try Row.fetchAll(db, sql: """
-        SELECT table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason FROM chronicle_rows
-        """), rows)
+      return (baseline, try MergeStore.allRows(db), rows)
     }
 
     let session = self.session

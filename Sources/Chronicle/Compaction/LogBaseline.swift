@@ -38,9 +38,7 @@ public struct LogBaseline: Sendable {
   /// `chronicle_rows` column order); empty when there is no baseline.
   static func mergeState(_ db: Database) throws -> [Row] {
     guard try db.tableExists("chronicle_baseline_rows") else { return [] }
-    return try Row.fetchAll(db, sql: """
-      SELECT table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason FROM chronicle_baseline_rows
-      """)
+    return try MergeStore.allRows(db, of: "chronicle_baseline_rows")
   }
 
   /// The baseline as a stored event at its position, for appliers.
@@ -56,11 +54,7 @@ public struct LogBaseline: Sendable {
       sql: "INSERT INTO chronicle_baseline (singleton, through_position, vector, hlc, schema_epoch, payload, created_at) VALUES (1, ?, ?, ?, ?, ?, ?)",
       arguments: [throughPosition, vector.description, Int64(bitPattern: timestamp.rawValue), Int64(schemaEpoch), Data(bytes),
                   ISO8601DateFormatter().string(from: Date())])
-    let insert = try db.makeStatement(sql: """
-      INSERT INTO chronicle_baseline_rows (table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      """)
-    for row in rows { try insert.execute(arguments: StatementArguments(row.databaseValues)) }
+    try MergeStore.insert(rows, into: "chronicle_baseline_rows", db)
   }
 }
 

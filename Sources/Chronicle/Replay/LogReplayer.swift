@@ -50,11 +50,7 @@ final class LogReplayer {
     try strict.apply(event, to: db)
     localEpoch = baseline.schemaEpoch
     selection?.schemaChanged()
-    let insert = try db.makeStatement(sql: """
-      INSERT INTO chronicle_rows (table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      """)
-    for row in mergeState { try insert.execute(arguments: StatementArguments(row.databaseValues)) }
+    try MergeStore.insert(mergeState, db)
     if keepsLog { try baseline.save(db, mergeState: mergeState) }
     for case .schema(.migration(let migration)) in baseline.event.operations {
       try db.execute(sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: ["migration:\(migration.name)", 0])

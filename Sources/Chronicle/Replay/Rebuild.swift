@@ -42,11 +42,7 @@ extension ChronicleDatabase {
       try shadow.queue.writeWithoutTransaction { db in
         try db.inTransaction {
           _ = try applier.apply(baseline.stored, isBaseline: true, db)
-          let insert = try db.makeStatement(sql: """
-            INSERT OR REPLACE INTO chronicle_rows (table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
-          for row in baselineRows { try insert.execute(arguments: StatementArguments(row.databaseValues)) }
+          try MergeStore.insert(baselineRows, db)
           try shadow.saveCheckpoint(baseline.stored, db)
           return .commit
         }
@@ -132,7 +128,7 @@ extension ChronicleDatabase {
           try db.execute(sql: "INSERT INTO main.\(quotedIdentifier(table)) (\(columns)) SELECT \(columns) FROM chronicle_rebuild.\(quotedIdentifier(table))")
         }
         try db.execute(sql: "DELETE FROM main.chronicle_rows")
-        try db.execute(sql: "INSERT INTO main.chronicle_rows SELECT * FROM chronicle_rebuild.chronicle_rows")
+        try db.execute(sql: "INSERT INTO main.chronicle_rows (\(MergeStore.columns)) SELECT \(MergeStore.columns) FROM chronicle_rebuild.chronicle_rows")
         if hasReceived { try MergeApplier(db, local: peerID, localEpoch: 0).setFoldMark(latest) }
         var violations: [Row] = []
         for table in tables { violations += try Row.fetchAll(db, sql: "PRAGMA main.foreign_key_check(\(quotedIdentifier(table)))") }

@@ -13,6 +13,20 @@ struct MergeStore {
     return Data(writer.bytes)
   }
 
+  /// The columns of `chronicle_rows` (and of `chronicle_baseline_rows`), in order.
+  static let columns = "table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason"
+
+  /// Every stored merge state of `table` (`chronicle_rows` or `chronicle_baseline_rows`), as rows of ``columns``.
+  static func allRows(_ db: Database, of table: String = "chronicle_rows") throws -> [Row] {
+    try Row.fetchAll(db, sql: "SELECT \(columns) FROM \(table)")
+  }
+
+  /// Writes rows read by ``allRows(_:of:)`` into `table`, replacing states with the same keys.
+  static func insert(_ rows: [Row], into table: String = "chronicle_rows", _ db: Database) throws {
+    let statement = try db.makeStatement(sql: "INSERT OR REPLACE INTO \(table) (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    for row in rows { try statement.execute(arguments: StatementArguments(row.databaseValues)) }
+  }
+
   func load(table: String, key: Data) throws -> RowMergeState? {
     guard let row = try Row.fetchOne(
       db.cachedStatement(sql: """
