@@ -153,6 +153,11 @@ extension ChronicleDatabase {
   /// }
   /// ```
   ///
+  /// Foreign keys are off while the migration runs, as SQLite's procedure
+  /// for schema changes asks (a table rebuilt or dropped must not cascade),
+  /// and `PRAGMA foreign_key_check` must pass before it commits; deleting a
+  /// parent row in a migration does not cascade to its children.
+  ///
   /// - Returns: false when a migration of that name was applied before (nothing runs).
   @discardableResult
   public func migrate(
