@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 
@@ -49,32 +48,38 @@ extension ChronicleDatabase {
       }
     }
     func catchUp() throws {
-    while true {
-      let batch = try read { db in
-        var batch: [(StoredEvent, [UInt8])] = []
-        try EventLog.forEachEncoded(db, EventFilter(positions: (shadow.through + 1)...Int64.max, limit: options.eventsPerCheckpoint)) {
-          batch.append(($0, $1))
-        }
-        return batch
-      }
-      if batch.isEmpty { break }
-      try shadow.queue.writeWithoutTransaction { db in
-        try db.inTransaction {
-          for (stored, _) in batch {
-            counts.rows += try applier.apply(stored, db)
-            counts.events += 1
-            if let limit = options.stopsAfterEvents, counts.events > limit { throw RebuildInterrupted() }
+      while true {
+        let batch = try read { db in
+          var batch: [(StoredEvent, [UInt8])] = []
+          try EventLog.forEachEncoded(db, EventFilter(positions: (shadow.through + 1)...Int64.max, limit: options.eventsPerCheckpoint)) {
+            batch.append(($0, $1))
           }
-          try applier.endReceivedRun(db)
-          try shadow.saveCheckpoint(batch.last!.0, db)
-          return .commit
+          return batch
         }
+        if batch.isEmpty { break }
+        try shadow.queue.writeWithoutTransaction { db in
+          try db.inTransaction {
+            for (stored, _) in batch {
+              counts.rows += try applier.apply(stored, db)
+              counts.events += 1
+              if let limit = options.stopsAfterEvents, counts.events > limit { throw RebuildInterrupted() }
+            }
+            try applier.endReceivedRun(db)
+            try shadow.saveCheckpoint(batch.last!.0, db)
+            return .commit
+          }
+        }
+        options.progress?(ReplayProgress(eventsRead: Int(shadow.through), totalEvents: max(total, Int(shadow.through)), rowChanges: counts.rows))
       }
-      options.progress?(ReplayProgress(eventsRead: Int(shadow.through), totalEvents: max(total, Int(shadow.through)), rowChanges: counts.rows))
+      try shadow.finish(localPeer: peer, hasReceived: hasReceived)
     }
-    try shadow.finish(localPeer: peer, hasReceived: hasReceived)
+    do {
+      try catchUp()
+    } catch is ReceivedDuringRebuild {
+      // The shadow did not keep what merging those events needs: start over, knowing.
+      try shadow.remove()
+      return try rebuild(options: options)
     }
-    try catchUp()
 
     // Verify the shadow, and compare it with the live tables.
     try shadow.checkIntegrity()
@@ -94,7 +99,12 @@ extension ChronicleDatabase {
           break
         } catch is ShadowBehind {
           guard attempt < 5 else { throw ChronicleError.rebuildFailed("writes kept arriving while it swapped; run it again (it resumes)") }
-          try catchUp()
+          do {
+            try catchUp()
+          } catch is ReceivedDuringRebuild {
+            try shadow.remove()
+            return try rebuild(options: options)
+          }
           try shadow.checkIntegrity()
         }
       }
@@ -145,6 +155,9 @@ extension ChronicleDatabase {
 /// The log has events the shadow has not applied yet.
 private struct ShadowBehind: Error {}
 
+/// Another peer's events arrived during a rebuild that began without any.
+private struct ReceivedDuringRebuild: Error {}
+
 /// Applies events, upcast to the current shape, to the shadow tables.
 struct ShadowApplier {
   let localPeer: PeerID
@@ -189,6 +202,7 @@ struct ShadowApplier {
         _ = try EventAppender.insert(db, event: event, encoded: encoded)
       }
     } else {
+      guard hasReceived else { throw ReceivedDuringRebuild() }
       if merge == nil {
         try TrackedTables.refresh(db)
         let merge = MergeApplier(db, local: localPeer, localEpoch: UInt64.max)
