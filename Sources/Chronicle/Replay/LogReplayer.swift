@@ -22,9 +22,9 @@ final class LogReplayer {
   /// Schema epoch of the last local event applied.
   private(set) var localEpoch: UInt64 = 0
 
-  /// - Parameter keepsMergeState: whether local deletes keep the row's values
-  ///   for later merges, as capture does: needed when received events follow,
-  ///   or when the target is to be a Chronicle database that syncs.
+  /// Whether the merge state is kept as the live database kept it (deleted
+  /// rows' values, migrations reshaping it): needed when received events
+  /// follow, or when the target is to be a Chronicle database that syncs.
   private let keepsMergeState: Bool
 
   init(localPeer: PeerID, tables: Set<String>?, keepsMergeState: Bool) {
