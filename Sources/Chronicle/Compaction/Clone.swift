@@ -45,7 +45,7 @@ extension ChronicleLogSource {
       }
       try queue.close()
     } catch {
-      for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+      DatabaseFiles.remove(path)
       throw error
     }
     return peer

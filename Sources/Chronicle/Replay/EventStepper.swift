@@ -53,7 +53,7 @@ public final class EventStepper {
     target = try DatabaseQueue(configuration: configuration)
     let peer = source.peerID
     let hasReceived = try source.read { db in
-      try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(peer.bytes)]) ?? false
+      try EventLog.hasReceivedEvents(db, localPeer: peer)
     }
     replayer = LogReplayer(localPeer: peer, tables: nil, keepsMergeState: hasReceived)
     position = from - 1

@@ -24,7 +24,7 @@ extension ChronicleDatabase {
     let (upcaster, schema, tracked, hasReceived) = try read { db in
       (try EventUpcaster.load(db, localPeer: peer, upcasters: options.upcasters), try SchemaSnapshot.read(db),
        try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name"),
-       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(peer.bytes)]) ?? false)
+       try EventLog.hasReceivedEvents(db, localPeer: peer))
     }
     try upcaster.checkRegistered()
     let shadow = try ShadowDatabase.openOrCreate(at: side, for: self, schema: schema)

@@ -32,7 +32,7 @@ extension ChronicleLogSource {
       try target.close()
       return report
     } catch {
-      for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+      DatabaseFiles.remove(path)
       throw error
     }
   }
@@ -49,7 +49,7 @@ extension ChronicleLogSource {
     let peer = peerID
     let (peerCreatedAt, hasReceivedEvents) = try read { db in
       (try String.fetchOne(db, sql: "SELECT created_at FROM chronicle_peer"),
-       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(peer.bytes)]) ?? false)
+       try EventLog.hasReceivedEvents(db, localPeer: peer))
     }
     let replayer = LogReplayer(localPeer: peer, tables: options.tables, keepsMergeState: keepsLog || hasReceivedEvents)
     let (baseline, baselineRows) = try read { db in

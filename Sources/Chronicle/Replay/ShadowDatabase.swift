@@ -46,7 +46,7 @@ final class ShadowDatabase {
         return ShadowDatabase(path: path, queue: queue, through: checkpoint.1)
       }
       try queue.close()
-      try removeFiles(path)
+      DatabaseFiles.remove(path)
     }
     let queue = try DatabaseQueue(path: path, configuration: configuration)
     try queue.write { db in
@@ -89,13 +89,7 @@ final class ShadowDatabase {
   /// Closes and deletes the side file.
   func remove() throws {
     try queue.close()
-    try Self.removeFiles(path)
-  }
-
-  private static func removeFiles(_ path: String) throws {
-    for suffix in ["", "-journal", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-      try FileManager.default.removeItem(atPath: path + suffix)
-    }
+    DatabaseFiles.remove(path)
   }
 
   private static func fingerprint(_ schema: SchemaSnapshot, peer: PeerID) -> String {

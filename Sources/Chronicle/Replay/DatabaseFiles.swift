@@ -1,0 +1,18 @@
+import Foundation
+import GRDB
+
+/// Files of a SQLite database that the tools create and remove.
+enum DatabaseFiles {
+  /// Removes a database file and its journal, WAL and shared-memory files,
+  /// ignoring those that are not there.
+  static func remove(_ path: String) {
+    for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+  }
+}
+
+extension EventLog {
+  /// Whether the log in `db` holds events of other peers than `localPeer`.
+  static func hasReceivedEvents(_ db: Database, localPeer: PeerID) throws -> Bool {
+    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(localPeer.bytes)]) ?? false
+  }
+}
