@@ -182,6 +182,29 @@ struct RebuildTests {
     #expect(try a.digests() == b.digests(), "the peers still converge after the rebuild")
   }
 
+  @Test func anotherPeersEventsArrivingDuringARebuildStartItOver() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
+    let b = try openSyncPeer(directory, name: "b.sqlite", clock: clock)
+    var random = SeededGenerator(seed: 12)
+    for _ in 0..<40 {
+      clock.advance(by: 1)
+      try ConvergenceTests().randomWrite(a, &random)
+    }
+    try b.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (900, 'from b, during the rebuild')") }
+    #expect(try a.log.events().allSatisfy { $0.event.origin == a.peerID }, "a begins with its own events only")
+    let pushed = Mutex(false)
+    let report = try a.rebuild(options: RebuildOptions(eventsPerCheckpoint: 10, progress: { _ in
+      guard pushed.withLock({ done in defer { done = true }; return !done }) else { return }
+      #expect(throws: Never.self) { try push(b, to: a) }
+    }))
+    #expect(report.swapped && report.differences == nil)
+    #expect(try a.read { db in try String.fetchOne(db, sql: "SELECT name FROM lists WHERE id = 900") } == "from b, during the rebuild")
+    #expect(try a.verify().isValid)
+    #expect(try a.replayMatchesLive(directory))
+  }
+
   @Test func aRebuildNeedsTheAppsConversions() throws {
     let directory = try TemporaryDirectory()
     let database = try makeHistory(directory, events: 30)

@@ -19,6 +19,17 @@ extension ChronicleDatabase {
   /// `WHEN NOT chronicle_is_syncing()`, as they should for merges.
   @discardableResult
   public func rebuild(options: RebuildOptions = RebuildOptions()) throws -> RebuildReport {
+    do {
+      return try rebuildOnce(options)
+    } catch is ReceivedDuringRebuild {
+      // Another peer's events arrived, and the shadow did not keep what
+      // merging them needs (its own log): start over, knowing.
+      DatabaseFiles.remove(path + ".rebuild")
+      return try rebuildOnce(options)
+    }
+  }
+
+  private func rebuildOnce(_ options: RebuildOptions) throws -> RebuildReport {
     let peer = peerID
     let side = path + ".rebuild"
     let (upcaster, schema, tracked, hasReceived) = try read { db in
@@ -73,13 +84,7 @@ extension ChronicleDatabase {
       }
       try shadow.finish(localPeer: peer, hasReceived: hasReceived)
     }
-    do {
-      try catchUp()
-    } catch is ReceivedDuringRebuild {
-      // The shadow did not keep what merging those events needs: start over, knowing.
-      try shadow.remove()
-      return try rebuild(options: options)
-    }
+    try catchUp()
 
     // Verify the shadow, and compare it with the live tables.
     try shadow.checkIntegrity()
@@ -99,12 +104,7 @@ extension ChronicleDatabase {
           break
         } catch is ShadowBehind {
           guard attempt < 5 else { throw ChronicleError.rebuildFailed("writes kept arriving while it swapped; run it again (it resumes)") }
-          do {
-            try catchUp()
-          } catch is ReceivedDuringRebuild {
-            try shadow.remove()
-            return try rebuild(options: options)
-          }
+          try catchUp()
           try shadow.checkIntegrity()
         }
       }
