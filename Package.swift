@@ -8,6 +8,7 @@ let package = Package(
   products: [
     .library(name: "Chronicle", targets: ["Chronicle"]),
     .library(name: "ChronicleQuery", targets: ["ChronicleQuery"]),
+    .library(name: "ChronicleNetwork", targets: ["ChronicleNetwork"]),
     .executable(name: "chronicle", targets: ["chronicle"]),
     .executable(name: "chronicle-bench", targets: ["chronicle-bench"]),
   ],
@@ -15,6 +16,8 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
@@ -59,10 +62,22 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
+    .target(
+      name: "ChronicleNetwork",
+      dependencies: [
+        "Chronicle",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     .executableTarget(
       name: "chronicle",
       dependencies: [
         "Chronicle",
+        "ChronicleNetwork",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Tools/chronicle"
@@ -71,6 +86,7 @@ let package = Package(
       name: "chronicle-bench",
       dependencies: [
         "Chronicle",
+        "ChronicleNetwork",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       path: "Tools/chronicle-bench"
@@ -78,6 +94,18 @@ let package = Package(
     .testTarget(
       name: "ChronicleTests",
       dependencies: ["Chronicle"]
+    ),
+    .testTarget(
+      name: "ChronicleNetworkTests",
+      dependencies: [
+        "Chronicle",
+        "ChronicleNetwork",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
     ),
     .testTarget(
       name: "ChronicleToolTests",

@@ -1,6 +1,7 @@
 // Sync: how fast a fresh peer takes in another peer's history, beside plain
 // GRDB writing the same row changes as upserts in one transaction.
 import Chronicle
+import ChronicleNetwork
 import Foundation
 import GRDB
 
@@ -80,6 +81,10 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
   var memory = SyncFigures(name: "memory transport (fetch)")
   var directorySend = SyncFigures(name: "folder transport: send")
   var directoryFetch = SyncFigures(name: "folder transport: fetch")
+  var tcpFetch = SyncFigures(name: "TCP transport (loopback): fetch")
+  let configuration = NetworkSyncConfiguration(key: .generate())
+  let server = try await SyncServer.bind(source, host: "127.0.0.1", port: 0, configuration: configuration)
+  let serving = Task { try await server.run() }
 
   for _ in 0..<repeats {
     plain = min(plain, try workload.plainUpserts(in: folder))
@@ -102,7 +107,16 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
       guard report.rejected.isEmpty else { throw BenchmarkFailure("folder fetch rejected: \(report.rejected)") }
     })
     try check(fetcher, equals: expected)
+
+    let receiver = try workload.makeTarget(in: folder)
+    tcpFetch.seconds = min(tcpFetch.seconds, try await measureAsync {
+      let report = try await TCPTransport(host: "127.0.0.1", port: server.port, configuration: configuration).fetch(into: receiver)
+      guard report.merged.appliedEvents == events else { throw BenchmarkFailure("TCP fetch applied \(report.merged.appliedEvents) of \(events) events") }
+    })
+    try check(receiver, equals: expected)
   }
+  server.shutdown()
+  try await serving.value
   memory.bytes = directorySend.bytes
   directoryFetch.bytes = directorySend.bytes
 
@@ -112,7 +126,7 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
   print("step".padding(toLength: 46, withPad: " ", startingAt: 0) + "changes/s     ratio vs GRDB upserts")
   print("plain GRDB upserts, 1 transaction".padding(toLength: 46, withPad: " ", startingAt: 0)
     + String(format: "%9.0f     1.00x", changes / plain))
-  for figures in [memory, directorySend, directoryFetch] {
+  for figures in [memory, directorySend, directoryFetch, tcpFetch] {
     print(figures.name.padding(toLength: 46, withPad: " ", startingAt: 0)
       + String(format: "%9.0f     %.2fx", changes / figures.seconds, figures.seconds / plain))
   }

@@ -1,7 +1,7 @@
 // Chronicle benchmarks, side by side with plain GRDB in the same run.
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
-//                                        [--sync-rows 50000] [--replay-changes 1000000]
+//                                        [--sync-rows 500000] [--replay-changes 1000000]
 //                                        [--only capture|query|sync|replay]
 //
 // Each scenario writes the same rows with the same prepared statement into a
@@ -20,7 +20,7 @@ struct Options {
   var transactions = 2_000
   var rowsPerTransaction = 10
   var repeats = 3
-  var syncRows = 50_000
+  var syncRows = 500_000  // 1,000,000 row changes: inserts, then updates
   var replayChanges = 1_000_000
   var only: String?
 

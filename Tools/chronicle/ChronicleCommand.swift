@@ -13,7 +13,7 @@ struct ChronicleCommand: AsyncParsableCommand {
       """,
     subcommands: [
       Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self, MigrateKeys.self, Compact.self, Clone.self,
-      Sync.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
+      Sync.self, Keygen.self, Serve.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
     ])
 
   /// Parses and runs the command, mapping every way out to the exit statuses above.

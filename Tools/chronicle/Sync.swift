@@ -4,12 +4,28 @@ import Foundation
 
 struct Sync: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Send this database's new events to a shared folder and merge the other peers' events from it.")
+    abstract: "Sync with the other peers: through a shared folder, or with a peer serving over TCP (chronicle serve).")
 
   @Argument(help: "The SQLite file.") var database: String
-  @Option(help: "The shared folder (each peer writes its own subfolder).") var folder: String
+  @Option(help: "The shared folder (each peer writes its own subfolder).") var folder: String?
+  @Option(help: "A peer running chronicle serve, as HOST:PORT.") var peer: String?
+  @Flag(help: "Print progress lines on stderr even when it is not a terminal.") var progress = false
+  @OptionGroup var network: NetworkOptions
+
+  func validate() throws {
+    guard (folder == nil) != (peer == nil) else { throw ValidationError("give exactly one of --folder DIR or --peer HOST:PORT") }
+  }
 
   func run() async {
+    if let peer {
+      do {
+        try await PeerSync(database: database, address: peer, network: network, showsProgress: progress).run()
+      } catch {
+        fail(error)
+      }
+      return
+    }
+    guard let folder else { return }
     do {
       let db = try Chronicle.open(path: database)
       let engine = SyncEngine(for: db, transport: .directory(URL(fileURLWithPath: folder)))

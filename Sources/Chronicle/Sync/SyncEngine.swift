@@ -94,11 +94,28 @@ public final class SyncEngine: Sendable {
     }
   }
 
-  /// Sends, then fetches.
+  /// Sends, then fetches (over one connection when the transport can).
   @discardableResult
   public func syncChanges() async throws -> FetchReport {
-    try await sendChanges()
-    return try await fetchChanges()
+    state.withLock {
+      $0.isSending = true
+      $0.isFetching = true
+    }
+    defer {
+      state.withLock {
+        $0.isSending = false
+        $0.isFetching = false
+      }
+    }
+    do {
+      let (sent, fetched) = try await transport.exchange(with: database)
+      emit(.sent(count: sent))
+      emit(.fetched(fetched))
+      return fetched
+    } catch {
+      emit(.failed("\(error)"))
+      throw error
+    }
   }
 
   /// Starts syncing every `interval` (until ``stop()``). Failures are reported

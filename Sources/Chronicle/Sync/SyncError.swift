@@ -5,6 +5,8 @@ import Foundation
 public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A bundle or segment file is malformed: its name, the byte offset, the problem.
   case badBundle(source: String, offset: Int, reason: String)
+  /// A received event is malformed: who sent it, its index in the batch, the problem.
+  case malformedEvent(source: String, index: Int, reason: String)
   /// An event claims an identity that does not hold: an `origin:sequence`
   /// already held with different content, an event of this very peer that its
   /// log lacks, or an event in the segment folder of another peer.
@@ -27,6 +29,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .badBundle(let source, let offset, let reason):
       "\(source): bad event bundle at byte \(offset): \(reason). Nothing from this file was applied; get a fresh copy from its peer."
+    case .malformedEvent(let source, let index, let reason):
+      "\(source): received event \(index + 1) of its batch is malformed: \(reason). Nothing from this batch was applied; the sending peer's log may be damaged (chronicle verify)."
     case .forgedEvent(let source, let event, let reason):
       "\(source): event \(event) rejected: \(reason). Nothing from this batch was applied."
     case .schemaAhead(let source, let event, let remote, let local):

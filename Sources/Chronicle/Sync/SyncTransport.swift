@@ -7,6 +7,16 @@ public protocol SyncTransport: Sendable {
   func send(from database: ChronicleDatabase) async throws -> Int
   /// Fetches the events this database lacks and merges them.
   func fetch(into database: ChronicleDatabase) async throws -> FetchReport
+  /// Sends, then fetches. Transports that can do both in one exchange (one
+  /// network connection) override the default, which calls the two in turn.
+  func exchange(with database: ChronicleDatabase) async throws -> (sent: Int, fetched: FetchReport)
+}
+
+extension SyncTransport {
+  public func exchange(with database: ChronicleDatabase) async throws -> (sent: Int, fetched: FetchReport) {
+    let sent = try await send(from: database)
+    return (sent, try await fetch(into: database))
+  }
 }
 
 /// What a fetch did. Problems with one source (a corrupt file) are reported

@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+
+/// The events another peer lacks, read from the log page by page, so a
+/// transport can stream a log of any size in bounded memory.
+///
+/// The set is fixed when the value is made: events that join the log later
+/// (for instance those the same peer is sending back concurrently) are not
+/// included, so nothing is sent back to where it came from.
+///
+/// ```swift
+/// var outgoing = try OutgoingEvents(from: database, beyond: theirVector)
+/// while let page = try outgoing.nextPage(maxEvents: 1_000, maxBytes: 256 << 10) {
+///   try await send(page)
+/// }
+/// ```
+public struct OutgoingEvents: Sendable {
+  /// The receiver's version vector: events it covers are skipped.
+  public let vector: VersionVector
+  /// How many events will be sent in all.
+  public let count: Int
+  /// Their serialized size in bytes, in all.
+  public let bytes: Int
+
+  private let database: ChronicleDatabase
+  private let lastPosition: Int64
+  private var position: Int64 = 0
+
+  /// Snapshots the events of `database`'s log beyond `vector`.
+  ///
+  /// - Throws: ``SyncError/compactedAway(origin:needed:baseline:)`` when the
+  ///   receiver lacks events this log compacted into its baseline.
+  public init(from database: ChronicleDatabase, beyond vector: VersionVector) throws {
+    self.database = database
+    self.vector = vector
+    (lastPosition, count, bytes) = try database.read { db in
+      if let baseline = try LogBaseline.read(db) {
+        for (peer, sequence) in baseline.vector.sequences where vector[peer] < sequence {
+          throw SyncError.compactedAway(origin: peer, needed: vector[peer] + 1, baseline: sequence)
+        }
+      }
+      var last: Int64 = 0, count = 0, bytes = 0
+      var origins: [Data: PeerID] = [:]
+      let rows = try Row.fetchCursor(db, sql: "SELECT id, origin, sequence, stored_size FROM chronicle_events ORDER BY id")
+      while let row = try rows.next() {
+        last = row[0]
+        let originBytes: Data = row[1]
+        guard let origin = origins[originBytes] ?? PeerID(bytes: originBytes) else { continue }
+        origins[originBytes] = origin
+        guard !vector.contains(origin: origin, sequence: UInt64(row[2] as Int64)) else { continue }
+        count += 1
+        bytes += row[3] as Int
+      }
+      return (last, count, bytes)
+    }
+  }
+
+  /// The next events in log order, at most `maxEvents` and stopping at the
+  /// first event that reaches `maxBytes` (a page holds at least one event);
+  /// `nil` when all were read.
+  public mutating func nextPage(maxEvents: Int, maxBytes: Int) throws -> [[UInt8]]? {
+    while position < lastPosition {
+      let (page, reached) = try database.read { [position, lastPosition, vector] db in
+        var page: [[UInt8]] = [], size = 0, reached = position
+        let rows = try Row.fetchCursor(
+          db, sql: "SELECT id, origin, sequence, payload FROM chronicle_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+          arguments: [position, lastPosition, max(1, maxEvents)])
+        while let row = try rows.next() {
+          reached = row[0]
+          guard let origin = PeerID(bytes: row[1] as Data),
+                !vector.contains(origin: origin, sequence: UInt64(row[2] as Int64)) else { continue }
+          let payload: Data = row[3]
+          page.append([UInt8](payload))
+          size += payload.count
+          if size >= maxBytes { break }
+        }
+        return (page, reached)
+      }
+      position = reached
+      if !page.isEmpty { return page }
+    }
+    return nil
+  }
+}
+
+extension ChronicleDatabase {
+  /// Merges serialized events received from another peer, in one
+  /// transaction: all of them, or, on any error, none (see
+  /// ``applyRemote(bundle:source:)``). Each event is verified first
+  /// (envelope, CRC-32, body); `source` names the sender in errors.
+  public func applyRemote(serializedEvents: [[UInt8]], source: String) throws -> MergeReport {
+    var events: [IncomingEvent] = []
+    events.reserveCapacity(serializedEvents.count)
+    for (index, bytes) in serializedEvents.enumerated() {
+      do {
+        let (event, encoded) = try EventCodec.decodeEncoded(bytes)
+        events.append(IncomingEvent(event: event, encoded: encoded))
+      } catch {
+        throw SyncError.malformedEvent(source: source, index: index, reason: "\(error)")
+      }
+    }
+    return try applyRemote(events, source: source)
+  }
+}

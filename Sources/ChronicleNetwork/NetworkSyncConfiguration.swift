@@ -1,0 +1,41 @@
+import Chronicle
+import Foundation
+import Logging
+
+/// Settings shared by ``SyncServer`` and ``TCPTransport``.
+public struct NetworkSyncConfiguration: Sendable {
+  /// The group's key: only peers holding it may connect.
+  public var key: SyncKey
+  /// Peers allowed to connect, by id; `nil` lets every holder of the key in.
+  public var allowedPeers: Set<PeerID>?
+  /// The largest frame accepted after authentication (before it: 4 KiB).
+  /// Bounds the memory one connection can make this side allocate, and the
+  /// largest event that can be synced. Use the same value on every peer.
+  public var maxFrameSize = 64 << 20
+  /// Events are sent in frames of about this many bytes.
+  public var frameBytes = 256 << 10
+  /// Received events are applied in transactions of about this many bytes
+  /// (or ``applyBatchEvents`` events), so memory stays bounded and an
+  /// interrupted sync keeps what it applied.
+  public var applyBatchBytes = 8 << 20
+  /// See ``applyBatchBytes``.
+  public var applyBatchEvents = 5_000
+  /// The whole handshake must finish within this time.
+  public var handshakeTimeout: Duration = .seconds(10)
+  /// Each frame must arrive within this time of being awaited: a stalled or
+  /// very slow peer is disconnected.
+  public var frameTimeout: Duration = .seconds(60)
+  /// Sending is slowed to at most this many bytes per second (`nil`: no limit).
+  public var maxSendRate: Int?
+  /// Where connections, refusals and hostile peers are logged.
+  public var logger: Logger
+
+  /// A configuration with the group's key and default limits.
+  public init(key: SyncKey, logger: Logger = Logger(label: "chronicle.network")) {
+    self.key = key
+    self.logger = logger
+  }
+
+  /// The frame limit before authentication: enough for the handshake only.
+  static let handshakeFrameLimit = 4096
+}

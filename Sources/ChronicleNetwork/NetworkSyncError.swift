@@ -1,0 +1,50 @@
+import Foundation
+
+/// Why a network sync failed. A batch that was being applied when the error
+/// happened was rolled back; batches applied before it stay (the next sync
+/// resumes after them).
+public enum NetworkSyncError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The group key file is missing, malformed or readable by others.
+  case keyFile(path: String, problem: String)
+  /// The other side did not prove it holds the group's key (or this side's
+  /// key is not the group's).
+  case authenticationFailed(peer: String, reason: String)
+  /// The other side refused the session and said why.
+  case refusedByPeer(peer: String, message: String)
+  /// The other side broke the protocol (garbage, a message out of turn, a
+  /// malformed frame).
+  case protocolViolation(peer: String, reason: String)
+  /// A frame announced more bytes than this side accepts.
+  case frameTooLarge(peer: String, size: Int, limit: Int)
+  /// A single event is larger than a frame may be.
+  case eventTooLarge(size: Int, limit: Int)
+  /// The other side sent nothing (or too little) for too long.
+  case timedOut(peer: String, waitingFor: String, seconds: Double)
+  /// The connection ended before the session did.
+  case connectionClosed(peer: String, waitingFor: String)
+  /// The address could not be parsed or reached.
+  case unreachable(address: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .keyFile(let path, let problem):
+      "group key file \(path): \(problem)"
+    case .authenticationFailed(let peer, let reason):
+      "authentication with \(peer) failed: \(reason). Check that both peers use the same key file (chronicle keygen writes one; copy it to every peer)."
+    case .refusedByPeer(let peer, let message):
+      "\(peer) ended the session: \(message)"
+    case .protocolViolation(let peer, let reason):
+      "\(peer) broke the sync protocol: \(reason). The connection was closed; nothing of the batch in progress was applied."
+    case .frameTooLarge(let peer, let size, let limit):
+      "\(peer) sent a frame of \(size) bytes, over the limit of \(limit). The connection was closed; if the peer is genuine, raise maxFrameSize on both sides."
+    case .eventTooLarge(let size, let limit):
+      "an event of \(size) bytes does not fit in a frame of at most \(limit) bytes: raise maxFrameSize on both peers, or sync through a shared folder."
+    case .timedOut(let peer, let waitingFor, let seconds):
+      "\(peer) sent no \(waitingFor) within \(String(format: "%g", seconds)) s. The connection was closed; sync again to resume."
+    case .connectionClosed(let peer, let waitingFor):
+      "the connection to \(peer) closed while waiting for \(waitingFor). Sync again to resume: what was applied stays."
+    case .unreachable(let address, let reason):
+      "cannot reach \(address): \(reason)"
+    }
+  }
+}

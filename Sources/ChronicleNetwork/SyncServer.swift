@@ -1,0 +1,168 @@
+import Chronicle
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Serves a database to the peers of its group over TCP: each connection is
+/// authenticated (``SyncKey``), then the client pushes the events the server
+/// lacks and pulls those it lacks. Connections are served concurrently;
+/// their writes are serialized by the database.
+///
+/// ```swift
+/// let server = try await SyncServer.bind(database, host: "0.0.0.0", port: 7420, configuration: configuration)
+/// print("listening on port \(server.port)")
+/// try await server.run()          // until shutdown()
+/// ```
+public final class SyncServer: Sendable {
+  public let database: ChronicleDatabase
+  public let configuration: NetworkSyncConfiguration
+  /// The port the server listens on (useful after binding port 0).
+  public let port: Int
+  /// At most this many sessions at once; more connections are refused with a message.
+  public let maxConnections: Int
+
+  private let listener: NIOAsyncChannel<SyncChannel, Never>
+  private struct State {
+    var sessions: [ObjectIdentifier: any Channel] = [:]
+    var isShuttingDown = false
+  }
+  private let state = Mutex(State())
+
+  private init(database: ChronicleDatabase, configuration: NetworkSyncConfiguration, listener: NIOAsyncChannel<SyncChannel, Never>, maxConnections: Int) {
+    self.database = database
+    self.configuration = configuration
+    self.listener = listener
+    self.port = listener.channel.localAddress?.port ?? 0
+    self.maxConnections = maxConnections
+  }
+
+  /// Starts listening on `host`:`port` (port 0 picks a free one).
+  public static func bind(
+    _ database: ChronicleDatabase, host: String = "127.0.0.1", port: Int, configuration: NetworkSyncConfiguration, maxConnections: Int = 64
+  ) async throws -> SyncServer {
+    let listener: NIOAsyncChannel<SyncChannel, Never>
+    do {
+      listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.backlog, value: 256)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        .bind(host: host, port: port) { channel in SyncChannel.wrap(channel) }
+    } catch {
+      throw NetworkSyncError.unreachable(address: "\(host):\(port)", reason: "cannot listen there (\(error))")
+    }
+    let server = SyncServer(database: database, configuration: configuration, listener: listener, maxConnections: maxConnections)
+    configuration.logger.info("listening", metadata: ["address": "\(host):\(server.port)", "peer": "\(database.peerID)"])
+    return server
+  }
+
+  /// Serves connections until ``shutdown(gracePeriod:)``; returns when the
+  /// sessions in progress have ended.
+  public func run() async throws {
+    try await listener.executeThenClose { connections in
+      try await withThrowingDiscardingTaskGroup { group in
+        for try await connection in connections {
+          group.addTask { await self.serve(connection) }
+        }
+      }
+    }
+    configuration.logger.info("stopped")
+  }
+
+  /// Stops accepting connections. Sessions in progress may finish within
+  /// `gracePeriod`; then they are cut (a batch being applied is rolled back
+  /// whole, and the peer resumes after the last applied one next time).
+  public func shutdown(gracePeriod: Duration = .seconds(10)) {
+    let alreadyShuttingDown = state.withLock { state in
+      defer { state.isShuttingDown = true }
+      return state.isShuttingDown
+    }
+    guard !alreadyShuttingDown else { return }
+    configuration.logger.info("shutting down", metadata: ["sessions": "\(state.withLock { $0.sessions.count })"])
+    listener.channel.close(promise: nil)
+    listener.channel.eventLoop.scheduleTask(in: .nanoseconds(gracePeriod.nanoseconds)) { [self] in
+      for channel in state.withLock({ Array($0.sessions.values) }) { channel.close(promise: nil) }
+    }
+  }
+
+  private func serve(_ connection: SyncChannel) async {
+    let id = ObjectIdentifier(connection.channel.channel)
+    let admitted = state.withLock { state -> Bool in
+      guard !state.isShuttingDown, state.sessions.count < maxConnections else { return false }
+      state.sessions[id] = connection.channel.channel
+      return true
+    }
+    defer { state.withLock { _ = $0.sessions.removeValue(forKey: id) } }
+    var logger = configuration.logger
+    logger[metadataKey: "remote"] = "\(connection.address)"
+    let start = ContinuousClock.now
+    var report = NetworkSyncReport()
+    do {
+      try await connection.run { connection in
+        guard admitted else {
+          await connection.sendFailureQuietly("the server is busy or shutting down (\(maxConnections) sessions at most); try again later")
+          throw NetworkSyncError.refusedByPeer(peer: connection.peerName, message: "refused: server busy or shutting down")
+        }
+        do {
+          let peer = try await Handshake.server(&connection, local: database.peerID, configuration: configuration)
+          report.remotePeer = peer
+          logger[metadataKey: "peer"] = "\(peer.shortDescription)"
+          logger.debug("authenticated")
+          try await session(&connection, report: &report)
+          report.bytesSent = connection.bytesSent
+          report.bytesReceived = connection.bytesReceived
+        } catch let error as NetworkSyncError {
+          // Tell the peer what went wrong, when it can still hear it.
+          switch error {
+          case .protocolViolation, .frameTooLarge, .timedOut, .eventTooLarge: await connection.sendFailureQuietly("\(error)")
+          default: break
+          }
+          throw error
+        }
+      }
+      logger.info(
+        "session done",
+        metadata: [
+          "received": "\(report.received.appliedEvents) applied, \(report.received.duplicateEvents) duplicates",
+          "sent": "\(report.sentEvents)", "seconds": "\(String(format: "%.2f", (ContinuousClock.now - start).seconds))",
+        ])
+    } catch {
+      switch error {
+      case NetworkSyncError.authenticationFailed, NetworkSyncError.protocolViolation, NetworkSyncError.frameTooLarge, NetworkSyncError.timedOut,
+        is SyncError:
+        logger.warning("disconnected", metadata: ["reason": "\(error)"])
+      default:
+        logger.notice("session ended", metadata: ["reason": "\(error)"])
+      }
+    }
+  }
+
+  /// After the handshake: answers the client's requests until it says bye.
+  private func session(_ connection: inout FramedConnection, report: inout NetworkSyncReport) async throws {
+    while true {
+        let request = try await connection.receive("a request", within: configuration.frameTimeout)
+        switch request {
+        case .vectorRequest:
+          let vector = try await offload { [database] in try database.versionVector() }
+          try await connection.send(.vector(vector))
+          report.received.add(try await EventStreams.receive(into: database, over: &connection, configuration: configuration, progress: nil))
+        case .vector(let vector):
+          let outgoing: OutgoingEvents
+          do {
+            outgoing = try await offload { [database] in try OutgoingEvents(from: database, beyond: vector) }
+          } catch let error as SyncError {
+            await connection.sendFailureQuietly("\(error)")
+            throw error
+          }
+          let (sent, applied) = try await EventStreams.send(outgoing, over: &connection, configuration: configuration, progress: nil)
+          report.sentEvents += sent
+          report.remoteApplied += applied
+        case .bye:
+          return
+        default:
+          throw connection.unexpected(request, waitingFor: "a request")
+        }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import Chronicle
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// Syncs with a ``SyncServer`` over TCP: one authenticated connection pushes
+/// the events the server lacks, then pulls those this database lacks. Each
+/// direction streams in bounded memory and is applied in batches, so an
+/// interrupted sync resumes after the last applied batch.
+///
+/// ```swift
+/// let transport = TCPTransport(host: "192.168.1.20", port: 7420, configuration: configuration)
+/// let report = try await transport.sync(database)
+/// // or, on a timer: SyncEngine(for: database, transport: transport).start()
+/// ```
+public struct TCPTransport: SyncTransport {
+  public let host: String
+  public let port: Int
+  public let configuration: NetworkSyncConfiguration
+  /// Called as events are sent and applied.
+  public var progress: (@Sendable (NetworkSyncProgress) -> Void)?
+
+  public init(host: String, port: Int, configuration: NetworkSyncConfiguration, progress: (@Sendable (NetworkSyncProgress) -> Void)? = nil) {
+    self.host = host
+    self.port = port
+    self.configuration = configuration
+    self.progress = progress
+  }
+
+  /// Parses `HOST:PORT` (`[IPv6]:PORT` for IPv6 addresses).
+  public init(address: String, configuration: NetworkSyncConfiguration, progress: (@Sendable (NetworkSyncProgress) -> Void)? = nil) throws {
+    guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (1...65_535).contains(port) else {
+      throw NetworkSyncError.unreachable(address: address, reason: "expected HOST:PORT, for instance 192.168.1.20:7420")
+    }
+    var host = String(address[..<colon])
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    guard !host.isEmpty else { throw NetworkSyncError.unreachable(address: address, reason: "no host before the port") }
+    self.init(host: host, port: port, configuration: configuration, progress: progress)
+  }
+
+  /// Pushes this database's news, then pulls the server's, on one connection.
+  public func sync(_ database: ChronicleDatabase) async throws -> NetworkSyncReport {
+    try await session(database, push: true, pull: true)
+  }
+
+  public func send(from database: ChronicleDatabase) async throws -> Int {
+    try await session(database, push: true, pull: false).sentEvents
+  }
+
+  public func fetch(into database: ChronicleDatabase) async throws -> FetchReport {
+    var report = FetchReport()
+    report.merged = try await session(database, push: false, pull: true).received
+    report.appliedSources = ["tcp:\(host):\(port)"]
+    return report
+  }
+
+  public func exchange(with database: ChronicleDatabase) async throws -> (sent: Int, fetched: FetchReport) {
+    let session = try await sync(database)
+    var fetched = FetchReport()
+    fetched.merged = session.received
+    fetched.appliedSources = ["tcp:\(host):\(port)"]
+    return (session.sentEvents, fetched)
+  }
+
+  private func connect() async throws -> SyncChannel {
+    do {
+      return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .connectTimeout(.nanoseconds(configuration.handshakeTimeout.nanoseconds))
+        .connect(host: host, port: port) { [host, port] channel in SyncChannel.wrap(channel, address: "\(host):\(port)") }
+    } catch {
+      throw NetworkSyncError.unreachable(address: "\(host):\(port)", reason: "\(error)")
+    }
+  }
+
+  private func session(_ database: ChronicleDatabase, push: Bool, pull: Bool) async throws -> NetworkSyncReport {
+    let channel = try await connect()
+    return try await channel.run { connection in
+      var report = NetworkSyncReport()
+      report.remotePeer = try await Handshake.client(&connection, local: database.peerID, configuration: configuration)
+      if push {
+        try await connection.send(.vectorRequest)
+        let answer = try await connection.receive("its version vector", within: configuration.frameTimeout)
+        guard case .vector(let vector) = answer else { throw connection.unexpected(answer, waitingFor: "its version vector") }
+        let outgoing = try await offload { try OutgoingEvents(from: database, beyond: vector) }
+        (report.sentEvents, report.remoteApplied) = try await EventStreams.send(outgoing, over: &connection, configuration: configuration, progress: progress)
+      }
+      if pull {
+        let vector = try await offload { try database.versionVector() }
+        try await connection.send(.vector(vector))
+        report.received = try await EventStreams.receive(into: database, over: &connection, configuration: configuration, progress: progress)
+      }
+      try await connection.send(.bye)
+      report.bytesSent = connection.bytesSent
+      report.bytesReceived = connection.bytesReceived
+      return report
+    }
+  }
+}
+
+extension SyncTransport where Self == TCPTransport {
+  /// Syncs with a ``SyncServer`` at `host`:`port`.
+  public static func tcp(host: String, port: Int, configuration: NetworkSyncConfiguration) -> TCPTransport {
+    TCPTransport(host: host, port: port, configuration: configuration)
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import NIOCore
+import Synchronization
+
+/// One side of a sync connection: sends and receives ``WireMessage``s, one
+/// per frame, sealed once the handshake set up a ``SessionCipher``. Every
+/// receive has a deadline; a peer that misses it is disconnected.
+///
+/// Used by one task at a time (the protocol is half-duplex).
+struct FramedConnection {
+  let channel: any Channel
+  /// How the other side is named in logs and errors; the handshake adds its peer id.
+  var peerName: String
+  let limit: FrameLimit
+  var cipher: SessionCipher?
+  private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+  private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+  private(set) var bytesSent = 0
+  private(set) var bytesReceived = 0
+
+  init(
+    channel: any Channel, peerName: String, limit: FrameLimit,
+    inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+  ) {
+    self.channel = channel
+    self.peerName = peerName
+    self.limit = limit
+    self.inbound = inbound.makeAsyncIterator()
+    self.outbound = outbound
+  }
+
+  private enum Envelope: UInt8 { case plain = 0, sealed = 1 }
+
+  mutating func send(_ message: WireMessage) async throws {
+    let plain = message.encoded()
+    var payload: [UInt8]
+    if var cipher {
+      payload = [Envelope.sealed.rawValue]
+      payload += try cipher.seal(plain)
+      self.cipher = cipher
+    } else {
+      payload = [Envelope.plain.rawValue] + plain
+    }
+    bytesSent += payload.count + 4
+    try await outbound.write(.frame(payload))
+  }
+
+  /// Sends a failure message if the connection still allows it.
+  mutating func sendFailureQuietly(_ message: String) async {
+    try? await send(.failure(message))
+  }
+
+  /// The next message. A failure message from the peer is thrown as
+  /// ``NetworkSyncError/refusedByPeer(peer:message:)``.
+  mutating func receive(_ waitingFor: String, within timeout: Duration) async throws -> WireMessage {
+    let expired = Atomic<Bool>(false)
+    let channel = self.channel
+    let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+      expired.store(true, ordering: .relaxed)
+      channel.close(promise: nil)
+    }
+    defer { timer.cancel() }
+    let timedOut = NetworkSyncError.timedOut(peer: peerName, waitingFor: waitingFor, seconds: timeout.seconds)
+    let frame: ByteBuffer?
+    do {
+      frame = try await inbound.next()
+    } catch let error as NetworkSyncError {
+      throw expired.load(ordering: .relaxed) ? timedOut : error
+    } catch {
+      throw expired.load(ordering: .relaxed) ? timedOut : NetworkSyncError.connectionClosed(peer: peerName, waitingFor: "\(waitingFor) (\(error))")
+    }
+    guard var frame else {
+      throw expired.load(ordering: .relaxed) ? timedOut : NetworkSyncError.connectionClosed(peer: peerName, waitingFor: waitingFor)
+    }
+    bytesReceived += frame.readableBytes + 4
+    let bytes = frame.readBytes(length: frame.readableBytes) ?? []
+    let plain: [UInt8]
+    switch bytes.first.flatMap(Envelope.init(rawValue:)) {
+    case .plain:
+      plain = Array(bytes.dropFirst())
+      if cipher != nil, plain.first != WireMessage.failureTag {
+        throw violation("an unsealed frame after the handshake")
+      }
+    case .sealed:
+      guard var cipher else { throw violation("a sealed frame before the handshake") }
+      guard let opened = cipher.open(Array(bytes.dropFirst())) else {
+        throw violation("a frame failed authentication (altered in transit, replayed, or not sealed with this session's key)")
+      }
+      self.cipher = cipher
+      plain = opened
+    case nil:
+      throw violation("a frame with unknown envelope \(bytes.first ?? 0)")
+    }
+    let message: WireMessage
+    do {
+      message = try WireMessage(decoding: plain)
+    } catch {
+      throw violation("a malformed message while waiting for \(waitingFor): \(error)")
+    }
+    if case .failure(let text) = message { throw NetworkSyncError.refusedByPeer(peer: peerName, message: text) }
+    return message
+  }
+
+  func violation(_ reason: String) -> NetworkSyncError {
+    .protocolViolation(peer: peerName, reason: "sent \(reason)")
+  }
+
+  /// The error for a message the protocol does not expect now.
+  func unexpected(_ message: WireMessage, waitingFor: String) -> NetworkSyncError {
+    violation("'\(message.name)' while \(waitingFor) was expected")
+  }
+}
+
+extension Duration {
+  var nanoseconds: Int64 {
+    components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+  }
+
+  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,51 @@
+import Crypto
+import Foundation
+
+/// Seals frames after the handshake: ChaCha20-Poly1305 with one key per
+/// direction, derived from the group key and both sides' nonces (HKDF-SHA256),
+/// and a counter as nonce. A frame that was altered, replayed, reordered or
+/// dropped fails to open.
+struct SessionCipher {
+  enum Role { case client, server }
+
+  private let sendKey: SymmetricKey
+  private let receiveKey: SymmetricKey
+  private var sent: UInt64 = 0
+  private var received: UInt64 = 0
+
+  /// Bytes a sealed frame adds to its plaintext.
+  static let overhead = 16
+
+  init(groupKey: SymmetricKey, transcript: [UInt8], role: Role) {
+    func derive(_ label: String) -> SymmetricKey {
+      HKDF<SHA256>.deriveKey(inputKeyMaterial: groupKey, salt: transcript, info: Array(label.utf8), outputByteCount: 32)
+    }
+    let clientToServer = derive("chronicle-sync v1 client to server")
+    let serverToClient = derive("chronicle-sync v1 server to client")
+    (sendKey, receiveKey) = role == .client ? (clientToServer, serverToClient) : (serverToClient, clientToServer)
+  }
+
+  private static func nonce(_ counter: UInt64) -> ChaChaPoly.Nonce {
+    var bytes = [UInt8](repeating: 0, count: 12)
+    for index in 0..<8 { bytes[4 + index] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64(index))) }
+    return try! ChaChaPoly.Nonce(data: bytes)  // 12 bytes: always valid
+  }
+
+  mutating func seal(_ plaintext: [UInt8]) throws -> [UInt8] {
+    let box = try ChaChaPoly.seal(plaintext, using: sendKey, nonce: Self.nonce(sent))
+    sent += 1
+    return Array(box.ciphertext) + Array(box.tag)
+  }
+
+  /// Opens the next frame, or returns `nil` when it was not sealed by the
+  /// other side of this session (tampered, replayed, or the wrong key).
+  mutating func open(_ sealed: [UInt8]) -> [UInt8]? {
+    guard sealed.count >= Self.overhead,
+          let box = try? ChaChaPoly.SealedBox(
+            nonce: Self.nonce(received), ciphertext: sealed.dropLast(Self.overhead), tag: sealed.suffix(Self.overhead)),
+          let plaintext = try? ChaChaPoly.open(box, using: receiveKey)
+    else { return nil }
+    received += 1
+    return Array(plaintext)
+  }
+}

@@ -1,0 +1,169 @@
+import Chronicle
+
+/// The messages of the TCP sync protocol (`Schemas/SYNC-PROTOCOL.md`, "TCP
+/// transport"). Each travels in one frame.
+enum WireMessage: Equatable {
+  /// Client, first: who it is and its nonce.
+  case hello(version: UInt8, peer: PeerID, nonce: [UInt8])
+  /// Server's answer: who it is and its nonce.
+  case challenge(version: UInt8, peer: PeerID, nonce: [UInt8])
+  /// Client: HMAC of the transcript under the group key.
+  case proof([UInt8])
+  /// Server, first sealed frame: its own HMAC of the transcript.
+  case welcome(proof: [UInt8])
+  /// Either side: the session ends, and why.
+  case failure(String)
+  /// Client: send me your version vector (I am about to push).
+  case vectorRequest
+  /// A version vector: what the sender holds.
+  case vector(VersionVector)
+  /// How many events, and bytes, the sender is about to stream.
+  case offer(events: Int, bytes: Int)
+  /// Serialized events.
+  case events([[UInt8]])
+  /// The stream is complete.
+  case end
+  /// The receiver applied the stream.
+  case applied(events: Int, duplicates: Int, rowChanges: Int)
+  /// Client: the session is over.
+  case bye
+
+  static let magic: [UInt8] = Array("CHRN".utf8)
+  static let protocolVersion: UInt8 = 1
+  static let nonceSize = 32
+  /// The first byte of a failure message, the one message accepted unsealed at any time.
+  static let failureTag = Kind.failure.rawValue
+
+  private enum Kind: UInt8 {
+    case hello = 1, challenge, proof, welcome
+    case failure = 0x0F
+    case vectorRequest = 0x10, vector, offer, events, end, applied, bye
+  }
+
+  func encoded() -> [UInt8] {
+    var writer = WireWriter()
+    switch self {
+    case .hello(let version, let peer, let nonce):
+      writer.byte(Kind.hello.rawValue)
+      writer.raw(Self.magic)
+      writer.byte(version)
+      writer.raw(peer.bytes)
+      writer.raw(nonce)
+    case .challenge(let version, let peer, let nonce):
+      writer.byte(Kind.challenge.rawValue)
+      writer.byte(version)
+      writer.raw(peer.bytes)
+      writer.raw(nonce)
+    case .proof(let mac):
+      writer.byte(Kind.proof.rawValue)
+      writer.raw(mac)
+    case .welcome(let mac):
+      writer.byte(Kind.welcome.rawValue)
+      writer.raw(mac)
+    case .failure(let message):
+      writer.byte(Kind.failure.rawValue)
+      writer.raw(Array(message.utf8))
+    case .vectorRequest:
+      writer.byte(Kind.vectorRequest.rawValue)
+    case .vector(let vector):
+      writer.byte(Kind.vector.rawValue)
+      let entries = vector.sequences.sorted { $0.key < $1.key }
+      writer.varint(entries.count)
+      for (peer, sequence) in entries {
+        writer.raw(peer.bytes)
+        writer.varint(Int(clamping: sequence))
+      }
+    case .offer(let events, let bytes):
+      writer.byte(Kind.offer.rawValue)
+      writer.varint(events)
+      writer.varint(bytes)
+    case .events(let events):
+      writer.byte(Kind.events.rawValue)
+      writer.varint(events.count)
+      for event in events { writer.data(event) }
+    case .end:
+      writer.byte(Kind.end.rawValue)
+    case .applied(let events, let duplicates, let rowChanges):
+      writer.byte(Kind.applied.rawValue)
+      writer.varint(events)
+      writer.varint(duplicates)
+      writer.varint(rowChanges)
+    case .bye:
+      writer.byte(Kind.bye.rawValue)
+    }
+    return writer.bytes
+  }
+
+  /// Decodes one message; anything but a well-formed message throws.
+  init(decoding bytes: [UInt8]) throws(WireReader.Malformed) {
+    var reader = WireReader(bytes)
+    let tag = try reader.byte()
+    guard let kind = Kind(rawValue: tag) else { throw WireReader.Malformed(description: "unknown message type \(tag)") }
+    func peer() throws(WireReader.Malformed) -> PeerID {
+      guard let peer = PeerID(bytes: try reader.raw(16)) else { throw WireReader.Malformed(description: "bad peer id") }
+      return peer
+    }
+    switch kind {
+    case .hello:
+      guard try reader.raw(4) == Self.magic else {
+        throw WireReader.Malformed(description: "not a Chronicle sync client (no CHRN magic)")
+      }
+      let version = try reader.byte()
+      self = .hello(version: version, peer: try peer(), nonce: try reader.raw(Self.nonceSize))
+    case .challenge:
+      let version = try reader.byte()
+      self = .challenge(version: version, peer: try peer(), nonce: try reader.raw(Self.nonceSize))
+    case .proof:
+      self = .proof(try reader.raw(32))
+    case .welcome:
+      self = .welcome(proof: try reader.raw(32))
+    case .failure:
+      self = .failure(String(decoding: try reader.raw(reader.remaining), as: UTF8.self))
+    case .vectorRequest:
+      self = .vectorRequest
+    case .vector:
+      let count = try reader.varint()
+      guard count <= reader.remaining / 17 else { throw WireReader.Malformed(description: "vector claims \(count) entries, more than its bytes hold") }
+      var sequences: [PeerID: UInt64] = [:]
+      for _ in 0..<count {
+        let origin = try peer()
+        sequences[origin] = UInt64(try reader.varint())
+      }
+      self = .vector(VersionVector(sequences))
+    case .offer:
+      self = .offer(events: try reader.varint(), bytes: try reader.varint())
+    case .events:
+      let count = try reader.varint()
+      guard count <= reader.remaining else { throw WireReader.Malformed(description: "claims \(count) events, more than its bytes hold") }
+      var events: [[UInt8]] = []
+      events.reserveCapacity(count)
+      for _ in 0..<count { events.append(try reader.data()) }
+      self = .events(events)
+    case .end:
+      self = .end
+    case .applied:
+      self = .applied(events: try reader.varint(), duplicates: try reader.varint(), rowChanges: try reader.varint())
+    case .bye:
+      self = .bye
+    }
+    try reader.expectEnd()
+  }
+
+  /// How the message is named in errors ("waiting for ...").
+  var name: String {
+    switch self {
+    case .hello: "hello"
+    case .challenge: "challenge"
+    case .proof: "proof"
+    case .welcome: "welcome"
+    case .failure: "failure"
+    case .vectorRequest: "vector request"
+    case .vector: "version vector"
+    case .offer: "offer"
+    case .events: "events"
+    case .end: "end of stream"
+    case .applied: "applied report"
+    case .bye: "bye"
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import Chronicle
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import ChronicleNetwork
+
+/// Connections that do not follow the protocol: each is cut, logged, and
+/// leaves the database as it was; the server keeps serving honest peers.
+@Suite("Hostile peers on loopback")
+struct HostilePeerTests {
+  /// Sends `chunks` (with `pause` between them) on a raw connection; returns
+  /// what the server answered before it closed the connection, and when.
+  func rawSession(port: Int, _ chunks: [[UInt8]], pause: Duration = .zero) async throws -> (answer: [UInt8], closedAfter: Duration) {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .connect(host: "127.0.0.1", port: port) { channel in
+        channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+      }
+    let start = ContinuousClock.now
+    return try await channel.executeThenClose { inbound, outbound in
+      let writer = Task {
+        for chunk in chunks {
+          try await outbound.write(ByteBuffer(bytes: chunk))
+          if pause > .zero { try await Task.sleep(for: pause) }
+        }
+      }
+      var answer: [UInt8] = []
+      do {
+        for try await var buffer in inbound { answer += buffer.readBytes(length: buffer.readableBytes) ?? [] }
+      } catch {}  // a reset counts as closed
+      writer.cancel()
+      return (answer, ContinuousClock.now - start)
+    }
+  }
+
+  func frame(_ bytes: [UInt8]) -> [UInt8] {
+    var framed = ByteBuffer.frame(bytes)
+    return framed.readBytes(length: framed.readableBytes)!
+  }
+
+  func hello(_ peer: PeerID = .generate()) -> [UInt8] {
+    frame([0] + WireMessage.hello(version: 1, peer: peer, nonce: Array(repeating: 7, count: 32)).encoded())
+  }
+
+  @Test func garbageOversizedFramesAndStrangersAreCutAndLogged() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 5)
+    let before = try server.fingerprint()
+    let logs = LogRecorder()
+    var configuration = testConfiguration(key: .generate(), logs: logs)
+    configuration.handshakeTimeout = .milliseconds(500)
+    try await withServer(server, configuration: configuration) { running in
+      // An HTTP client: not a frame the server accepts before authentication.
+      let http = try await rawSession(port: running.port, [Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)])
+      #expect(http.closedAfter < .seconds(2))
+      // A frame announcing 1 GiB before authentication: refused at its header.
+      let huge = try await rawSession(port: running.port, [[0x40, 0, 0, 0, 1, 2, 3]])
+      #expect(String(decoding: huge.answer, as: UTF8.self).contains("over the limit"))
+      // A well-framed message of the wrong kind, and an unknown message type.
+      _ = try await rawSession(port: running.port, [frame([0] + WireMessage.bye.encoded())])
+      _ = try await rawSession(port: running.port, [frame([0, 0x77, 1, 2])])
+      // A sealed frame before any handshake.
+      _ = try await rawSession(port: running.port, [frame([1] + Array(repeating: 9, count: 40))])
+      // A hello, then a forged proof.
+      let forged = try await rawSession(port: running.port, [hello(), frame([0] + WireMessage.proof(Array(repeating: 1, count: 32)).encoded())])
+      #expect(String(decoding: forged.answer, as: UTF8.self).contains("authentication failed"))
+      // A peer that says hello and then nothing.
+      let silent = try await rawSession(port: running.port, [hello()])
+      #expect(silent.closedAfter >= .milliseconds(450) && silent.closedAfter < .seconds(3))
+      // A very slow stream: one byte of the hello every 100 ms.
+      let slow = try await rawSession(port: running.port, hello().map { [$0] }, pause: .milliseconds(100))
+      #expect(slow.closedAfter < .seconds(3), "a slow peer holds the connection for \(slow.closedAfter)")
+      // The connection ends in the middle of a frame.
+      _ = try await rawSession(port: running.port, [Array(hello().prefix(20))])
+
+      // An honest peer still gets served.
+      let honest = try makePeer(directory, "honest")
+      _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(honest)
+      #expect(try honest.itemDigest() == server.itemDigest())
+    }
+    #expect(try await server.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM items") } == 5)
+    #expect(try server.eventCount() == Int(before.prefix { $0 != " " })! + 1)  // + the honest peer's schema event
+    let warnings = logs.messages(atLeast: .warning)
+    #expect(warnings.filter { $0.hasPrefix("disconnected") }.count >= 8, "\(warnings)")
+    #expect(warnings.contains { $0.contains("over the limit") })
+    #expect(warnings.contains { $0.contains("sent no handshake") })
+  }
+
+  @Test func tamperedSealedFramesEndTheSession() async throws {
+    // Flipping one bit of a sealed frame makes it fail to open.
+    let key = SyncKey.generate()
+    var sender = SessionCipher(groupKey: key.key, transcript: [1, 2, 3], role: .client)
+    var receiver = SessionCipher(groupKey: key.key, transcript: [1, 2, 3], role: .server)
+    let sealed = try sender.seal(Array("events".utf8))
+    var tampered = sealed
+    tampered[2] ^= 0x01
+    #expect(receiver.open(tampered) == nil)
+    #expect(receiver.open(sealed) == Array("events".utf8))
+    #expect(receiver.open(sealed) == nil)  // a replay of the same frame
+    var stranger = SessionCipher(groupKey: SyncKey.generate().key, transcript: [1, 2, 3], role: .server)
+    #expect(stranger.open(try sender.seal([1])) == nil)
+  }
+}

@@ -1,0 +1,200 @@
+import Chronicle
+import Foundation
+import GRDB
+import Testing
+
+@testable import ChronicleNetwork
+
+@Suite("TCP sync between peers on loopback")
+struct NetworkSyncTests {
+  @Test func twoPeersConvergeAndASecondSyncMovesNothing() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    try writeItems(server, from: 1, count: 30)
+    try writeItems(client, from: 1_000, count: 20, perEvent: 5)
+    try await client.write { db in try db.execute(sql: "UPDATE items SET count = 7 WHERE id = 1000") }
+    let configuration = testConfiguration(key: .generate())
+
+    try await withServer(server, configuration: configuration) { running in
+      let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration)
+      let first = try await transport.sync(client)
+      #expect(first.remotePeer == server.peerID)
+      #expect(first.sentEvents == 6 && first.remoteApplied == 6)  // schema + 4 inserts + 1 update
+      #expect(first.received.appliedEvents == 31)  // schema + 30 inserts
+      #expect(try server.itemDigest() == client.itemDigest())
+      #expect(try server.versionVector() == client.versionVector())
+
+      let second = try await transport.sync(client)
+      #expect(second.sentEvents == 0 && second.received.appliedEvents == 0 && second.received.duplicateEvents == 0)
+    }
+  }
+
+  @Test func aSyncEngineUsesOneConnectionForBothDirections() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    try writeItems(server, from: 1, count: 3)
+    try writeItems(client, from: 10, count: 4)
+    let logs = LogRecorder()
+    let configuration = testConfiguration(key: .generate(), logs: logs)
+    try await withServer(server, configuration: configuration) { running in
+      let engine = SyncEngine(for: client, transport: .tcp(host: "127.0.0.1", port: running.port, configuration: configuration))
+      let report = try await engine.syncChanges()
+      #expect(report.merged.appliedEvents == 4)
+      #expect(try server.itemDigest() == client.itemDigest())
+    }
+    #expect(logs.messages(atLeast: .info).filter { $0.hasPrefix("session done") }.count == 1)
+  }
+
+  @Test func aPeerWithTheWrongKeyIsRefusedAndNothingMoves() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    try writeItems(server, from: 1, count: 5)
+    try writeItems(client, from: 100, count: 5)
+    let before = (try server.fingerprint(), try client.fingerprint())
+    let logs = LogRecorder()
+    try await withServer(server, configuration: testConfiguration(key: .generate(), logs: logs)) { running in
+      let intruder = TCPTransport(host: "127.0.0.1", port: running.port, configuration: testConfiguration(key: .generate()))
+      let error = await #expect(throws: NetworkSyncError.self) { try await intruder.sync(client) }
+      guard case .refusedByPeer(_, let message) = error else { Issue.record("unexpected \(String(describing: error))"); return }
+      #expect(message.contains("authentication failed"))
+    }
+    #expect(try server.fingerprint() == before.0)
+    #expect(try client.fingerprint() == before.1)
+    #expect(logs.messages(atLeast: .warning).contains { $0.contains("did not prove it holds the group's key") })
+  }
+
+  @Test func onlyAllowedPeersGetIn() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), allowed = try makePeer(directory, "allowed"), other = try makePeer(directory, "other")
+    var configuration = testConfiguration(key: .generate())
+    configuration.allowedPeers = [allowed.peerID]
+    try await withServer(server, configuration: configuration) { running in
+      let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration)
+      _ = try await transport.sync(allowed)
+      let error = await #expect(throws: NetworkSyncError.self) { try await transport.sync(other) }
+      #expect("\(String(describing: error))".contains("not allowed"))
+    }
+  }
+
+  @Test func aFileCopyOfTheServerIsToldToClone() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try copyFile(of: server, to: directory.path("copy.sqlite"))
+    let copy = try Chronicle.open(path: directory.path("copy.sqlite"))
+    let configuration = testConfiguration(key: .generate())
+    try await withServer(server, configuration: configuration) { running in
+      let error = await #expect(throws: NetworkSyncError.self) {
+        try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(copy)
+      }
+      #expect("\(String(describing: error))".contains("chronicle clone"))
+    }
+  }
+
+  @Test func eventsForgedInTheServersNameAreRefusedWhole() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 3)
+    // A file copy of the server writes events in the server's name; a
+    // hostile peer relays them along with its own.
+    try copyFile(of: server, to: directory.path("copy.sqlite"))
+    let copy = try Chronicle.open(path: directory.path("copy.sqlite"))
+    try await copy.write { db in try db.execute(sql: "UPDATE items SET title = 'forged' WHERE id = 1") }
+    let hostile = try makePeer(directory, "hostile")
+    try writeItems(hostile, from: 50, count: 2)
+    _ = try await MemoryTransport(peer: copy).fetch(into: hostile)
+    let before = try server.fingerprint()
+    let logs = LogRecorder()
+    let configuration = testConfiguration(key: .generate(), logs: logs)
+    try await withServer(server, configuration: configuration) { running in
+      let error = await #expect(throws: NetworkSyncError.self) {
+        try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).send(from: hostile)
+      }
+      #expect("\(String(describing: error))".contains("refused"))
+    }
+    #expect(try server.fingerprint() == before)
+    #expect(logs.messages(atLeast: .warning).contains { $0.contains("disconnected") && $0.contains("rejected") })
+  }
+
+  @Test func twentyPeersAtOnceEachGetTheRightResult() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 40)
+    let peers = try (1...20).map { index in
+      let peer = try makePeer(directory, "peer\(index)")
+      try writeItems(peer, from: index * 1_000, count: 25, perEvent: 5)
+      return peer
+    }
+    let serverRowsBefore = try await server.read { db in try Set(Int.fetchAll(db, sql: "SELECT id FROM items")) }
+    let configuration = testConfiguration(key: .generate())
+    try await withServer(server, configuration: configuration) { running in
+      let reports = try await withThrowingTaskGroup(of: (Int, NetworkSyncReport).self) { group in
+        for (index, peer) in peers.enumerated() {
+          group.addTask { (index, try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(peer)) }
+        }
+        return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+      }
+      for (index, peer) in peers.enumerated() {
+        #expect(reports[index]?.sentEvents == 6 && reports[index]?.remoteApplied == 6)
+        // Each peer has at least the server's rows and its own, and only rows that exist somewhere.
+        let rows = try await peer.read { db in try Set(Int.fetchAll(db, sql: "SELECT id FROM items")) }
+        let own = Set((index + 1) * 1_000..<(index + 1) * 1_000 + 25)
+        #expect(rows.isSuperset(of: serverRowsBefore.union(own)), "peer \(index + 1)")
+      }
+      let serverRows = try await server.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM items") }
+      #expect(serverRows == 40 + 20 * 25)
+      // A second round, all at once again: everyone ends with everything.
+      try await withThrowingDiscardingTaskGroup { group in
+        for peer in peers {
+          group.addTask { _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(peer) }
+        }
+      }
+      let expected = try server.itemDigest()
+      for peer in peers { #expect(try peer.itemDigest() == expected) }
+    }
+  }
+
+  @Test func anInterruptedTransferResumesWithoutResendingWhatWasApplied() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    try writeItems(server, from: 1, count: 3_000)
+    let total = try server.eventCount()
+    var configuration = testConfiguration(key: .generate())
+    configuration.frameBytes = 4 << 10
+    configuration.applyBatchEvents = 200
+    configuration.maxSendRate = 200 << 10  // ~1.5 s for the whole log: time to cut it
+    try await withServer(server, configuration: configuration) { running in
+      let firstBatch = AsyncStream<Void>.makeStream()
+      let throttled = configuration, port = running.port
+      let interrupted = Task {
+        try await TCPTransport(host: "127.0.0.1", port: port, configuration: throttled) { progress in
+          if progress.direction == .receiving { firstBatch.continuation.yield() }
+        }.fetch(into: client)
+      }
+      for await _ in firstBatch.stream { break }
+      interrupted.cancel()
+      await #expect(throws: (any Error).self) { try await interrupted.value }
+      let applied = try client.eventCount() - 1  // its own schema event
+      #expect(applied >= 200 && applied < total, "the first session applied \(applied) of \(total) events")
+
+      configuration.maxSendRate = nil
+      let resumed = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).fetch(into: client)
+      #expect(resumed.merged.appliedEvents == total - applied)
+      #expect(resumed.merged.duplicateEvents == 0)
+      #expect(try client.itemDigest() == server.itemDigest())
+    }
+  }
+
+  @Test func aCompactedServerTellsThePeerToClone() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    try writeItems(server, from: 1, count: 5)
+    try server.compact(before: server.versionVector())
+    let configuration = testConfiguration(key: .generate())
+    try await withServer(server, configuration: configuration) { running in
+      let error = await #expect(throws: NetworkSyncError.self) {
+        try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).fetch(into: client)
+      }
+      #expect("\(String(describing: error))".contains("chronicle clone"))
+    }
+  }
+}

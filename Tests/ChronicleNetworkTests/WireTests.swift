@@ -1,0 +1,133 @@
+import Chronicle
+import Foundation
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import ChronicleNetwork
+
+/// A small deterministic generator, so a failing fuzz run can be repeated.
+struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+@Suite("Frames and messages")
+struct WireTests {
+  static let samples: [WireMessage] = [
+    .hello(version: 1, peer: .generate(), nonce: Array(repeating: 3, count: 32)),
+    .challenge(version: 1, peer: .generate(), nonce: Array(repeating: 4, count: 32)),
+    .proof(Array(repeating: 5, count: 32)),
+    .welcome(proof: Array(repeating: 6, count: 32)),
+    .failure("nope: ünïcode"),
+    .vectorRequest,
+    .vector(VersionVector([.generate(): 12, .generate(): 1 << 40])),
+    .vector(VersionVector()),
+    .offer(events: 1_000_000, bytes: 1 << 33),
+    .events([[1, 2, 3], [], Array(repeating: 9, count: 300)]),
+    .end,
+    .applied(events: 5, duplicates: 2, rowChanges: 99),
+    .bye,
+  ]
+
+  @Test func everyMessageRoundTrips() throws {
+    for message in Self.samples {
+      #expect(try WireMessage(decoding: message.encoded()) == message)
+    }
+  }
+
+  @Test(arguments: [1, 2, 3])
+  func randomAndMutatedBytesNeverCrashTheDecoders(seed: UInt64) throws {
+    var random = SeededGenerator(state: seed)
+    var decoded = 0
+    for round in 0..<5_000 {
+      var bytes: [UInt8]
+      if round % 2 == 0 {
+        bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+      } else {
+        bytes = Self.samples[Int.random(in: 0..<Self.samples.count, using: &random)].encoded()
+        for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
+          switch Int.random(in: 0..<3, using: &random) {
+          case 0: bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+          case 1: bytes.removeLast(Int.random(in: 1...bytes.count, using: &random))
+          default: bytes.insert(UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...bytes.count, using: &random))
+          }
+        }
+      }
+      if (try? WireMessage(decoding: bytes)) != nil { decoded += 1 }
+    }
+    // Mutations that keep a message well-formed decode; the rest throw. Neither traps.
+    print("seed \(seed): \(decoded) of 5000 random or mutated messages decoded")
+  }
+
+  @Test(arguments: [7, 8])
+  func theFrameDecoderSplitsStreamsAndRefusesOversizedFrames(seed: UInt64) throws {
+    var random = SeededGenerator(state: seed)
+    let channel = EmbeddedChannel()
+    let limit = FrameLimit(1_000)
+    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(limit: limit, peer: "test")))
+    // Valid frames, fed in random pieces, come out whole and in order.
+    let payloads = (0..<50).map { _ in (0..<Int.random(in: 1...999, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } }
+    var stream: [UInt8] = []
+    for payload in payloads {
+      var framed = ByteBuffer.frame(payload)
+      stream += framed.readBytes(length: framed.readableBytes)!
+    }
+    var offset = 0
+    while offset < stream.count {
+      let size = min(stream.count - offset, Int.random(in: 1...700, using: &random))
+      try channel.writeInbound(ByteBuffer(bytes: stream[offset..<offset + size]))
+      offset += size
+    }
+    for payload in payloads {
+      var frame = try #require(try channel.readInbound(as: ByteBuffer.self), "seed \(seed)")
+      #expect(frame.readBytes(length: frame.readableBytes) == payload, "seed \(seed)")
+    }
+    // A header over the limit is refused before its body arrives.
+    #expect(throws: NetworkSyncError.self) { try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0x03, 0xE9])) }
+    _ = try? channel.finish()
+  }
+
+  @Test(arguments: [11, 12])
+  func randomBytesFedToTheFrameDecoderNeverCrashIt(seed: UInt64) throws {
+    var random = SeededGenerator(state: seed)
+    for _ in 0..<300 {
+      let channel = EmbeddedChannel()
+      try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(limit: FrameLimit(4096), peer: "fuzz")))
+      for _ in 0..<Int.random(in: 1...8, using: &random) {
+        let chunk = (0..<Int.random(in: 0...200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        do { try channel.writeInbound(ByteBuffer(bytes: chunk)) } catch { break }
+      }
+      while let frame = try? channel.readInbound(as: ByteBuffer.self) {
+        #expect(frame.readableBytes <= 4096, "seed \(seed)")
+      }
+      _ = try? channel.finish()
+    }
+  }
+
+  @Test func keyFilesAreOwnerOnlyAndNeverOverwritten() throws {
+    let directory = try TemporaryDirectory()
+    let url = URL(fileURLWithPath: directory.path("group.key"))
+    let key = SyncKey.generate()
+    try key.write(to: url)
+    let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    #expect(throws: NetworkSyncError.self) { try SyncKey.generate().write(to: url) }
+    #expect(try SyncKey(contentsOf: url).key == key.key)
+
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+    let error = #expect(throws: NetworkSyncError.self) { try SyncKey(contentsOf: url) }
+    #expect("\(String(describing: error))".contains("chmod 600"))
+
+    let bad = URL(fileURLWithPath: directory.path("bad.key"))
+    _ = FileManager.default.createFile(atPath: bad.path, contents: Data("hunter2\n".utf8), attributes: [.posixPermissions: 0o600])
+    #expect(throws: NetworkSyncError.self) { try SyncKey(contentsOf: bad) }
+    #expect(throws: NetworkSyncError.self) { try SyncKey(contentsOf: URL(fileURLWithPath: directory.path("missing.key"))) }
+  }
+}

@@ -1,0 +1,118 @@
+import Chronicle
+import Foundation
+import GRDB
+import Testing
+
+/// `chronicle keygen`, `serve` and `sync --peer` as real processes on loopback.
+@Suite("chronicle keygen, serve, sync --peer")
+struct NetworkCommandsTests {
+  let tool = ReplayCommandsTests()
+
+  /// A database with an `items` table and `count` rows written by its own peer, one event each.
+  func makePeer(_ path: String, rows: Range<Int>) throws {
+    let database = try Chronicle.open(path: path)
+    try database.write { db in try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT") }
+    for id in rows {
+      try database.write { db in try db.execute(sql: "INSERT INTO items VALUES (?, ?)", arguments: [id, "item \(id) of \(database.peerID.shortDescription)"]) }
+    }
+  }
+
+  func digest(_ path: String) throws -> TableDigest? {
+    try Chronicle.open(path: path).digests().first { $0.table == "items" }
+  }
+
+  func eventCount(_ path: String) throws -> Int { try Chronicle.open(path: path).log.count() }
+
+  /// Starts `chronicle serve` on a free port; returns it and its port.
+  func serve(_ database: String, key: String, _ extra: String...) async throws -> (ChildProcess, Int) {
+    let server = try ChildProcess(["serve", database, "--port", "0", "--key", key] + extra)
+    let line = try await server.waitForLine(containing: "listening on")
+    let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
+    return (server, port)
+  }
+
+  func folder() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-net-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
+
+  @Test func threeProcessesConverge() async throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let key = directory.appendingPathComponent("group.key").path
+    #expect(try tool.chronicle("keygen", key).status == 0)
+    let (a, b, c) = (directory.appendingPathComponent("a.sqlite").path, directory.appendingPathComponent("b.sqlite").path, directory.appendingPathComponent("c.sqlite").path)
+    try makePeer(a, rows: 1..<20)
+    try makePeer(b, rows: 100..<110)
+    try makePeer(c, rows: 200..<205)
+
+    let (server, port) = try await serve(a, key: key)
+    let first = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)", "--key", key)
+    #expect(first.status == 0, "\(first.errors)")
+    #expect(first.output.contains("sent 11 events (11 applied there)"), "\(first.output)")
+    #expect(first.output.contains("merged 20 "), "\(first.output)")
+    #expect(try tool.chronicle("sync", c, "--peer", "127.0.0.1:\(port)", "--key", key).status == 0)
+    #expect(try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)", "--key", key).status == 0)
+    #expect(server.stop(with: SIGINT) == 0)  // graceful shutdown
+    #expect(server.standardError.contains("stopped"))
+
+    let expected = try digest(a)
+    #expect(expected?.rowCount == 19 + 10 + 5)
+    #expect(try digest(b) == expected)
+    #expect(try digest(c) == expected)
+  }
+
+  @Test func aWrongKeyIsRefusedAndNothingMoves() async throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let key = directory.appendingPathComponent("group.key").path, other = directory.appendingPathComponent("other.key").path
+    _ = try tool.chronicle("keygen", key)
+    _ = try tool.chronicle("keygen", other)
+    let (a, b) = (directory.appendingPathComponent("a.sqlite").path, directory.appendingPathComponent("b.sqlite").path)
+    try makePeer(a, rows: 1..<5)
+    try makePeer(b, rows: 10..<15)
+    let before = (try eventCount(a), try eventCount(b))
+
+    let (server, port) = try await serve(a, key: key)
+    let refused = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)", "--key", other)
+    #expect(refused.status == 2)
+    #expect(refused.errors.contains("authentication failed"), "\(refused.errors)")
+    server.stop()
+    #expect(server.standardError.contains("did not prove it holds the group's key"), "\(server.standardError)")
+    #expect(try eventCount(a) == before.0 && eventCount(b) == before.1)
+
+    // Key files: never overwritten, never readable by others, never on the command line.
+    #expect(try tool.chronicle("keygen", key).status == 2)
+    chmod(key, 0o644)
+    let exposed = try tool.chronicle("serve", a, "--port", "0", "--key", key)
+    #expect(exposed.status == 2 && exposed.errors.contains("chmod 600"), "\(exposed.errors)")
+    #expect(try tool.chronicle("sync", b, "--peer", "127.0.0.1:1").errors.contains("--key FILE is required"))
+  }
+
+  @Test func aSyncKilledMidTransferResumesWhereItStopped() async throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let key = directory.appendingPathComponent("group.key").path
+    _ = try tool.chronicle("keygen", key)
+    let (a, b) = (directory.appendingPathComponent("a.sqlite").path, directory.appendingPathComponent("b.sqlite").path)
+    try makePeer(a, rows: 0..<12_000)
+    try makePeer(b, rows: 0..<0)
+    let total = try eventCount(a)
+
+    // The server sends at 300 KiB/s: about 4 s for this log, applied in batches of 5,000 events.
+    let (server, port) = try await serve(a, key: key, "--rate-limit", "300k")
+    let client = try ChildProcess(["sync", b, "--peer", "127.0.0.1:\(port)", "--key", key, "--progress"])
+    let line = try await client.waitForLine(containing: "receiving ")  // printed after each applied batch
+    client.stop(with: SIGKILL)
+    let reported = try #require(Int(line.dropFirst("receiving ".count).prefix { $0 != "/" }))
+    let kept = try eventCount(b) - 1  // its own schema event
+    #expect(kept >= reported && kept < total, "kept \(kept) of \(total), \(reported) reported applied")
+
+    let resumed = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)", "--key", key)
+    #expect(resumed.status == 0, "\(resumed.errors)")
+    #expect(resumed.output.contains("received \(total - kept) events: merged \(total - kept) "), "\(resumed.output)")
+    server.stop()
+    #expect(try digest(b) == digest(a))
+  }
+}

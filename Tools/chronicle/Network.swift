@@ -1,0 +1,101 @@
+import ArgumentParser
+import Chronicle
+import ChronicleNetwork
+import Dispatch
+import Foundation
+import Logging
+
+struct Keygen: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Write a new group key for network sync to a file only its owner can read.",
+    discussion: "Copy the file to every peer of the group over a secure channel; serve and sync read it with --key.")
+
+  @Argument(help: "The key file to create (never overwritten).") var file: String
+
+  func run() throws {
+    try SyncKey.generate().write(to: URL(fileURLWithPath: file))
+    print("wrote a new group key to \(file) (mode 600)")
+  }
+}
+
+/// Options shared by `serve` and `sync --peer`.
+struct NetworkOptions: ParsableArguments {
+  @Option(help: "The group key file (chronicle keygen writes one). Keys are never given on the command line.") var key: String?
+  @Option(help: "Send at most this many bytes per second (suffixes k, m).") var rateLimit: String?
+  @Option(help: "Seconds each frame may take to arrive before the peer is disconnected.") var timeout: Double = 60
+  @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
+
+  func configuration(label: String) throws -> NetworkSyncConfiguration {
+    guard let key else { throw ValidationError("--key FILE is required: the group key file (create one with chronicle keygen FILE)") }
+    guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+    var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+    logger.logLevel = level
+    var configuration = NetworkSyncConfiguration(key: try SyncKey(contentsOf: URL(fileURLWithPath: key)), logger: logger)
+    guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+    configuration.frameTimeout = .milliseconds(Int64(timeout * 1000))
+    if let rateLimit { configuration.maxSendRate = try Self.bytes(rateLimit) }
+    return configuration
+  }
+
+  static func bytes(_ text: String) throws -> Int {
+    let lower = text.lowercased()
+    let (digits, scale) = lower.hasSuffix("k") ? (lower.dropLast(), 1 << 10) : lower.hasSuffix("m") ? (lower.dropLast(), 1 << 20) : (Substring(lower), 1)
+    guard let value = Int(digits), value > 0 else { throw ValidationError("invalid --rate-limit '\(text)': expected bytes per second, like 500k or 2m") }
+    return value * scale
+  }
+}
+
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Serve a database to the peers of its group over TCP until SIGINT or SIGTERM.",
+    discussion: "Prints 'listening on HOST:PORT' when ready. Peers connect with: chronicle sync DB --peer HOST:PORT --key FILE.")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Option(help: "The port to listen on (0 picks a free one).") var port: Int
+  @Option(help: "The address to listen on (0.0.0.0 for every interface).") var host = "127.0.0.1"
+  @Option(name: .customLong("allow-peer"), help: "Only let these peer ids in (repeatable); every holder of the key when omitted.") var allowedPeers: [String] = []
+  @OptionGroup var network: NetworkOptions
+
+  func run() async throws {
+    var configuration = try network.configuration(label: "chronicle.serve")
+    if !allowedPeers.isEmpty {
+      configuration.allowedPeers = Set(try allowedPeers.map { text in
+        guard let peer = PeerID(text) else { throw ValidationError("--allow-peer '\(text)' is not a peer id (a UUID, as chronicle peers prints)") }
+        return peer
+      })
+    }
+    let db = try Chronicle.open(path: database)
+    let server = try await SyncServer.bind(db, host: host, port: port, configuration: configuration)
+    print("listening on \(host):\(server.port)")
+    fflush(nil)
+    let signals = [SIGINT, SIGTERM].map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { server.shutdown() }
+      source.resume()
+      return source
+    }
+    try await server.run()
+    signals.forEach { $0.cancel() }
+  }
+}
+
+/// Syncs with a server through `sync --peer`, with progress on stderr.
+struct PeerSync {
+  var database: String
+  var address: String
+  var network: NetworkOptions
+  var showsProgress: Bool
+
+  func run() async throws {
+    let db = try Chronicle.open(path: database)
+    let printer = NetworkProgressPrinter(alwaysPrints: showsProgress)
+    let transport = try TCPTransport(address: address, configuration: try network.configuration(label: "chronicle.sync"), progress: printer.show)
+    let report = try await transport.sync(db)
+    printer.finish()
+    print("synced with peer \(report.remotePeer?.description ?? "?") at \(address)")
+    print("sent \(report.sentEvents) events (\(report.remoteApplied) applied there)")
+    print("received \(report.received.appliedEvents + report.received.duplicateEvents) events: merged \(report.received.appliedEvents) (\(report.received.rowChanges) row changes), \(report.received.duplicateEvents) already held")
+    if report.received.parkedRows > 0 { print("\(report.received.parkedRows) rows parked (see chronicle parked)") }
+  }
+}
