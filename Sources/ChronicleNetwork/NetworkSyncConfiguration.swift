@@ -17,9 +17,9 @@ public struct NetworkSyncConfiguration: Sendable {
   /// Received events are applied in transactions of about this many bytes
   /// (or ``applyBatchEvents`` events), so memory stays bounded and an
   /// interrupted sync keeps what it applied.
-  public var applyBatchBytes = 8 << 20
+  public var applyBatchBytes = 1 << 20
   /// See ``applyBatchBytes``.
-  public var applyBatchEvents = 5_000
+  public var applyBatchEvents = 1_000
   /// The whole handshake must finish within this time.
   public var handshakeTimeout: Duration = .seconds(10)
   /// Each frame must arrive within this time of being awaited: a stalled or

@@ -103,4 +103,9 @@ extension SyncTransport where Self == TCPTransport {
   public static func tcp(host: String, port: Int, configuration: NetworkSyncConfiguration) -> TCPTransport {
     TCPTransport(host: host, port: port, configuration: configuration)
   }
+
+  /// Syncs with a ``SyncServer`` at `host`:`port`, with the group's key and default settings.
+  public static func tcp(host: String, port: Int, key: SyncKey) -> TCPTransport {
+    TCPTransport(host: host, port: port, configuration: NetworkSyncConfiguration(key: key))
+  }
 }

@@ -88,6 +88,37 @@ struct HostilePeerTests {
     #expect(warnings.contains { $0.contains("sent no handshake") })
   }
 
+  @Test(arguments: [21, 22])
+  func randomAndMutatedStreamsNeverReachTheDatabase(seed: UInt64) async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 3)
+    let before = try server.fingerprint()
+    var configuration = testConfiguration(key: .generate())
+    configuration.handshakeTimeout = .milliseconds(300)
+    // A valid opening: hello, then a proof (that cannot be right without the key).
+    let opening = hello() + frame([0] + WireMessage.proof(Array(repeating: 2, count: 32)).encoded())
+    var random = SeededGenerator(state: seed)
+    try await withServer(server, configuration: configuration) { running in
+      for round in 0..<60 {
+        var bytes = opening
+        if round % 3 == 0 {
+          bytes = (0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        } else {
+          for _ in 0..<Int.random(in: 1...6, using: &random) {
+            bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+          }
+        }
+        let session = try await rawSession(port: running.port, [bytes])
+        #expect(session.closedAfter < .seconds(3), "seed \(seed), round \(round)")
+      }
+      let honest = try makePeer(directory, "honest")
+      _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).fetch(into: honest)
+      #expect(try honest.itemDigest() == server.itemDigest(), "seed \(seed)")
+    }
+    #expect(try server.fingerprint() == before, "seed \(seed)")
+  }
+
   @Test func tamperedSealedFramesEndTheSession() async throws {
     // Flipping one bit of a sealed frame makes it fail to open.
     let key = SyncKey.generate()

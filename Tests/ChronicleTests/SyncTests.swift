@@ -263,3 +263,39 @@ struct SyncTests {
     }
   }
 }
+
+@Suite("Folding local history in bounded memory")
+struct FoldChunkingTests {
+  /// Folding a long local history in chunks (saving the merge state every N
+  /// rows) leaves exactly the merge state of folding it in one pass.
+  @Test(arguments: [31, 32, 33] as [UInt64])
+  func foldingInChunksEqualsFoldingInOnePass(seed: UInt64) throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let database = try openSyncPeer(directory, name: "peer", clock: clock)
+    var random = SeededGenerator(seed: seed)
+    for _ in 0..<300 {
+      try ConvergenceTests().randomWrite(database, &random)
+      clock.advance(by: 1)
+    }
+    // The merge state a fold leaves, rolled back so the next fold starts from the same place.
+    func mergeState(foldingEvery rows: Int) throws -> [[DatabaseValue]] {
+      try database.writer.writeWithoutTransaction { db in
+        var state: [[DatabaseValue]] = []
+        try db.inTransaction {
+          let applier = MergeApplier(db, local: database.peerID, localEpoch: 1)
+          applier.foldFlushRows = rows
+          try applier.foldLocalEvents()
+          state = try Row.fetchAll(db, sql: "SELECT * FROM chronicle_rows ORDER BY table_name, row_key").map { Array($0.databaseValues) }
+          return .rollback
+        }
+        return state
+      }
+    }
+    let onePass = try mergeState(foldingEvery: Int.max)
+    #expect(!onePass.isEmpty)
+    for rows in [1, 2, 7] {
+      #expect(try mergeState(foldingEvery: rows) == onePass, "seed \(seed): folding every \(rows) rows differs from one pass")
+    }
+  }
+}

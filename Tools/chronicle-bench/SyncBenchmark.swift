@@ -14,7 +14,12 @@ struct SyncWorkload {
 
   /// The source peer, with its history written (not timed).
   func makeSource(in folder: URL) throws -> ChronicleDatabase {
-    let source = try Chronicle.open(path: folder.appendingPathComponent("source-\(UUID()).sqlite").path)
+    try makeSource(at: folder.appendingPathComponent("source-\(UUID()).sqlite").path)
+  }
+
+  /// The source peer, written to `path`.
+  func makeSource(at path: String) throws -> ChronicleDatabase {
+    let source = try Chronicle.open(path: path)
     try source.write { db in try db.execute(sql: schema) }
     for start in stride(from: 1, through: rows, by: rowsPerEvent) {
       try source.write { db in
@@ -82,7 +87,8 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
   var directorySend = SyncFigures(name: "folder transport: send")
   var directoryFetch = SyncFigures(name: "folder transport: fetch")
   var tcpFetch = SyncFigures(name: "TCP transport (loopback): fetch")
-  let configuration = NetworkSyncConfiguration(key: .generate())
+  var configuration = NetworkSyncConfiguration(key: .generate())
+  configuration.logger.logLevel = .warning
   let server = try await SyncServer.bind(source, host: "127.0.0.1", port: 0, configuration: configuration)
   let serving = Task { try await server.run() }
 

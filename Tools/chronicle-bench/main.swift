@@ -3,6 +3,9 @@
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
 //                                        [--only capture|query|sync|replay]
+//   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
+//     writes the sync scenario's source peer to FILE and exits (to time
+//     `chronicle serve` and `chronicle sync --peer` as separate processes).
 //
 // Each scenario writes the same rows with the same prepared statement into a
 // fresh WAL database: once through plain GRDB (DatabasePool.write), once
@@ -23,6 +26,7 @@ struct Options {
   var syncRows = 500_000  // 1,000,000 row changes: inserts, then updates
   var replayChanges = 1_000_000
   var only: String?
+  var syncSourcePath: String?
 
   init(_ arguments: [String]) {
     var iterator = arguments.makeIterator()
@@ -34,8 +38,9 @@ struct Options {
       case "--sync-rows": syncRows = Int(iterator.next() ?? "") ?? syncRows
       case "--replay-changes": replayChanges = Int(iterator.next() ?? "") ?? replayChanges
       case "--only": only = iterator.next()
+      case "--write-sync-source": syncSourcePath = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--only capture|query|sync|replay]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--only capture|query|sync|replay] [--write-sync-source FILE]\n".utf8))
         exit(2)
       }
     }
@@ -111,6 +116,12 @@ func updateAll(_ target: Target) throws -> Double {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+if let path = options.syncSourcePath {
+  let workload = SyncWorkload(rows: options.syncRows, rowsPerEvent: 100)
+  let source = try workload.makeSource(at: path)
+  print("wrote \(try source.log.count()) events (\(workload.rowChanges) row changes) to \(path)")
+  exit(0)
+}
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-bench-\(UUID())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }

@@ -27,6 +27,8 @@ final class MergeApplier {
   /// Reads events of peers that have not run this peer's migrations yet in
   /// the current shape (renames, added and dropped columns, key migrations).
   var upcaster: EventUpcaster?
+  /// Folded rows kept in memory before they are saved.
+  var foldFlushRows = 20_000
   /// The events a compaction baseline covers (read on first use).
   private var baselineVector: VersionVector?
 
@@ -60,6 +62,41 @@ final class MergeApplier {
     }
     var folded: [FoldKey: Folded] = [:]
     var order: [FoldKey] = []
+    // Rows saved while absent from their table with no values retained yet:
+    // the last flush gives them an empty set of values, as if they had been
+    // folded in one pass.
+    var absentWithoutValues = Set<FoldKey>()
+    // Saves the folded rows and forgets them, so memory stays bounded however
+    // long the local history is (a row folded again later is loaded back).
+    // The table is the truth for local history: whether each row is there
+    // decides where its values live. (A deleted row's values were kept by
+    // capture, and merged above with any later-folded writes.)
+    func flush(isLast: Bool) throws {
+      for foldKey in order {
+        var entry = folded[foldKey]!
+        let condition = entry.shape.primaryKey.map { "\(quotedIdentifier(entry.shape.columns[$0])) = ?" }.joined(separator: " AND ")
+        let present = try Bool.fetchOne(
+          db, sql: "SELECT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(entry.shape.name)) WHERE \(condition))",
+          arguments: StatementArguments(entry.keyValues.map(\.databaseValue))) ?? false
+        absentWithoutValues.remove(foldKey)
+        if present {
+          entry.state.retained = nil
+          entry.state.parkedReason = nil
+        } else if entry.state.retained == nil {
+          if isLast { entry.state.retained = [:] } else { absentWithoutValues.insert(foldKey) }
+        }
+        try store.save(table: foldKey.table, key: foldKey.key, entry.state)
+      }
+      if isLast {
+        for foldKey in absentWithoutValues {
+          guard var state = try store.load(table: foldKey.table, key: foldKey.key), state.retained == nil else { continue }
+          state.retained = [:]
+          try store.save(table: foldKey.table, key: foldKey.key, state)
+        }
+      }
+      folded.removeAll(keepingCapacity: true)
+      order.removeAll(keepingCapacity: true)
+    }
     try EventLog.forEach(db, EventFilter(positions: (mark + 1)...Int64.max)) { stored in
       last = stored.id
       // Versions are kept under today's names: older events are folded in the current shape.
@@ -102,24 +139,9 @@ final class MergeApplier {
           _ = folded[foldKey]!.state.mergeWrite(writes, version: version, isInsert: isInsert)
         }
       }
+      if order.count >= foldFlushRows { try flush(isLast: false) }
     }
-    // The table is the truth for local history: whether each row is there
-    // decides where its values live. (A deleted row's values were kept by
-    // capture, and merged above with any later-folded writes.)
-    for foldKey in order {
-      var entry = folded[foldKey]!
-      let condition = entry.shape.primaryKey.map { "\(quotedIdentifier(entry.shape.columns[$0])) = ?" }.joined(separator: " AND ")
-      let present = try Bool.fetchOne(
-        db, sql: "SELECT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(entry.shape.name)) WHERE \(condition))",
-        arguments: StatementArguments(entry.keyValues.map(\.databaseValue))) ?? false
-      if present {
-        entry.state.retained = nil
-        entry.state.parkedReason = nil
-      } else if entry.state.retained == nil {
-        entry.state.retained = [:]
-      }
-      try store.save(table: foldKey.table, key: foldKey.key, entry.state)
-    }
+    try flush(isLast: true)
     try setFoldMark(last)
   }
 
