@@ -5,9 +5,13 @@ import Foundation
 public struct NetworkSyncProgress: Sendable {
   /// Which way the events flow, seen from this side.
   public enum Direction: String, Sendable {
-    case sending, receiving
+    /// This side streams events to the other.
+    case sending
+    /// This side receives events and applies them.
+    case receiving
   }
 
+  /// Which way the events flow.
   public var direction: Direction
   /// Events sent, or received and applied, so far.
   public var events: Int
@@ -43,9 +47,11 @@ public struct NetworkSyncReport: Sendable {
   public var remoteApplied = 0
   /// What this side merged of the events it received.
   public var received = MergeReport()
-  /// Bytes on the wire, both ways, frames included.
+  /// Bytes this side wrote to the connection, framing and sealing included.
   public var bytesSent = 0
+  /// Bytes this side read from the connection, framing and sealing included.
   public var bytesReceived = 0
 
+  /// An empty report.
   public init() {}
 }

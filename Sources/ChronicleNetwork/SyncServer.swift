@@ -16,7 +16,9 @@ import Synchronization
 /// try await server.run()          // until shutdown()
 /// ```
 public final class SyncServer: Sendable {
+  /// The database served.
   public let database: ChronicleDatabase
+  /// The group key, limits, timeouts and logger.
   public let configuration: NetworkSyncConfiguration
   /// The port the server listens on (useful after binding port 0).
   public let port: Int
@@ -141,28 +143,28 @@ public final class SyncServer: Sendable {
   /// After the handshake: answers the client's requests until it says bye.
   private func session(_ connection: inout FramedConnection, report: inout NetworkSyncReport) async throws {
     while true {
-        let request = try await connection.receive("a request", within: configuration.frameTimeout)
-        switch request {
-        case .vectorRequest:
-          let vector = try await offload { [database] in try database.versionVector() }
-          try await connection.send(.vector(vector))
-          report.received.add(try await EventStreams.receive(into: database, over: &connection, configuration: configuration, progress: nil))
-        case .vector(let vector):
-          let outgoing: OutgoingEvents
-          do {
-            outgoing = try await offload { [database] in try OutgoingEvents(from: database, beyond: vector) }
-          } catch let error as SyncError {
-            await connection.sendFailureQuietly("\(error)")
-            throw error
-          }
-          let (sent, applied) = try await EventStreams.send(outgoing, over: &connection, configuration: configuration, progress: nil)
-          report.sentEvents += sent
-          report.remoteApplied += applied
-        case .bye:
-          return
-        default:
-          throw connection.unexpected(request, waitingFor: "a request")
+      let request = try await connection.receive("a request", within: configuration.frameTimeout)
+      switch request {
+      case .vectorRequest:
+        let vector = try await offload { [database] in try database.versionVector() }
+        try await connection.send(.vector(vector))
+        report.received.add(try await EventStreams.receive(into: database, over: &connection, configuration: configuration, progress: nil))
+      case .vector(let vector):
+        let outgoing: OutgoingEvents
+        do {
+          outgoing = try await offload { [database] in try OutgoingEvents(from: database, beyond: vector) }
+        } catch let error as SyncError {
+          await connection.sendFailureQuietly("\(error)")
+          throw error
         }
+        let (sent, applied) = try await EventStreams.send(outgoing, over: &connection, configuration: configuration, progress: nil)
+        report.sentEvents += sent
+        report.remoteApplied += applied
+      case .bye:
+        return
+      default:
+        throw connection.unexpected(request, waitingFor: "a request")
+      }
     }
   }
 }

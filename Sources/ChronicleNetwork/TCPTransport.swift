@@ -14,12 +14,16 @@ import NIOPosix
 /// // or, on a timer: SyncEngine(for: database, transport: transport).start()
 /// ```
 public struct TCPTransport: SyncTransport {
+  /// The server's host name or address.
   public let host: String
+  /// The server's port.
   public let port: Int
+  /// The group key, limits and timeouts.
   public let configuration: NetworkSyncConfiguration
   /// Called as events are sent and applied.
   public var progress: (@Sendable (NetworkSyncProgress) -> Void)?
 
+  /// A transport to the server at `host`:`port`.
   public init(host: String, port: Int, configuration: NetworkSyncConfiguration, progress: (@Sendable (NetworkSyncProgress) -> Void)? = nil) {
     self.host = host
     self.port = port
@@ -43,10 +47,12 @@ public struct TCPTransport: SyncTransport {
     try await session(database, push: true, pull: true)
   }
 
+  /// Pushes only: sends the events the server lacks; returns how many.
   public func send(from database: ChronicleDatabase) async throws -> Int {
     try await session(database, push: true, pull: false).sentEvents
   }
 
+  /// Pulls only: merges the events this database lacks.
   public func fetch(into database: ChronicleDatabase) async throws -> FetchReport {
     var report = FetchReport()
     report.merged = try await session(database, push: false, pull: true).received
@@ -54,6 +60,7 @@ public struct TCPTransport: SyncTransport {
     return report
   }
 
+  /// Pushes, then pulls, on one connection (what ``SyncEngine/syncChanges()`` uses).
   public func exchange(with database: ChronicleDatabase) async throws -> (sent: Int, fetched: FetchReport) {
     let session = try await sync(database)
     var fetched = FetchReport()

@@ -13,6 +13,7 @@ public protocol SyncTransport: Sendable {
 }
 
 extension SyncTransport {
+  /// Sends, then fetches, in two calls.
   public func exchange(with database: ChronicleDatabase) async throws -> (sent: Int, fetched: FetchReport) {
     let sent = try await send(from: database)
     return (sent, try await fetch(into: database))
