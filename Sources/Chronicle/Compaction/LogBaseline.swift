@@ -18,6 +18,16 @@ public struct LogBaseline: Sendable {
   var bytes: [UInt8]
 
   /// The baseline of the log in `db`, if it was compacted.
+  /// Throws ``SyncError/compactedAway(origin:needed:baseline:)`` when a
+  /// peer at `vector` lacks events that the baseline of the log in `db`
+  /// replaced (only those of `origin` when given): they cannot be sent.
+  static func requireCovered(_ vector: VersionVector, origin: PeerID? = nil, in db: Database) throws {
+    guard let baseline = try read(db) else { return }
+    for (peer, sequence) in baseline.vector.sequences where (origin == nil || origin == peer) && vector[peer] < sequence {
+      throw SyncError.compactedAway(origin: peer, needed: vector[peer] + 1, baseline: sequence)
+    }
+  }
+
   static func read(_ db: Database) throws -> LogBaseline? {
     guard try db.tableExists("chronicle_baseline"),
           let row = try Row.fetchOne(db, sql: "SELECT through_position, vector, hlc, schema_epoch, payload FROM chronicle_baseline")

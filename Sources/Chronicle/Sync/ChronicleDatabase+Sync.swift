@@ -37,11 +37,7 @@ extension ChronicleDatabase {
   /// only those of `origin` when given.
   public func serializedEvents(beyond vector: VersionVector, origin: PeerID? = nil) throws -> [[UInt8]] {
     try read { db in
-      if let baseline = try LogBaseline.read(db) {
-        for (peer, sequence) in baseline.vector.sequences where origin == nil || origin == peer {
-          if vector[peer] < sequence { throw SyncError.compactedAway(origin: peer, needed: vector[peer] + 1, baseline: sequence) }
-        }
-      }
+      try LogBaseline.requireCovered(vector, origin: origin, in: db)
       var events: [[UInt8]] = []
       let rows = try Row.fetchCursor(db, sql: "SELECT origin, sequence, payload FROM chronicle_events ORDER BY id")
       while let row = try rows.next() {

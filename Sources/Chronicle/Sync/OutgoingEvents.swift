@@ -34,11 +34,7 @@ public struct OutgoingEvents: Sendable {
     self.database = database
     self.vector = vector
     (lastPosition, count, bytes) = try database.read { db in
-      if let baseline = try LogBaseline.read(db) {
-        for (peer, sequence) in baseline.vector.sequences where vector[peer] < sequence {
-          throw SyncError.compactedAway(origin: peer, needed: vector[peer] + 1, baseline: sequence)
-        }
-      }
+      try LogBaseline.requireCovered(vector, in: db)
       var last: Int64 = 0, count = 0, bytes = 0
       var origins: [Data: PeerID] = [:]
       let rows = try Row.fetchCursor(db, sql: "SELECT id, origin, sequence, stored_size FROM chronicle_events ORDER BY id")
