@@ -91,14 +91,19 @@ let package = Package(
       ],
       path: "Tools/chronicle-bench"
     ),
+    .target(
+      name: "ChronicleTestSupport",
+      path: "Tests/ChronicleTestSupport"
+    ),
     .testTarget(
       name: "ChronicleTests",
-      dependencies: ["Chronicle"]
+      dependencies: ["Chronicle", "ChronicleTestSupport"]
     ),
     .testTarget(
       name: "ChronicleNetworkTests",
       dependencies: [
         "Chronicle",
+        "ChronicleTestSupport",
         "ChronicleNetwork",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),

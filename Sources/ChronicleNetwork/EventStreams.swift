@@ -1,13 +1,6 @@
 import Chronicle
 import Foundation
 
-/// Runs blocking database work off the cooperative thread pool.
-func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-  try await withCheckedThrowingContinuation { continuation in
-    DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-  }
-}
-
 /// The two halves of a transfer: one side streams the events the other
 /// lacks (offer, events, end), the other applies them in bounded batches
 /// and answers with what it applied.

@@ -62,10 +62,12 @@ public final class SyncServer: Sendable {
   /// Serves connections until ``shutdown(gracePeriod:)``; returns when the
   /// sessions in progress have ended.
   public func run() async throws {
-    try await listener.executeThenClose { connections in
-      try await withThrowingDiscardingTaskGroup { group in
-        for try await connection in connections {
-          group.addTask { await self.serve(connection) }
+    try await withTaskExecutorPreference(SessionExecutor.shared) {
+      try await listener.executeThenClose { connections in
+        try await withThrowingDiscardingTaskGroup { group in
+          for try await connection in connections {
+            group.addTask { await self.serve(connection) }
+          }
         }
       }
     }

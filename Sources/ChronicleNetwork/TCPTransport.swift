@@ -81,6 +81,12 @@ public struct TCPTransport: SyncTransport {
   }
 
   private func session(_ database: ChronicleDatabase, push: Bool, pull: Bool) async throws -> NetworkSyncReport {
+    try await withTaskExecutorPreference(SessionExecutor.shared) {
+      try await runSession(database, push: push, pull: pull)
+    }
+  }
+
+  private func runSession(_ database: ChronicleDatabase, push: Bool, pull: Bool) async throws -> NetworkSyncReport {
     let channel = try await connect()
     return try await channel.run { connection in
       var report = NetworkSyncReport()

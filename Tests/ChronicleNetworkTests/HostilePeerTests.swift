@@ -1,7 +1,9 @@
 import Chronicle
 import Foundation
 import NIOCore
+import Synchronization
 import NIOPosix
+import ChronicleTestSupport
 import Testing
 
 @testable import ChronicleNetwork
@@ -12,14 +14,26 @@ import Testing
 struct HostilePeerTests {
   /// Sends `chunks` (with `pause` between them) on a raw connection; returns
   /// what the server answered before it closed the connection, and when.
+  /// Runs on the sessions' own threads, like a real peer in another process,
+  /// so the timing is not skewed by the other tests keeping the shared pool busy.
   func rawSession(port: Int, _ chunks: [[UInt8]], pause: Duration = .zero) async throws -> (answer: [UInt8], closedAfter: Duration) {
+    try await withTaskExecutorPreference(SessionExecutor.shared) {
+      try await rawSessionOnSessionThreads(port: port, chunks, pause: pause)
+    }
+  }
+
+  private func rawSessionOnSessionThreads(port: Int, _ chunks: [[UInt8]], pause: Duration) async throws -> (answer: [UInt8], closedAfter: Duration) {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connect(host: "127.0.0.1", port: port) { channel in
         channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
       }
     let start = ContinuousClock.now
+    // When the connection closed, as the event loop saw it (not when this
+    // task got to run again).
+    let closedAt = Mutex<ContinuousClock.Instant?>(nil)
+    channel.channel.closeFuture.whenComplete { _ in closedAt.withLock { $0 = ContinuousClock.now } }
     return try await channel.executeThenClose { inbound, outbound in
-      let writer = Task {
+      let writer = Task(executorPreference: SessionExecutor.shared) {
         for chunk in chunks {
           try await outbound.write(ByteBuffer(bytes: chunk))
           if pause > .zero { try await Task.sleep(for: pause) }
@@ -30,7 +44,8 @@ struct HostilePeerTests {
         for try await var buffer in inbound { answer += buffer.readBytes(length: buffer.readableBytes) ?? [] }
       } catch {}  // a reset counts as closed
       writer.cancel()
-      return (answer, ContinuousClock.now - start)
+      try await channel.channel.closeFuture.get()
+      return (answer, closedAt.withLock { $0 ?? ContinuousClock.now } - start)
     }
   }
 
@@ -98,7 +113,7 @@ struct HostilePeerTests {
     configuration.handshakeTimeout = .milliseconds(300)
     // A valid opening: hello, then a proof (that cannot be right without the key).
     let opening = hello() + frame([0] + WireMessage.proof(Array(repeating: 2, count: 32)).encoded())
-    var random = SeededGenerator(state: seed)
+    var random = SeededGenerator(seed: seed)
     try await withServer(server, configuration: configuration) { running in
       for round in 0..<60 {
         var bytes = opening

@@ -4,21 +4,9 @@ import GRDB
 import Logging
 import Synchronization
 
+import ChronicleTestSupport
+
 @testable import ChronicleNetwork
-
-/// A fresh directory for one test's files, removed at the end.
-final class TemporaryDirectory {
-  let url: URL
-
-  init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-net-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-  deinit { try? FileManager.default.removeItem(at: url) }
-}
 
 /// A peer with an `items` table.
 func makePeer(_ directory: TemporaryDirectory, _ name: String) throws -> ChronicleDatabase {
@@ -68,7 +56,8 @@ func withServer<T>(
   _ body: (SyncServer) async throws -> T
 ) async throws -> T {
   let server = try await SyncServer.bind(database, host: "127.0.0.1", port: 0, configuration: configuration, maxConnections: maxConnections)
-  let running = Task { try await server.run() }
+  // Started on the sessions' threads: the shared pool may be busy with other tests.
+  let running = Task(executorPreference: SessionExecutor.shared) { try await server.run() }
   do {
     let result = try await body(server)
     server.shutdown(gracePeriod: .seconds(1))

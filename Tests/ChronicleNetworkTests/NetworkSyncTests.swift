@@ -1,6 +1,8 @@
 import Chronicle
 import Foundation
 import GRDB
+import ChronicleTestSupport
+import Synchronization
 import Testing
 
 @testable import ChronicleNetwork
@@ -163,15 +165,16 @@ struct NetworkSyncTests {
     configuration.applyBatchEvents = 200
     configuration.maxSendRate = 200 << 10  // ~1.5 s for the whole log: time to cut it
     try await withServer(server, configuration: configuration) { running in
-      let firstBatch = AsyncStream<Void>.makeStream()
+      // The session cancels itself as soon as its first batch is applied
+      // (from the progress callback, so no other task has to be scheduled in time).
+      let session = Mutex<Task<FetchReport, any Error>?>(nil)
       let throttled = configuration, port = running.port
       let interrupted = Task {
         try await TCPTransport(host: "127.0.0.1", port: port, configuration: throttled) { progress in
-          if progress.direction == .receiving { firstBatch.continuation.yield() }
+          if progress.direction == .receiving { session.withLock { $0?.cancel() } }
         }.fetch(into: client)
       }
-      for await _ in firstBatch.stream { break }
-      interrupted.cancel()
+      session.withLock { $0 = interrupted }
       await #expect(throws: (any Error).self) { try await interrupted.value }
       let applied = try client.eventCount() - 1  // its own schema event
       #expect(applied >= 200 && applied < total, "the first session applied \(applied) of \(total) events")

@@ -2,21 +2,10 @@ import Chronicle
 import Foundation
 import NIOCore
 import NIOEmbedded
+import ChronicleTestSupport
 import Testing
 
 @testable import ChronicleNetwork
-
-/// A small deterministic generator, so a failing fuzz run can be repeated.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 @Suite("Frames and messages")
 struct WireTests {
@@ -44,7 +33,7 @@ struct WireTests {
 
   @Test(arguments: [1, 2, 3])
   func randomAndMutatedBytesNeverCrashTheDecoders(seed: UInt64) throws {
-    var random = SeededGenerator(state: seed)
+    var random = SeededGenerator(seed: seed)
     var decoded = 0
     for round in 0..<5_000 {
       var bytes: [UInt8]
@@ -68,7 +57,7 @@ struct WireTests {
 
   @Test(arguments: [7, 8])
   func theFrameDecoderSplitsStreamsAndRefusesOversizedFrames(seed: UInt64) throws {
-    var random = SeededGenerator(state: seed)
+    var random = SeededGenerator(seed: seed)
     let channel = EmbeddedChannel()
     let limit = FrameLimit(1_000)
     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(limit: limit, peer: "test")))
@@ -96,7 +85,7 @@ struct WireTests {
 
   @Test(arguments: [11, 12])
   func randomBytesFedToTheFrameDecoderNeverCrashIt(seed: UInt64) throws {
-    var random = SeededGenerator(state: seed)
+    var random = SeededGenerator(seed: seed)
     for _ in 0..<300 {
       let channel = EmbeddedChannel()
       try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(limit: FrameLimit(4096), peer: "fuzz")))

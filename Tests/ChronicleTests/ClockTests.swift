@@ -1,4 +1,5 @@
 import Synchronization
+import ChronicleTestSupport
 import Testing
 
 @testable import Chronicle

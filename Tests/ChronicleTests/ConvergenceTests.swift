@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ChronicleTestSupport
 import Testing
 
 @testable import Chronicle
@@ -16,9 +17,12 @@ struct ConvergenceTests {
   static let batches: [Range<UInt64>] = stride(from: 0, to: UInt64(scenarioCount), by: 50).map { $0..<min($0 + 50, UInt64(scenarioCount)) }
 
   @Test(arguments: batches)
-  func peersConverge(seeds: Range<UInt64>) throws {
+  func peersConverge(seeds: Range<UInt64>) async throws {
     for seed in seeds {
       try runScenario(seed: 0xC0FFEE &+ seed)
+      // The scenarios are synchronous; yielding between them lets the tests
+      // that await (network sessions, timeouts) run on the shared threads.
+      await Task.yield()
     }
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ChronicleTestSupport
 import Testing
 
 @testable import Chronicle

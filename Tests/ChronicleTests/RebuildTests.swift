@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Synchronization
+import ChronicleTestSupport
 import Testing
 
 @testable import Chronicle

@@ -2,21 +2,9 @@ import Foundation
 import GRDB
 import Testing
 
+import ChronicleTestSupport
+
 @testable import Chronicle
-
-/// A fresh directory for one test's database files, removed at the end.
-final class TemporaryDirectory {
-  let url: URL
-
-  init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-  deinit { try? FileManager.default.removeItem(at: url) }
-}
 
 /// Opens a Chronicle database in a temporary directory, with a reminders schema.
 func makeDatabase(_ directory: TemporaryDirectory, name: String = "app.sqlite") throws -> ChronicleDatabase {

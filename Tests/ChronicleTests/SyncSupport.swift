@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ChronicleTestSupport
 import Testing
 
 @testable import Chronicle

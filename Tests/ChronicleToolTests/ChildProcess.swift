@@ -32,12 +32,15 @@ final class ChildProcess: Sendable {
   var isRunning: Bool { process.isRunning }
 
   /// Waits until stdout or stderr has a line containing `text`; returns it.
-  func waitForLine(containing text: String, timeout: Duration = .seconds(30)) async throws -> String {
+  /// Blocks the calling thread (polling every 5 ms) rather than awaiting, so
+  /// a test that must act at once (kill the process) is not delayed by other
+  /// tests holding the shared threads.
+  func waitForLine(containing text: String, timeout: Duration = .seconds(30)) throws -> String {
     let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+    while true {
       for line in (standardOutput + "\n" + standardError).split(separator: "\n") where line.contains(text) { return String(line) }
-      if !process.isRunning { break }
-      try await Task.sleep(for: .milliseconds(10))
+      guard process.isRunning, ContinuousClock.now < deadline else { break }
+      usleep(5_000)
     }
     throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no line with '\(text)'; stdout: \(standardOutput) stderr: \(standardError)"])
   }

@@ -24,9 +24,9 @@ struct NetworkCommandsTests {
   func eventCount(_ path: String) throws -> Int { try Chronicle.open(path: path).log.count() }
 
   /// Starts `chronicle serve` on a free port; returns it and its port.
-  func serve(_ database: String, key: String, _ extra: String...) async throws -> (ChildProcess, Int) {
+  func serve(_ database: String, key: String, _ extra: String...) throws -> (ChildProcess, Int) {
     let server = try ChildProcess(["serve", database, "--port", "0", "--key", key] + extra)
-    let line = try await server.waitForLine(containing: "listening on")
+    let line = try server.waitForLine(containing: "listening on")
     let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
     return (server, port)
   }
@@ -37,7 +37,7 @@ struct NetworkCommandsTests {
     return directory
   }
 
-  @Test func threeProcessesConverge() async throws {
+  @Test func threeProcessesConverge() throws {
     let directory = try folder()
     defer { try? FileManager.default.removeItem(at: directory) }
     let key = directory.appendingPathComponent("group.key").path
@@ -47,7 +47,7 @@ struct NetworkCommandsTests {
     try makePeer(b, rows: 100..<110)
     try makePeer(c, rows: 200..<205)
 
-    let (server, port) = try await serve(a, key: key)
+    let (server, port) = try serve(a, key: key)
     let first = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)", "--key", key)
     #expect(first.status == 0, "\(first.errors)")
     #expect(first.output.contains("sent 11 events (11 applied there)"), "\(first.output)")
@@ -63,7 +63,7 @@ struct NetworkCommandsTests {
     #expect(try digest(c) == expected)
   }
 
-  @Test func aWrongKeyIsRefusedAndNothingMoves() async throws {
+  @Test func aWrongKeyIsRefusedAndNothingMoves() throws {
     let directory = try folder()
     defer { try? FileManager.default.removeItem(at: directory) }
     let key = directory.appendingPathComponent("group.key").path, other = directory.appendingPathComponent("other.key").path
@@ -74,7 +74,7 @@ struct NetworkCommandsTests {
     try makePeer(b, rows: 10..<15)
     let before = (try eventCount(a), try eventCount(b))
 
-    let (server, port) = try await serve(a, key: key)
+    let (server, port) = try serve(a, key: key)
     let refused = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)", "--key", other)
     #expect(refused.status == 2)
     #expect(refused.errors.contains("authentication failed"), "\(refused.errors)")
@@ -90,7 +90,7 @@ struct NetworkCommandsTests {
     #expect(try tool.chronicle("sync", b, "--peer", "127.0.0.1:1").errors.contains("--key FILE is required"))
   }
 
-  @Test func aSyncKilledMidTransferResumesWhereItStopped() async throws {
+  @Test func aSyncKilledMidTransferResumesWhereItStopped() throws {
     let directory = try folder()
     defer { try? FileManager.default.removeItem(at: directory) }
     let key = directory.appendingPathComponent("group.key").path
@@ -101,9 +101,9 @@ struct NetworkCommandsTests {
     let total = try eventCount(a)
 
     // The server sends at 300 KiB/s: about 4 s for this log, applied in batches of 5,000 events.
-    let (server, port) = try await serve(a, key: key, "--rate-limit", "300k")
+    let (server, port) = try serve(a, key: key, "--rate-limit", "300k")
     let client = try ChildProcess(["sync", b, "--peer", "127.0.0.1:\(port)", "--key", key, "--progress"])
-    let line = try await client.waitForLine(containing: "receiving ")  // printed after each applied batch
+    let line = try client.waitForLine(containing: "receiving ")  // printed after each applied batch
     client.stop(with: SIGKILL)
     let reported = try #require(Int(line.dropFirst("receiving ".count).prefix { $0 != "/" }))
     let kept = try eventCount(b) - 1  // its own schema event
