@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "ChronicleNetwork", targets: ["ChronicleNetwork"]),
     .executable(name: "chronicle", targets: ["chronicle"]),
     .executable(name: "chronicle-bench", targets: ["chronicle-bench"]),
+    .executable(name: "filesync", targets: ["filesync"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -92,6 +93,25 @@ let package = Package(
       path: "Tools/chronicle-bench"
     ),
     .target(
+      name: "FileSync",
+      dependencies: [
+        "Chronicle",
+        "ChronicleNetwork",
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
+      path: "Tools/filesync/FileSync"
+    ),
+    .executableTarget(
+      name: "filesync",
+      dependencies: [
+        "FileSync",
+        "ChronicleNetwork",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Tools/filesync/Command"
+    ),
+    .target(
       name: "ChronicleTestSupport",
       path: "Tests/ChronicleTestSupport"
     ),
@@ -111,6 +131,10 @@ let package = Package(
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]
+    ),
+    .testTarget(
+      name: "FileSyncTests",
+      dependencies: ["FileSync", "ChronicleTestSupport", "ChronicleNetwork", "filesync"]
     ),
     .testTarget(
       name: "ChronicleToolTests",

@@ -15,6 +15,7 @@ enum EventStreams {
     let start = ContinuousClock.now
     var cursor = outgoing
     var sentEvents = 0, sentBytes = 0
+    var pacer = SendPacer(rate: configuration.maxSendRate)
     let frameLimit = configuration.maxFrameSize - SessionCipher.overhead - 64
     while true {
       let (next, page) = try await offload { [cursor] in
@@ -31,10 +32,7 @@ enum EventStreams {
         progress?(NetworkSyncProgress(
           direction: .sending, events: sentEvents, totalEvents: outgoing.count, bytes: sentBytes, totalBytes: outgoing.bytes,
           elapsed: ContinuousClock.now - start))
-        if let rate = configuration.maxSendRate, rate > 0 {
-          let due = Duration.seconds(Double(sentBytes) / Double(rate)) - (ContinuousClock.now - start)
-          if due > .zero { try await Task.sleep(for: due) }
-        }
+        try await pacer.sent(frame.reduce(0) { $0 + $1.count })
       }
     }
     try await connection.send(.end)

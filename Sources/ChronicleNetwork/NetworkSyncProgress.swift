@@ -51,6 +51,10 @@ public struct NetworkSyncReport: Sendable {
   public var bytesSent = 0
   /// Bytes this side read from the connection, framing and sealing included.
   public var bytesReceived = 0
+  /// Blobs this side sent on request.
+  public var sentBlobs = 0
+  /// Blobs this side received and stored.
+  public var receivedBlobs = BlobTransferReport()
 
   /// An empty report.
   public init() {}

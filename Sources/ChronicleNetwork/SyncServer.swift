@@ -24,6 +24,8 @@ public final class SyncServer: Sendable {
   public let port: Int
   /// At most this many sessions at once; more connections are refused with a message.
   public let maxConnections: Int
+  /// The blobs served to and accepted from clients (`nil`: blob requests are refused).
+  public let blobs: (any BlobStore)?
 
   private let listener: NIOAsyncChannel<SyncChannel, Never>
   private struct State {
@@ -32,8 +34,12 @@ public final class SyncServer: Sendable {
   }
   private let state = Mutex(State())
 
-  private init(database: ChronicleDatabase, configuration: NetworkSyncConfiguration, listener: NIOAsyncChannel<SyncChannel, Never>, maxConnections: Int) {
+  private init(
+    database: ChronicleDatabase, configuration: NetworkSyncConfiguration, listener: NIOAsyncChannel<SyncChannel, Never>, maxConnections: Int,
+    blobs: (any BlobStore)?
+  ) {
     self.database = database
+    self.blobs = blobs
     self.configuration = configuration
     self.listener = listener
     self.port = listener.channel.localAddress?.port ?? 0
@@ -41,8 +47,13 @@ public final class SyncServer: Sendable {
   }
 
   /// Starts listening on `host`:`port` (port 0 picks a free one).
+  ///
+  /// - Parameter blobs: content-addressed content to serve beside the events
+  ///   (``TCPTransport/fetchBlobs(_:into:as:progress:)``) and to accept from
+  ///   clients (``TCPTransport/sendBlobs(_:from:as:progress:)``); `nil` refuses both.
   public static func bind(
-    _ database: ChronicleDatabase, host: String = "127.0.0.1", port: Int, configuration: NetworkSyncConfiguration, maxConnections: Int = 64
+    _ database: ChronicleDatabase, host: String = "127.0.0.1", port: Int, configuration: NetworkSyncConfiguration, maxConnections: Int = 64,
+    blobs: (any BlobStore)? = nil
   ) async throws -> SyncServer {
     let listener: NIOAsyncChannel<SyncChannel, Never>
     do {
@@ -54,7 +65,7 @@ public final class SyncServer: Sendable {
     } catch {
       throw NetworkSyncError.unreachable(address: "\(host):\(port)", reason: "cannot listen there (\(error))")
     }
-    let server = SyncServer(database: database, configuration: configuration, listener: listener, maxConnections: maxConnections)
+    let server = SyncServer(database: database, configuration: configuration, listener: listener, maxConnections: maxConnections, blobs: blobs)
     configuration.logger.info("listening", metadata: ["address": "\(host):\(server.port)", "peer": "\(database.peerID)"])
     return server
   }
@@ -129,7 +140,7 @@ public final class SyncServer: Sendable {
         "session done",
         metadata: [
           "received": "\(report.received.appliedEvents) applied, \(report.received.duplicateEvents) duplicates",
-          "sent": "\(report.sentEvents)", "seconds": "\(String(format: "%.2f", (ContinuousClock.now - start).seconds))",
+          "sent": "\(report.sentEvents)", "blobs": "\(report.sentBlobs) sent, \(report.receivedBlobs.stored) received", "seconds": "\(String(format: "%.2f", (ContinuousClock.now - start).seconds))",
         ])
     } catch {
       switch error {
@@ -140,6 +151,13 @@ public final class SyncServer: Sendable {
         logger.notice("session ended", metadata: ["reason": "\(error)"])
       }
     }
+  }
+
+  /// The blob store, or a refusal the client is told about.
+  private func blobStore(_ connection: inout FramedConnection) async throws -> any BlobStore {
+    if let blobs { return blobs }
+    await connection.sendFailureQuietly("this server keeps no blobs")
+    throw NetworkSyncError.protocolViolation(peer: connection.peerName, reason: "asked for blobs, which this server does not keep")
   }
 
   /// After the handshake: answers the client's requests until it says bye.
@@ -162,6 +180,13 @@ public final class SyncServer: Sendable {
         let (sent, applied) = try await EventStreams.send(outgoing, over: &connection, configuration: configuration, progress: nil)
         report.sentEvents += sent
         report.remoteApplied += applied
+      case .blobQuery(let hashes):
+        try await BlobStreams.answerQuery(hashes, store: try blobStore(&connection), over: &connection)
+      case .blobRequest(let hashes):
+        report.sentBlobs += try await BlobStreams.serveRequest(hashes, from: try blobStore(&connection), over: &connection, configuration: configuration)
+      case .blob(let hash, let bytes):
+        report.receivedBlobs.add(
+          try await BlobStreams.receivePush(first: (hash, bytes), into: try blobStore(&connection), over: &connection, configuration: configuration))
       case .bye:
         return
       default:

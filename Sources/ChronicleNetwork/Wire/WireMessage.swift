@@ -27,6 +27,17 @@ enum WireMessage: Equatable {
   case applied(events: Int, duplicates: Int, rowChanges: Int)
   /// Client: the session is over.
   case bye
+  /// Client: which of these blobs do you lack?
+  case blobQuery([BlobHash])
+  /// A list of blobs: the answer to a query (those the server lacks), or
+  /// the end of a requested stream (those the server does not hold).
+  case blobList([BlobHash])
+  /// Client: send me these blobs.
+  case blobRequest([BlobHash])
+  /// One blob and its hash (the receiver verifies the bytes against it).
+  case blob(BlobHash, [UInt8])
+  /// Server: it stored the pushed blobs.
+  case blobsStored(count: Int, bytes: Int)
 
   static let magic: [UInt8] = Array("CHRN".utf8)
   static let protocolVersion: UInt8 = 1
@@ -38,6 +49,7 @@ enum WireMessage: Equatable {
     case hello = 1, challenge, proof, welcome
     case failure = 0x0F
     case vectorRequest = 0x10, vector, offer, events, end, applied, bye
+    case blobQuery = 0x20, blobList, blobRequest, blob, blobsStored
   }
 
   func encoded() -> [UInt8] {
@@ -90,6 +102,23 @@ enum WireMessage: Equatable {
       writer.varint(rowChanges)
     case .bye:
       writer.byte(Kind.bye.rawValue)
+    case .blobQuery(let hashes):
+      writer.byte(Kind.blobQuery.rawValue)
+      Self.write(hashes, into: &writer)
+    case .blobList(let hashes):
+      writer.byte(Kind.blobList.rawValue)
+      Self.write(hashes, into: &writer)
+    case .blobRequest(let hashes):
+      writer.byte(Kind.blobRequest.rawValue)
+      Self.write(hashes, into: &writer)
+    case .blob(let hash, let bytes):
+      writer.byte(Kind.blob.rawValue)
+      writer.raw(hash.bytes)
+      writer.raw(bytes)
+    case .blobsStored(let count, let bytes):
+      writer.byte(Kind.blobsStored.rawValue)
+      writer.varint(count)
+      writer.varint(bytes)
     }
     return writer.bytes
   }
@@ -145,8 +174,33 @@ enum WireMessage: Equatable {
       self = .applied(events: try reader.varint(), duplicates: try reader.varint(), rowChanges: try reader.varint())
     case .bye:
       self = .bye
+    case .blobQuery:
+      self = .blobQuery(try Self.readHashes(&reader))
+    case .blobList:
+      self = .blobList(try Self.readHashes(&reader))
+    case .blobRequest:
+      self = .blobRequest(try Self.readHashes(&reader))
+    case .blob:
+      let hash = BlobHash(bytes: try reader.raw(32))!
+      self = .blob(hash, try reader.raw(reader.remaining))
+    case .blobsStored:
+      self = .blobsStored(count: try reader.varint(), bytes: try reader.varint())
     }
     try reader.expectEnd()
+  }
+
+  private static func write(_ hashes: [BlobHash], into writer: inout WireWriter) {
+    writer.varint(hashes.count)
+    for hash in hashes { writer.raw(hash.bytes) }
+  }
+
+  private static func readHashes(_ reader: inout WireReader) throws(WireReader.Malformed) -> [BlobHash] {
+    let count = try reader.varint()
+    guard count <= reader.remaining / 32 else { throw WireReader.Malformed(description: "claims \(count) blob hashes, more than its bytes hold") }
+    var hashes: [BlobHash] = []
+    hashes.reserveCapacity(count)
+    for _ in 0..<count { hashes.append(BlobHash(bytes: try reader.raw(32))!) }
+    return hashes
   }
 
   /// How the message is named in errors ("waiting for ...").
@@ -164,6 +218,11 @@ enum WireMessage: Equatable {
     case .end: "end of stream"
     case .applied: "applied report"
     case .bye: "bye"
+    case .blobQuery: "blob query"
+    case .blobList: "blob list"
+    case .blobRequest: "blob request"
+    case .blob: "blob"
+    case .blobsStored: "blobs stored report"
     }
   }
 }

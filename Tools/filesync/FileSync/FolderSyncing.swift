@@ -1,0 +1,71 @@
+import Chronicle
+import ChronicleNetwork
+import Foundation
+
+/// What one sync did, step by step.
+public struct FileSyncReport: Sendable {
+  public var scan = ScanReport()
+  /// Index events sent to and merged from the peer.
+  public var sentEvents = 0
+  public var merged = MergeReport()
+  /// Chunks sent to and received from the peer.
+  public var sentChunks = BlobTransferReport()
+  public var receivedChunks = BlobTransferReport()
+  public var conflicts: [ConflictCopy] = []
+  public var materialized = MaterializeReport()
+}
+
+extension SyncedFolder {
+  /// Syncs through a folder every peer can reach (a network share, a USB
+  /// stick, a folder synced by another tool): index events go to
+  /// `shared/events` (Chronicle's ``DirectoryTransport``), chunks to
+  /// `shared/chunks`. Scans first, materializes last.
+  public func sync(through shared: URL) async throws -> FileSyncReport {
+    try await exclusively {
+      var report = FileSyncReport()
+      report.scan = try scan()
+      let sharedChunks = try FileBlobStore(folder: shared.appendingPathComponent("chunks"))
+      let events = DirectoryTransport(folder: shared.appendingPathComponent("events"))
+      // Chunks first, so a peer that sees the index finds the content.
+      report.sentChunks = try objects.copy(try chunksOfCurrentContents(), to: sharedChunks)
+      report.sentEvents = try await events.send(from: database)
+      report.merged = try await events.fetch(into: database).merged
+      report.conflicts = try resolveConflicts()
+      if !report.conflicts.isEmpty { report.sentEvents += try await events.send(from: database) }
+      report.receivedChunks = try sharedChunks.copy(try chunksOfCurrentContents(), to: objects)
+      report.materialized = try materialize()
+      return report
+    }
+  }
+
+  /// Syncs with a `filesync serve` peer over TCP: pushes the chunks it lacks,
+  /// exchanges index events on one connection, fetches the chunks this peer
+  /// lacks (each verified and stored as it arrives, so an interrupted
+  /// transfer resumes where it stopped), then materializes.
+  public func sync(with transport: TCPTransport, chunkProgress: (@Sendable (BlobTransferReport) -> Void)? = nil) async throws -> FileSyncReport {
+    try await exclusively {
+      var report = FileSyncReport()
+      report.scan = try scan()
+      let peer = database.peerID
+      report.sentChunks = try await transport.sendBlobs(try chunksOfCurrentContents(), from: objects, as: peer)
+      let session = try await transport.sync(database)
+      report.sentEvents = session.sentEvents
+      report.merged = session.received
+      report.conflicts = try resolveConflicts()
+      if !report.conflicts.isEmpty { report.sentEvents += try await transport.send(from: database) }
+      report.receivedChunks = try await transport.fetchBlobs(try chunksOfCurrentContents(), into: objects, as: peer, progress: chunkProgress)
+      report.materialized = try materialize()
+      return report
+    }
+  }
+
+  /// One round of a serving peer: scan local changes, resolve conflicts
+  /// that clients' pushes created, materialize what arrived.
+  public func refresh() throws -> (scan: ScanReport, conflicts: [ConflictCopy], materialized: MaterializeReport) {
+    try exclusively {
+      let scan = try scan()
+      let conflicts = try resolveConflicts()
+      return (scan, conflicts, try materialize())
+    }
+  }
+}

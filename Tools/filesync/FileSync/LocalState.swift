@@ -1,0 +1,96 @@
+import Chronicle
+import Foundation
+
+/// What this peer last saw or wrote at a path: the version its disk holds
+/// there, and the file's size, time and inode then (`contentHash` nil: no file,
+/// in step with a deletion). Never synced: it lives in `.filesync/local.sqlite`.
+struct LocalFile: Equatable, Sendable {
+  var path: String
+  var versionID: UUID
+  var contentHash: String?
+  var size: Int
+  var modifiedNanoseconds: Int64
+  var inode: UInt64
+
+  init(path: String, versionID: UUID, contentHash: String?, size: Int = 0, modifiedNanoseconds: Int64 = 0, inode: UInt64 = 0) {
+    self.path = path
+    self.versionID = versionID
+    self.contentHash = contentHash
+    self.size = size
+    self.modifiedNanoseconds = modifiedNanoseconds
+    self.inode = inode
+  }
+
+  init(path: String, versionID: UUID, contentHash: String, status: FileStat) {
+    self.init(
+      path: path, versionID: versionID, contentHash: contentHash, size: status.size, modifiedNanoseconds: status.modifiedNanoseconds,
+      inode: status.inode)
+  }
+}
+
+/// The per-peer state that must not travel: local files, settings, refused paths.
+struct LocalState: Sendable {
+  let queue: DatabaseQueue
+
+  init(path: String) throws {
+    queue = try DatabaseQueue(path: path)
+    try queue.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE IF NOT EXISTS localFiles (
+            path TEXT PRIMARY KEY NOT NULL, versionID TEXT NOT NULL, contentHash TEXT,
+            size INTEGER NOT NULL, modifiedNanoseconds INTEGER NOT NULL, inode INTEGER NOT NULL) STRICT;
+          CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;
+          CREATE TABLE IF NOT EXISTS refusals (
+            versionID TEXT PRIMARY KEY NOT NULL, path TEXT NOT NULL, reason TEXT NOT NULL) STRICT;
+          """)
+    }
+  }
+
+  func setting(_ key: String) throws -> String? {
+    try queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+  }
+
+  func setSetting(_ key: String, _ value: String) throws {
+    try queue.write { db in try db.execute(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value]) }
+  }
+
+  func files() throws -> [String: LocalFile] {
+    try queue.read { db in
+      var files: [String: LocalFile] = [:]
+      for row in try Row.fetchAll(db, sql: "SELECT * FROM localFiles") {
+        let file = LocalFile(
+          path: row["path"], versionID: UUID(uuidString: row["versionID"])!, contentHash: row["contentHash"], size: row["size"],
+          modifiedNanoseconds: row["modifiedNanoseconds"], inode: UInt64(bitPattern: row["inode"] as Int64))
+        files[file.path] = file
+      }
+      return files
+    }
+  }
+
+  func save(_ files: some Sequence<LocalFile>) throws {
+    try queue.write { db in
+      for file in files {
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO localFiles (path, versionID, contentHash, size, modifiedNanoseconds, inode) VALUES (?, ?, ?, ?, ?, ?)",
+          arguments: [
+            file.path, file.versionID.uuidString.lowercased(), file.contentHash, file.size, file.modifiedNanoseconds, Int64(bitPattern: file.inode),
+          ])
+      }
+    }
+  }
+
+  func refuse(versionID: UUID, path: String, reason: String) throws {
+    try queue.write { db in
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO refusals (versionID, path, reason) VALUES (?, ?, ?)",
+        arguments: [versionID.uuidString.lowercased(), path, reason])
+    }
+  }
+
+  func refusals() throws -> [(path: String, reason: String)] {
+    try queue.read { db in
+      try Row.fetchAll(db, sql: "SELECT path, reason FROM refusals ORDER BY path").map { ($0["path"], $0["reason"]) }
+    }
+  }
+}
