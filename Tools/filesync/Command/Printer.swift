@@ -51,7 +51,13 @@ enum Printer {
   }
 
   static func bytes(_ count: Int) -> String {
-    ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .binary)
+    guard count >= 1024 else { return "\(count) B" }
+    var value = Double(count) / 1024
+    for unit in ["KiB", "MiB", "GiB"] {
+      if value < 1024 || unit == "GiB" { return String(format: "%.1f %@", value, unit) }
+      value /= 1024
+    }
+    return "\(count) B"
   }
 
   static func time(_ milliseconds: Int) -> String {

@@ -50,6 +50,24 @@ enum ContentChunks {
     return Stored(record: ContentRecord(hash: hash.hex, size: size, chunks: chunks), status: after)
   }
 
+  /// The SHA-256 (hex) of the file at `url`, read in chunks; `nil` when unreadable.
+  static func hash(fileAt url: URL) -> String? {
+    guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+    defer { try? handle.close() }
+    var whole = SHA256()
+    while true {
+      let piece: Data
+      do {
+        piece = try handle.read(upToCount: chunkSize) ?? Data()
+      } catch {
+        return nil
+      }
+      if piece.isEmpty { break }
+      whole.update(data: piece)
+    }
+    return BlobHash(bytes: Array(whole.finalize()))!.hex
+  }
+
   /// Whether every chunk of `content` is in `store`.
   static func isComplete(_ content: ContentRecord, in store: some BlobStore) throws -> Bool {
     try content.chunkHashes.allSatisfy { try store.contains($0) }

@@ -41,4 +41,13 @@ struct FileStat: Equatable, Sendable {
   func matches(_ record: LocalFile) -> Bool {
     kind == .regular && size == record.size && modifiedNanoseconds == record.modifiedNanoseconds && inode == record.inode
   }
+
+  /// Whether the file at `url` (with this status) still holds the recorded
+  /// content: by status, or, for a record made while the file was recent
+  /// (no time kept), by hashing it.
+  func holds(_ record: LocalFile, at url: URL) -> Bool {
+    if matches(record) { return true }
+    guard kind == .regular, record.modifiedNanoseconds == 0, size == record.size, let expected = record.contentHash else { return false }
+    return ContentChunks.hash(fileAt: url) == expected
+  }
 }

@@ -21,10 +21,17 @@ struct LocalFile: Equatable, Sendable {
     self.inode = inode
   }
 
+  /// A record of the file with `status`. A file modified in the last two
+  /// seconds is recorded without its time: the file system's clock is
+  /// coarse, so an edit right after this one could leave size, time and
+  /// inode unchanged. The next scan reads such a file again (git calls
+  /// these entries "racily clean").
   init(path: String, versionID: UUID, contentHash: String, status: FileStat) {
+    let now = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
+    let isRecent = now - status.modifiedNanoseconds < 2_000_000_000
     self.init(
-      path: path, versionID: versionID, contentHash: contentHash, size: status.size, modifiedNanoseconds: status.modifiedNanoseconds,
-      inode: status.inode)
+      path: path, versionID: versionID, contentHash: contentHash, size: status.size,
+      modifiedNanoseconds: isRecent ? 0 : status.modifiedNanoseconds, inode: status.inode)
   }
 }
 

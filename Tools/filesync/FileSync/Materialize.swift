@@ -55,7 +55,7 @@ extension SyncedFolder {
       // The disk must still hold what was last recorded there.
       let status = FileStat.of(location.path)
       let inStep: Bool =
-        if let known, known.contentHash != nil { status.map { $0.matches(known) } ?? false } else { status == nil }
+        if let known, known.contentHash != nil { status.map { $0.holds(known, at: location) } ?? false } else { status == nil }
       guard inStep else {
         report.changedLocally.append(path)
         continue

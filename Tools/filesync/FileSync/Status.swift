@@ -42,8 +42,8 @@ extension SyncedFolder {
       }
     }
     for (path, known) in localFiles.sorted(by: { $0.key < $1.key }) where known.contentHash != nil {
-      let disk = FileStat.of(root.appendingPathComponent(path).path)
-      if disk.map({ !$0.matches(known) }) ?? true { status.changedSinceScan.append(path) }
+      let url = root.appendingPathComponent(path)
+      if FileStat.of(url.path).map({ !$0.holds(known, at: url) }) ?? true { status.changedSinceScan.append(path) }
     }
     return status
   }
