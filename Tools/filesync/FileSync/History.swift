@@ -8,7 +8,7 @@ public struct HistoryEntry: Sendable, Equatable {
   public var isCurrent: Bool
   /// Whether its content is stored on this peer (so it can be restored).
   public var isRestorable: Bool
-  /// For a version that moved the file away: the new path.
+  /// For a deletion that moved the file away: the new path.
   public var movedTo: String?
 }
 
@@ -31,7 +31,17 @@ extension SyncedFolder {
       HistoryEntry(
         version: version, isCurrent: version.id == current, isRestorable: version.contentHash.map { restorable[$0] ?? false } ?? true)
     }
-    entries += movedAway.map { HistoryEntry(version: $0, isCurrent: false, isRestorable: false, movedTo: $0.path) }
+    // A rename is a deletion here and an addition there, recorded together:
+    // show the deletion as the move.
+    for moved in movedAway {
+      if let index = entries.firstIndex(where: {
+        $0.version.isDeletion && $0.movedTo == nil && $0.version.peer == moved.peer && $0.version.recordedAt == moved.recordedAt
+      }) {
+        entries[index].movedTo = moved.path
+      } else {
+        entries.append(HistoryEntry(version: moved, isCurrent: false, isRestorable: false, movedTo: moved.path))
+      }
+    }
     return entries.sorted { ($0.version.recordedAt, $0.version.id.uuidString) < ($1.version.recordedAt, $1.version.id.uuidString) }
   }
 
@@ -43,7 +53,7 @@ extension SyncedFolder {
   public func restore(_ path: String, at time: Int) throws -> FileVersion {
     try exclusively {
       try scan()
-      let entries = try history(of: path).filter { $0.movedTo == nil }
+      let entries = try history(of: path).filter { $0.version.path == path }
       guard let source = entries.last(where: { $0.version.recordedAt <= time })?.version else {
         throw FileSyncError.noVersionAt(path: path, time: TimeFormat.display(milliseconds: time))
       }
