@@ -134,6 +134,9 @@ public final class SyncServer: Sendable {
           default: break
           }
           throw error
+        } catch let error as BlobError {
+          await connection.sendFailureQuietly("\(error)")
+          throw error
         }
       }
       logger.info(
@@ -145,7 +148,7 @@ public final class SyncServer: Sendable {
     } catch {
       switch error {
       case NetworkSyncError.authenticationFailed, NetworkSyncError.protocolViolation, NetworkSyncError.frameTooLarge, NetworkSyncError.timedOut,
-        is SyncError:
+        is SyncError, is BlobError:
         logger.warning("disconnected", metadata: ["reason": "\(error)"])
       default:
         logger.notice("session ended", metadata: ["reason": "\(error)"])

@@ -23,6 +23,13 @@ struct WireTests {
     .end,
     .applied(events: 5, duplicates: 2, rowChanges: 99),
     .bye,
+    .blobQuery([BlobHash(of: [1]), BlobHash(of: [2])]),
+    .blobList([]),
+    .blobList([BlobHash(of: [3])]),
+    .blobRequest([BlobHash(of: [4])]),
+    .blob(BlobHash(of: [5, 6]), [5, 6]),
+    .blob(BlobHash(of: []), []),
+    .blobsStored(count: 3, bytes: 1 << 30),
   ]
 
   @Test func everyMessageRoundTrips() throws {

@@ -1,0 +1,110 @@
+import Chronicle
+import Foundation
+import Logging
+import Testing
+
+import ChronicleTestSupport
+
+@testable import ChronicleNetwork
+
+/// A store that serves wrong bytes for every blob: a lying or broken server.
+struct LyingBlobStore: BlobStore {
+  let real: FileBlobStore
+  func contains(_ hash: BlobHash) throws -> Bool { try real.contains(hash) }
+  func read(_ hash: BlobHash) throws -> [UInt8]? { try real.read(hash).map { $0 + [0] } }
+  func write(_ bytes: [UInt8], as hash: BlobHash) throws { try real.write(bytes, as: hash) }
+}
+
+@Suite("Blobs beside the events")
+struct BlobTransferTests {
+  @Test func aFileBlobStoreVerifiesWhatItStores() throws {
+    let directory = try TemporaryDirectory()
+    let store = try FileBlobStore(folder: directory.url.appendingPathComponent("blobs"))
+    let bytes = Array("content".utf8)
+    let hash = BlobHash(of: bytes)
+    #expect(BlobHash(hex: hash.hex) == hash && BlobHash(hex: hash.hex.uppercased()) == hash)
+    #expect(BlobHash(hex: "xyz") == nil && BlobHash(bytes: [1, 2]) == nil)
+    #expect(throws: BlobError.hashMismatch(expected: hash, actual: BlobHash(of: bytes + [1]))) { try store.write(bytes + [1], as: hash) }
+    #expect(try !store.contains(hash))
+    try store.write(bytes, as: hash)
+    try store.write(bytes, as: hash)  // again: nothing happens
+    #expect(try store.read(hash) == bytes)
+    #expect(try store.allHashes() == [hash])
+    #expect(try store.missing([hash, BlobHash(of: [9]), hash]) == [BlobHash(of: [9])])
+    let other = try FileBlobStore(folder: directory.url.appendingPathComponent("other"))
+    let copied = try store.copy([hash, BlobHash(of: [9])], to: other)
+    #expect(copied.stored == 1 && copied.bytes == bytes.count && copied.unavailable == [BlobHash(of: [9])])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent("blobs/.partial").path).isEmpty)
+  }
+
+  @Test func blobsGoBothWaysAndOnlyTheMissingOnesMove() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    let serverBlobs = try FileBlobStore(folder: directory.url.appendingPathComponent("server-blobs"))
+    let clientBlobs = try FileBlobStore(folder: directory.url.appendingPathComponent("client-blobs"))
+    let onServer = (0..<5).map { Array("server \($0)".utf8) }, onClient = (0..<3).map { Array("client \($0)".utf8) }
+    for bytes in onServer { try serverBlobs.write(bytes, as: BlobHash(of: bytes)) }
+    for bytes in onClient { try clientBlobs.write(bytes, as: BlobHash(of: bytes)) }
+    try clientBlobs.write(onServer[0], as: BlobHash(of: onServer[0]))
+    let configuration = NetworkSyncConfiguration(key: .generate())
+    let server_ = try await SyncServer.bind(server, host: "127.0.0.1", port: 0, configuration: configuration, blobs: serverBlobs)
+    let running = Task(executorPreference: SessionExecutor.shared) { try await server_.run() }
+    let transport = TCPTransport(host: "127.0.0.1", port: server_.port, configuration: configuration)
+    let absent = BlobHash(of: Array("nowhere".utf8))
+
+    let fetched = try await transport.fetchBlobs(onServer.map { BlobHash(of: $0) } + [absent], into: clientBlobs, as: client.peerID)
+    #expect(fetched.stored == 4 && fetched.unavailable == [absent])
+    for bytes in onServer { #expect(try clientBlobs.read(BlobHash(of: bytes)) == bytes) }
+    let sent = try await transport.sendBlobs(onClient.map { BlobHash(of: $0) } + [BlobHash(of: onServer[1]), absent], from: clientBlobs, as: client.peerID)
+    #expect(sent.stored == 3 && sent.unavailable == [absent])
+    for bytes in onClient { #expect(try serverBlobs.read(BlobHash(of: bytes)) == bytes) }
+    // Nothing left to move: no connection at all for a fetch.
+    #expect(try await transport.fetchBlobs(onServer.map { BlobHash(of: $0) }, into: clientBlobs, as: client.peerID) == BlobTransferReport())
+    #expect(try await transport.sendBlobs(onClient.map { BlobHash(of: $0) }, from: clientBlobs, as: client.peerID).stored == 0)
+    server_.shutdown(gracePeriod: .seconds(1))
+    try await running.value
+  }
+
+  @Test func forgedBlobsAreRefusedAndNotStored() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    let real = try FileBlobStore(folder: directory.url.appendingPathComponent("server-blobs"))
+    let bytes = Array("genuine".utf8)
+    try real.write(bytes, as: BlobHash(of: bytes))
+    let clientBlobs = try FileBlobStore(folder: directory.url.appendingPathComponent("client-blobs"))
+    let configuration = NetworkSyncConfiguration(key: .generate())
+    let lying = try await SyncServer.bind(server, host: "127.0.0.1", port: 0, configuration: configuration, blobs: LyingBlobStore(real: real))
+    let running = Task(executorPreference: SessionExecutor.shared) { try await lying.run() }
+    let transport = TCPTransport(host: "127.0.0.1", port: lying.port, configuration: configuration)
+    await #expect(throws: BlobError.self) { try await transport.fetchBlobs([BlobHash(of: bytes)], into: clientBlobs, as: client.peerID) }
+    #expect(try clientBlobs.allHashes().isEmpty)
+
+    // A client pushing bytes under another hash is cut off; the server stores nothing.
+    let liar = LyingBlobStore(real: clientBlobs)
+    let other = Array("client's".utf8)
+    try clientBlobs.write(other, as: BlobHash(of: other))
+    await #expect {
+      try await transport.sendBlobs([BlobHash(of: other)], from: liar, as: client.peerID)
+    } throws: { error in
+      "\(error)".contains("corrupted or forged")
+    }
+    #expect(try !real.contains(BlobHash(of: other)))
+    lying.shutdown(gracePeriod: .seconds(1))
+    try await running.value
+  }
+
+  @Test func aServerWithoutBlobsRefusesThemByName() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    let configuration = NetworkSyncConfiguration(key: .generate())
+    try await withServer(server, configuration: configuration) { running in
+      let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration)
+      let store = try FileBlobStore(folder: directory.url.appendingPathComponent("blobs"))
+      await #expect {
+        try await transport.fetchBlobs([BlobHash(of: [1])], into: store, as: client.peerID)
+      } throws: { error in
+        "\(error)".contains("keeps no blobs")
+      }
+    }
+  }
+}
