@@ -138,7 +138,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ChronicleToolTests",
-      dependencies: ["Chronicle", "chronicle"]
+      dependencies: ["Chronicle", "ChronicleTestSupport", "chronicle"]
     ),
     .testTarget(
       name: "ChronicleQueryTests",

@@ -1,4 +1,5 @@
 import Chronicle
+import ChronicleTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -25,7 +26,7 @@ struct NetworkCommandsTests {
 
   /// Starts `chronicle serve` on a free port; returns it and its port.
   func serve(_ database: String, key: String, _ extra: String...) throws -> (ChildProcess, Int) {
-    let server = try ChildProcess(["serve", database, "--port", "0", "--key", key] + extra)
+    let server = try ChildProcess("chronicle", ["serve", database, "--port", "0", "--key", key] + extra)
     let line = try server.waitForLine(containing: "listening on")
     let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
     return (server, port)
@@ -102,7 +103,7 @@ struct NetworkCommandsTests {
 
     // The server sends at 300 KiB/s: about 4 s for this log, applied in batches of 5,000 events.
     let (server, port) = try serve(a, key: key, "--rate-limit", "300k")
-    let client = try ChildProcess(["sync", b, "--peer", "127.0.0.1:\(port)", "--key", key, "--progress"])
+    let client = try ChildProcess("chronicle", ["sync", b, "--peer", "127.0.0.1:\(port)", "--key", key, "--progress"])
     let line = try client.waitForLine(containing: "receiving ")  // printed after each applied batch
     client.stop(with: SIGKILL)
     let reported = try #require(Int(line.dropFirst("receiving ".count).prefix { $0 != "/" }))

@@ -1,4 +1,5 @@
 import Chronicle
+import ChronicleTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -24,18 +25,7 @@ struct ReplayCommandsTests {
   }
 
   /// The `chronicle` binary SwiftPM built beside the test bundle.
-  static func binary() throws -> URL {
-    let places = [
-      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-      Bundle.main.bundleURL.deletingLastPathComponent(),
-      Bundle.main.bundleURL,
-    ]
-    for place in places {
-      let candidate = place.appendingPathComponent("chronicle")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    }
-    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "chronicle beside \(places.map(\.path))"])
-  }
+  static func binary() throws -> URL { try ChildProcess.builtProduct("chronicle") }
 
   func json(_ text: String) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

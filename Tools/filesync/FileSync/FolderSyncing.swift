@@ -61,6 +61,7 @@ extension SyncedFolder {
 
   /// One round of a serving peer: scan local changes, resolve conflicts
   /// that clients' pushes created, materialize what arrived.
+  @discardableResult
   public func refresh() throws -> (scan: ScanReport, conflicts: [ConflictCopy], materialized: MaterializeReport) {
     try exclusively {
       let scan = try scan()
