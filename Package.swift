@@ -88,6 +88,7 @@ let package = Package(
       dependencies: [
         "Chronicle",
         "ChronicleNetwork",
+        "FileSync",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       path: "Tools/chronicle-bench"

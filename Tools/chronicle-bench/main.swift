@@ -2,7 +2,7 @@
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
-//                                        [--only capture|query|sync|replay]
+//                                        [--filesync-mib 256] [--only capture|query|sync|replay|filesync]
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
 //     `chronicle serve` and `chronicle sync --peer` as separate processes).
@@ -13,7 +13,8 @@
 // --repeat runs is reported, as rows/s and as the ratio Chronicle / GRDB time.
 // The query scenarios compare the typed builder with hand-written GRDB
 // (QueryBenchmark.swift); the sync scenarios are in SyncBenchmark.swift, the
-// replay scenarios in ReplayBenchmark.swift.
+// replay scenarios in ReplayBenchmark.swift, the filesync example's in
+// FileSyncBenchmark.swift.
 import Chronicle
 import Foundation
 import GRDB
@@ -25,6 +26,7 @@ struct Options {
   var repeats = 3
   var syncRows = 500_000  // 1,000,000 row changes: inserts, then updates
   var replayChanges = 1_000_000
+  var fileSyncMiB = 256
   var only: String?
   var syncSourcePath: String?
 
@@ -37,10 +39,11 @@ struct Options {
       case "--repeat": repeats = Int(iterator.next() ?? "") ?? repeats
       case "--sync-rows": syncRows = Int(iterator.next() ?? "") ?? syncRows
       case "--replay-changes": replayChanges = Int(iterator.next() ?? "") ?? replayChanges
+      case "--filesync-mib": fileSyncMiB = Int(iterator.next() ?? "") ?? fileSyncMiB
       case "--only": only = iterator.next()
       case "--write-sync-source": syncSourcePath = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--only capture|query|sync|replay] [--write-sync-source FILE]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--only capture|query|sync|replay|filesync] [--write-sync-source FILE]\n".utf8))
         exit(2)
       }
     }
@@ -178,4 +181,7 @@ if options.only == nil || options.only == "sync" {
 if options.only == nil || options.only == "replay" {
   try runReplayBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)
   try runRebuildBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)
+}
+if options.only == nil || options.only == "filesync" {
+  try await runFileSyncBenchmark(FileSyncWorkload(largeMiB: options.fileSyncMiB), repeats: options.repeats, folder: folder)
 }
