@@ -92,7 +92,7 @@ enum BlobStreams {
     try await connection.send(.blobList(missing))
   }
 
-  /// Streams the requested blobs `store` holds, then lists those it does not.
+  /// Streams the requested blobs `store` holds intact, then lists those it does not.
   static func serveRequest(
     _ hashes: [BlobHash], from store: some BlobStore, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration
   ) async throws -> Int {
@@ -100,7 +100,8 @@ enum BlobStreams {
     var unavailable: [BlobHash] = []
     var sent = 0
     for hash in Set(hashes).sorted() {
-      guard let bytes = try await offload({ try store.read(hash) }) else {
+      // A blob damaged in this store is not sent: the client must get it elsewhere.
+      guard let bytes = try await offload({ try store.read(hash).flatMap { BlobHash(of: $0) == hash ? $0 : nil } }) else {
         unavailable.append(hash)
         continue
       }

@@ -7,7 +7,7 @@ import ChronicleTestSupport
 
 @testable import ChronicleNetwork
 
-/// A store that serves wrong bytes for every blob: a lying or broken server.
+/// A store that reads back wrong bytes for every blob: damaged, or lying.
 struct LyingBlobStore: BlobStore {
   let real: FileBlobStore
   func contains(_ hash: BlobHash) throws -> Bool { try real.contains(hash) }
@@ -76,8 +76,12 @@ struct BlobTransferTests {
     let lying = try await SyncServer.bind(server, host: "127.0.0.1", port: 0, configuration: configuration, blobs: LyingBlobStore(real: real))
     let running = Task(executorPreference: SessionExecutor.shared) { try await lying.run() }
     let transport = TCPTransport(host: "127.0.0.1", port: lying.port, configuration: configuration)
-    await #expect(throws: BlobError.self) { try await transport.fetchBlobs([BlobHash(of: bytes)], into: clientBlobs, as: client.peerID) }
+    // A damaged blob is not served: the client learns it is unavailable there.
+    let fetched = try await transport.fetchBlobs([BlobHash(of: bytes)], into: clientBlobs, as: client.peerID)
+    #expect(fetched.stored == 0 && fetched.unavailable == [BlobHash(of: bytes)])
     #expect(try clientBlobs.allHashes().isEmpty)
+    // Nor copied from a damaged store.
+    #expect(try LyingBlobStore(real: real).copy([BlobHash(of: bytes)], to: clientBlobs).unavailable == [BlobHash(of: bytes)])
 
     // A client pushing bytes under another hash is cut off; the server stores nothing.
     let liar = LyingBlobStore(real: clientBlobs)

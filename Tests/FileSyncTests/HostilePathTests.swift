@@ -50,6 +50,28 @@ struct HostilePathTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
   }
 
+  @Test func aChunkListThatDoesNotGiveItsContentIsRefusedAndTheRestGoesOn() async throws {
+    let fixture = try FolderFixture()
+    let evil = try fixture.peer("evil"), victim = try fixture.peer("victim")
+    try write("honest", at: "honest.txt", in: evil)
+    try write("payload", at: "payload.txt", in: evil)
+    try evil.scan()
+    let payload = try #require(try await evil.database.read { db in try evil.currentVersions(db) }["payload.txt"])
+    let claimed = BlobHash(of: Array("what the name promises".utf8)).hex
+    try await evil.database.write { db in
+      let chunks = try #require(try ContentRecord.find(payload.contentHash!).fetchOne(db)).chunks
+      let forged = evil.newVersion(path: "forged.txt", change: .added, contentHash: claimed, size: 22, modifiedAt: 0, base: nil)
+      try evil.record([forged], contents: [ContentRecord(hash: claimed, size: 22, chunks: chunks)], db)
+    }
+    _ = try await evil.sync(through: fixture.shared)
+    let report = try await victim.sync(through: fixture.shared)
+    #expect(report.materialized.written.sorted() == ["honest.txt", "payload.txt"])
+    #expect(report.materialized.refused.map(\.path) == ["forged.txt"])
+    #expect(report.materialized.refused.first?.reason.contains("does not match its hash") == true)
+    #expect(!FileManager.default.fileExists(atPath: victim.root.appendingPathComponent("forged.txt").path))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: victim.temporaryFolder.path).isEmpty)
+  }
+
   @Test func theScanSkipsLinksAndSpecialFilesAndNeverFollowsThem() throws {
     let fixture = try FolderFixture()
     let alice = try fixture.peer("alice")

@@ -29,7 +29,7 @@ struct FileSyncWorkload {
     }
     let handle = try FileHandle(forWritingTo: {
       let url = root.appendingPathComponent("large.bin")
-      FileManager.default.createFile(atPath: url.path, contents: nil)
+      _ = FileManager.default.createFile(atPath: url.path, contents: nil)
       return url
     }())
     for _ in 0..<largeMiB { try handle.write(contentsOf: chunk(1 << 20)) }
@@ -47,7 +47,7 @@ func plainCopy(_ source: URL, to destination: URL) throws {
     let target = destination.appendingPathComponent(relative)
     try manager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
     let handle = try FileHandle(forReadingFrom: url)
-    manager.createFile(atPath: target.path, contents: nil)
+    _ = manager.createFile(atPath: target.path, contents: nil)
     let out = try FileHandle(forWritingTo: target)
     while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty { try out.write(contentsOf: piece) }
     try out.synchronize()

@@ -49,12 +49,13 @@ extension BlobStore {
   }
 
   /// Copies the blobs of `hashes` that `destination` lacks, one at a time
-  /// (memory stays bounded by one blob). Blobs this store lacks too are
-  /// listed in the report's ``BlobTransferReport/unavailable``.
+  /// (memory stays bounded by one blob). Blobs this store lacks too, or
+  /// holds damaged, are listed in the report's ``BlobTransferReport/unavailable``.
   public func copy(_ hashes: some Sequence<BlobHash>, to destination: some BlobStore) throws -> BlobTransferReport {
     var report = BlobTransferReport()
     for hash in try destination.missing(hashes) {
-      guard let bytes = try read(hash) else {
+      guard let bytes = try read(hash), BlobHash(of: bytes) == hash else {
+        // Missing, or damaged here: the destination must get it elsewhere.
         report.unavailable.append(hash)
         continue
       }

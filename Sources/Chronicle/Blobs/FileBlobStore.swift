@@ -14,10 +14,19 @@ import Foundation
 public struct FileBlobStore: BlobStore {
   /// The store's folder.
   public let folder: URL
+  /// Whether each write is flushed to disk before it is renamed into place.
+  public let flushesWrites: Bool
 
   /// A store in `folder`, created if needed.
-  public init(folder: URL) throws {
+  ///
+  /// - Parameter flushesWrites: flush each blob to disk before renaming it
+  ///   into place (the default). Without it, writes are faster, and a blob
+  ///   written just before a power loss may be found damaged; an app that
+  ///   verifies blobs when it reads them (as `filesync` does, removing and
+  ///   fetching again a damaged one) can do without.
+  public init(folder: URL, flushesWrites: Bool = true) throws {
     self.folder = folder
+    self.flushesWrites = flushesWrites
     do {
       try FileManager.default.createDirectory(at: folder.appendingPathComponent(Self.partialFolder), withIntermediateDirectories: true)
     } catch {
@@ -55,7 +64,7 @@ public struct FileBlobStore: BlobStore {
     let temporary = folder.appendingPathComponent(Self.partialFolder).appendingPathComponent(UUID().uuidString)
     do {
       try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-      try Self.writeDurably(bytes, to: temporary.path)
+      try Self.write(bytes, to: temporary.path, flushing: flushesWrites)
       guard rename(temporary.path, destination.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     } catch {
       try? FileManager.default.removeItem(at: temporary)
@@ -86,8 +95,8 @@ public struct FileBlobStore: BlobStore {
     }
   }
 
-  /// Writes `bytes` to a new file at `path` and flushes it to disk.
-  static func writeDurably(_ bytes: [UInt8], to path: String) throws {
+  /// Writes `bytes` to a new file at `path`, flushed to disk if `flushing`.
+  static func write(_ bytes: [UInt8], to path: String, flushing: Bool) throws {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     defer { close(descriptor) }
@@ -102,7 +111,7 @@ public struct FileBlobStore: BlobStore {
       }
       offset += written
     }
-    guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    guard !flushing || fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
   }
 }
 

@@ -84,7 +84,15 @@ extension SyncedFolder {
         continue
       }
       let temporary = temporaryFolder.appendingPathComponent(UUID().uuidString)
-      try ContentChunks.assemble(content, from: objects, to: temporary)
+      do {
+        try ContentChunks.assemble(content, from: objects, to: temporary)
+      } catch {
+        // A chunk list that does not give its content (a corrupt chunk, a
+        // forged list): this file waits, the others go on.
+        report.refused.append((path, "\(error)"))
+        try local.refuse(versionID: version.id, path: path, reason: "\(error)")
+        continue
+      }
       do {
         try FileManager.default.setAttributes(
           [.modificationDate: Date(timeIntervalSince1970: Double(version.modifiedAt) / 1000)], ofItemAtPath: temporary.path)

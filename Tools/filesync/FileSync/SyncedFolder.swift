@@ -70,7 +70,9 @@ public final class SyncedFolder: Sendable {
     }
     let local = try LocalState(path: state.appendingPathComponent("local.sqlite").path)
     let database = try Chronicle.open(path: state.appendingPathComponent("index.sqlite").path)
-    let objects = try FileBlobStore(folder: state.appendingPathComponent("objects"))
+    // Chunks are verified whenever a file is assembled (a damaged one is
+    // removed and fetched again), so they need not be flushed one by one.
+    let objects = try FileBlobStore(folder: state.appendingPathComponent("objects"), flushesWrites: false)
     let name = try local.setting("name") ?? "peer"
     return SyncedFolder(root: root, database: database, objects: objects, local: local, name: name, wallClock: wallClock)
   }
