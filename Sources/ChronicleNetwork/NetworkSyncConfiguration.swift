@@ -39,3 +39,15 @@ public struct NetworkSyncConfiguration: Sendable {
   /// The frame limit before authentication: enough for the handshake only.
   static let handshakeFrameLimit = 4096
 }
+
+extension NetworkSyncConfiguration {
+  /// Reads a byte rate as tools take it for ``maxSendRate``: a positive
+  /// count of bytes per second, with an optional `k` (KiB) or `m` (MiB)
+  /// suffix, like `500k` or `2m`; `nil` for anything else.
+  public static func byteRate(_ text: String) -> Int? {
+    let lower = text.lowercased()
+    let (digits, scale) = lower.hasSuffix("k") ? (lower.dropLast(), 1 << 10) : lower.hasSuffix("m") ? (lower.dropLast(), 1 << 20) : (Substring(lower), 1)
+    guard let value = Int(digits), value > 0, value <= Int.max / scale else { return nil }
+    return value * scale
+  }
+}

@@ -38,10 +38,10 @@ struct NetworkOptions: ParsableArguments {
   }
 
   static func bytes(_ text: String) throws -> Int {
-    let lower = text.lowercased()
-    let (digits, scale) = lower.hasSuffix("k") ? (lower.dropLast(), 1 << 10) : lower.hasSuffix("m") ? (lower.dropLast(), 1 << 20) : (Substring(lower), 1)
-    guard let value = Int(digits), value > 0 else { throw ValidationError("invalid --rate-limit '\(text)': expected bytes per second, like 500k or 2m") }
-    return value * scale
+    guard let rate = NetworkSyncConfiguration.byteRate(text) else {
+      throw ValidationError("invalid --rate-limit '\(text)': expected bytes per second, like 500k or 2m")
+    }
+    return rate
   }
 }
 

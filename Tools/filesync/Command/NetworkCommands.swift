@@ -20,10 +20,10 @@ struct NetworkOptions: ParsableArguments {
     logger.logLevel = level
     var configuration = NetworkSyncConfiguration(key: try SyncKey(contentsOf: URL(fileURLWithPath: key)), logger: logger)
     if let rateLimit {
-      let lower = rateLimit.lowercased()
-      let (digits, scale) = lower.hasSuffix("k") ? (lower.dropLast(), 1 << 10) : lower.hasSuffix("m") ? (lower.dropLast(), 1 << 20) : (Substring(lower), 1)
-      guard let value = Int(digits), value > 0 else { throw ValidationError("invalid --rate-limit '\(rateLimit)': expected bytes per second, like 500k or 2m") }
-      configuration.maxSendRate = value * scale
+      guard let rate = NetworkSyncConfiguration.byteRate(rateLimit) else {
+        throw ValidationError("invalid --rate-limit '\(rateLimit)': expected bytes per second, like 500k or 2m")
+      }
+      configuration.maxSendRate = rate
     }
     return configuration
   }
