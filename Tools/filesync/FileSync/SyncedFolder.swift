@@ -89,24 +89,28 @@ public final class SyncedFolder: Sendable {
   /// Runs `body` holding the folder's lock, so two processes never scan or
   /// write the same folder at once.
   public func exclusively<T>(_ body: () async throws -> T) async throws -> T {
-    let descriptor = try lockFile()
+    let descriptor = try lock()
     defer { close(descriptor) }
-    guard flock(descriptor, LOCK_EX) == 0 else { throw FileSyncError.busy(root: root.path) }
     return try await body()
   }
 
   /// Synchronous ``exclusively(_:)``.
   public func exclusively<T>(_ body: () throws -> T) throws -> T {
-    let descriptor = try lockFile()
+    let descriptor = try lock()
     defer { close(descriptor) }
-    guard flock(descriptor, LOCK_EX) == 0 else { throw FileSyncError.busy(root: root.path) }
     return try body()
   }
 
-  private func lockFile() throws -> Int32 {
+  /// Opens the lock file and waits for the exclusive lock; closing the
+  /// returned descriptor releases it.
+  private func lock() throws -> Int32 {
     let path = root.appendingPathComponent(Self.stateFolder).appendingPathComponent("lock").path
-    let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    let descriptor = openFile(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw FileSyncError.io(path: path, reason: "cannot open the lock file") }
+    guard flock(descriptor, LOCK_EX) == 0 else {
+      close(descriptor)
+      throw FileSyncError.busy(root: root.path)
+    }
     return descriptor
   }
 
@@ -156,4 +160,9 @@ public final class SyncedFolder: Sendable {
       }.execute(db)
     }
   }
+}
+
+/// `open(2)`, named apart from ``SyncedFolder/open(at:wallClock:)``.
+private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+  open(path, flags, mode)
 }
