@@ -37,11 +37,16 @@ struct LocalFile: Equatable, Sendable {
 
 /// The per-peer state that must not travel: local files, settings, refused paths.
 struct LocalState: Sendable {
-  let queue: DatabaseQueue
+  let database: DatabasePool
 
+  /// Opens (or creates) the state at `path`. In WAL mode with a busy
+  /// timeout: `status`, `history` or `restore` run while `serve` is in a
+  /// round, and the two processes must wait for each other, not fail.
   init(path: String) throws {
-    queue = try DatabaseQueue(path: path)
-    try queue.write { db in
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(30)
+    database = try DatabasePool(path: path, configuration: configuration)
+    try database.write { db in
       try db.execute(
         sql: """
           CREATE TABLE IF NOT EXISTS localFiles (
@@ -55,15 +60,15 @@ struct LocalState: Sendable {
   }
 
   func setting(_ key: String) throws -> String? {
-    try queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+    try database.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
   }
 
   func setSetting(_ key: String, _ value: String) throws {
-    try queue.write { db in try db.execute(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value]) }
+    try database.write { db in try db.execute(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value]) }
   }
 
   func files() throws -> [String: LocalFile] {
-    try queue.read { db in
+    try database.read { db in
       var files: [String: LocalFile] = [:]
       for row in try Row.fetchAll(db, sql: "SELECT * FROM localFiles") {
         let file = LocalFile(
@@ -76,7 +81,7 @@ struct LocalState: Sendable {
   }
 
   func save(_ files: some Sequence<LocalFile>) throws {
-    try queue.write { db in
+    try database.write { db in
       for file in files {
         try db.execute(
           sql: "INSERT OR REPLACE INTO localFiles (path, versionID, contentHash, size, modifiedNanoseconds, inode) VALUES (?, ?, ?, ?, ?, ?)",
@@ -88,7 +93,7 @@ struct LocalState: Sendable {
   }
 
   func refuse(versionID: UUID, path: String, reason: String) throws {
-    try queue.write { db in
+    try database.write { db in
       try db.execute(
         sql: "INSERT OR REPLACE INTO refusals (versionID, path, reason) VALUES (?, ?, ?)",
         arguments: [versionID.uuidString.lowercased(), path, reason])
@@ -96,7 +101,7 @@ struct LocalState: Sendable {
   }
 
   func refusals() throws -> [(path: String, reason: String)] {
-    try queue.read { db in
+    try database.read { db in
       try Row.fetchAll(db, sql: "SELECT path, reason FROM refusals ORDER BY path").map { ($0["path"], $0["reason"]) }
     }
   }
