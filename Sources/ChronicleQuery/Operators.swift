@@ -158,3 +158,47 @@ extension QueryExpression {
     SQLQueryExpression(QueryFragment("ifnull(") + queryFragment + QueryFragment(", ") + other.queryFragment + QueryFragment(")"))
   }
 }
+
+// MARK: Comparisons between an optional and a non-optional side
+// (an outer join's nullable columns against the other side's).
+
+public func == <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T?>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "IS", rhs.queryFragment)
+}
+public func != <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T?>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "IS NOT", rhs.queryFragment)
+}
+public func < <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "<", rhs.queryFragment)
+}
+public func <= <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "<=", rhs.queryFragment)
+}
+public func > <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, ">", rhs.queryFragment)
+}
+public func >= <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, ">=", rhs.queryFragment)
+}
+
+extension QueryExpression where QueryValue: QueryBindable {
+  /// `self IS other`, other optional: `$0.id.eq($1.itemID)` across an outer join.
+  public func eq(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "IS", other.queryFragment)
+  }
+  /// `self IS NOT other`, other optional.
+  public func neq(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "IS NOT", other.queryFragment)
+  }
+}
+
+extension QueryExpression where QueryValue: _OptionalQueryValue, QueryValue.Wrapped: QueryBindable {
+  /// `self IS other`, self optional: `$1.itemID.eq($0.id)` across an outer join.
+  public func eq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "IS", other.queryFragment)
+  }
+  /// `self IS NOT other`, self optional.
+  public func neq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "IS NOT", other.queryFragment)
+  }
+}

@@ -3,6 +3,13 @@ import Foundation
 /// A type that reads itself from result columns.
 public protocol QueryDecodable {
   init(decoder: inout QueryDecoder) throws
+  /// How many result columns one value reads: 1 for a column's value, every
+  /// column for a table row or a column group.
+  static var queryColumnCount: Int { get }
+}
+
+extension QueryDecodable {
+  public static var queryColumnCount: Int { 1 }
 }
 
 /// A Swift type stored in a column through another type (its
@@ -18,6 +25,9 @@ public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
   static func columnNames(forProperty name: String) -> [String]
   /// Appends the column values of `output` for an insert.
   static func appendColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)])
+  /// The type of the value where it may be NULL: `Self?`, or `Self` when it
+  /// is optional already (the columns of an outer join's nullable side).
+  associatedtype Optionalized: QueryRepresentable = Self?
 }
 
 extension QueryRepresentable {
@@ -127,6 +137,7 @@ extension UUID: QueryBindable {
 
 extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
   public typealias QueryOutput = Wrapped.QueryOutput?
+  public typealias Optionalized = Self
   @inlinable public init(queryOutput: Wrapped.QueryOutput?) { self = queryOutput.map(Wrapped.init(queryOutput:)) }
   @inlinable public var queryOutput: Wrapped.QueryOutput? { self?.queryOutput }
 
@@ -143,15 +154,27 @@ extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
 }
 
 extension Optional: QueryDecodable where Wrapped: QueryDecodable {
+  /// nil when every column of the value is NULL (a whole row: the missing
+  /// side of an outer join).
   @inlinable
   public init(decoder: inout QueryDecoder) throws {
-    if decoder.nextIsNull {
+    let count = Wrapped.queryColumnCount
+    if count == 1 {
+      guard decoder.nextIsNull else {
+        self = try Wrapped(decoder: &decoder)
+        return
+      }
       decoder.skip()
+      self = nil
+    } else if decoder.nextAreNull(count) {
+      for _ in 0..<count { decoder.skip() }
       self = nil
     } else {
       self = try Wrapped(decoder: &decoder)
     }
   }
+
+  public static var queryColumnCount: Int { Wrapped.queryColumnCount }
 }
 
 extension Optional: QueryExpression where Wrapped: QueryBindable {

@@ -30,6 +30,12 @@ public struct QueryDecoder {
   @inlinable
   public var nextIsNull: Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
 
+  /// Whether the next `count` columns are all NULL (does not advance).
+  @inlinable
+  public func nextAreNull(_ count: Int) -> Bool {
+    (0..<Int32(count)).allSatisfy { sqlite3_column_type(statement, index + $0) == SQLITE_NULL }
+  }
+
   /// Skips the next column.
   @inlinable
   public mutating func skip() { index += 1 }

@@ -3,22 +3,26 @@ import GRDB
 /// A SELECT from one table: `Item.where { $0.isInStock }.order(by: \.title).limit(10)`.
 ///
 /// `Output` is what each row decodes to: the table's type, one column's
-/// type, or a tuple of them after `select`.
-public struct Select<From: Table, Output>: QueryStatement, @unchecked Sendable {
+/// type, or a tuple of them after `select`. Joining another table gives a
+/// ``Select2``.
+public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable {
   public typealias QueryValue = Output
-  var columns: QueryFragment
-  var isDistinct = false
-  var conditions: [QueryFragment] = []
-  var ordering: [QueryFragment] = []
-  var limitFragment: QueryFragment?
-  var offsetFragment: QueryFragment?
-  /// A subquery read instead of the table.
-  var source: QueryFragment?
+  var clauses: SelectClauses
+  /// The table's columns, qualified by the name the query reads it under
+  /// (the table's, an alias or a common table's).
+  let fromColumns: From.TableColumns
   let decode: (inout QueryDecoder) throws -> Output
 
   @usableFromInline
   init(columns: QueryFragment, decode: @escaping (inout QueryDecoder) throws -> Output) {
-    self.columns = columns
+    self.clauses = SelectClauses(columns: columns, from: QueryFragment(sql: quotedIdentifier(From.tableName)))
+    self.fromColumns = From.columns
+    self.decode = decode
+  }
+
+  init(clauses: SelectClauses, fromColumns: From.TableColumns, decode: @escaping (inout QueryDecoder) throws -> Output) {
+    self.clauses = clauses
+    self.fromColumns = fromColumns
     self.decode = decode
   }
 
@@ -26,87 +30,101 @@ public struct Select<From: Table, Output>: QueryStatement, @unchecked Sendable {
 
   public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
 
-  public var query: QueryFragment {
-    var sql = QueryFragment(sql: isDistinct ? "SELECT DISTINCT " : "SELECT ")
-    sql.append(columns)
-    sql.append(QueryFragment(" FROM ") + (source ?? QueryFragment(sql: quotedIdentifier(From.tableName))))
-    if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conditions.joined(separator: " AND ")) }
-    if !ordering.isEmpty { sql.append(QueryFragment(" ORDER BY ") + ordering.joined(separator: ", ")) }
-    if let limitFragment {
-      sql.append(QueryFragment(" LIMIT ") + limitFragment)
-      if let offsetFragment { sql.append(QueryFragment(" OFFSET ") + offsetFragment) }
-    } else if let offsetFragment {
-      sql.append(QueryFragment(" LIMIT -1 OFFSET ") + offsetFragment)
-    }
-    return sql
-  }
+  public var query: QueryFragment { clauses.query }
 
-  private func with(_ change: (inout Self) -> Void) -> Self {
+  private func with(_ change: (inout SelectClauses) -> Void) -> Self {
     var copy = self
-    change(&copy)
+    change(&copy.clauses)
     return copy
   }
 
   /// Adds a condition (AND-ed with the others).
   public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
-    with { $0.conditions.append(predicate(From.columns).queryFragment) }
+    with { $0.conditions.append(predicate(fromColumns).queryFragment) }
   }
 
   /// Adds a Bool column as a condition: `.where(\.isInStock)`.
   public func `where`(_ column: KeyPath<From.TableColumns, TableColumn<From, Bool>>) -> Self {
-    with { $0.conditions.append(From.columns[keyPath: column].queryFragment) }
+    with { $0.conditions.append(fromColumns[keyPath: column].queryFragment) }
   }
 
   /// Orders by a column, ascending: `.order(by: \.title)`.
   public func order<V>(by column: KeyPath<From.TableColumns, TableColumn<From, V>>) -> Self {
-    with { $0.ordering.append(From.columns[keyPath: column].queryFragment) }
+    with { $0.ordering.append(fromColumns[keyPath: column].queryFragment) }
   }
 
   /// Orders by terms: `.order { ($0.priority.desc(), $0.title) }`.
   public func order<each Term: QueryExpression>(by terms: (From.TableColumns) -> (repeat each Term)) -> Self {
-    let values = terms(From.columns)
+    let values = terms(fromColumns)
     var fragments: [QueryFragment] = []
     for term in repeat each values { fragments.append(term.queryFragment) }
     return with { $0.ordering += fragments }
   }
 
+  /// Groups rows by a column: `.group(by: \.id)`.
+  public func group<V>(by column: KeyPath<From.TableColumns, TableColumn<From, V>>) -> Self {
+    with { $0.grouping.append(fromColumns[keyPath: column].queryFragment) }
+  }
+
+  /// Groups rows by terms: `.group { ($0.storeID, $0.category) }`.
+  public func group<each Term: QueryExpression>(by terms: (From.TableColumns) -> (repeat each Term)) -> Self {
+    let values = terms(fromColumns)
+    var fragments: [QueryFragment] = []
+    for term in repeat each values { fragments.append(term.queryFragment) }
+    return with { $0.grouping += fragments }
+  }
+
+  /// Adds a condition on groups (HAVING), AND-ed with the others.
+  public func having(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
+    with { $0.groupConditions.append(predicate(fromColumns).queryFragment) }
+  }
+
   /// At most `count` rows.
-  public func limit(_ count: Int) -> Self { with { $0.limitFragment = count.queryFragment } }
+  public func limit(_ count: Int) -> Self { with { $0.limit = count.queryFragment } }
 
   /// Skips the first `count` rows.
-  public func offset(_ count: Int) -> Self { with { $0.offsetFragment = count.queryFragment } }
+  public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
 
   /// Drops duplicate rows.
   public func distinct(_ isDistinct: Bool = true) -> Self { with { $0.isDistinct = isDistinct } }
 
   /// The same clauses with other result columns.
   func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select<From, NewOutput> {
-    var result = Select<From, NewOutput>(columns: columns.joined(separator: ", "), decode: decode)
-    result.copyClauses(from: self)
-    return result
+    var clauses = clauses
+    clauses.columns = columns.joined(separator: ", ")
+    return Select<From, NewOutput>(clauses: clauses, fromColumns: fromColumns, decode: decode)
   }
 
-  /// The number of rows: `count(*)`; after ``distinct(_:)``, of the distinct rows.
+  /// The number of rows: `count(*)`; after ``distinct(_:)``, of the
+  /// distinct rows; after ``group(by:)-(KeyPath<From.TableColumns,TableColumn<From,V>>)``, of the groups.
   public func count() -> Select<From, Int> {
-    var result = Select<From, Int>(columns: QueryFragment("count(*)")) { decoder in try decoder.decode(Int.self) }
-    if isDistinct || limitFragment != nil || offsetFragment != nil {
-      result.source = parenthesized(query)
-    } else {
-      result.conditions = conditions
-    }
-    return result
-  }
-
-  mutating func copyClauses<Other>(from other: Select<From, Other>) {
-    isDistinct = other.isDistinct
-    conditions = other.conditions
-    ordering = other.ordering
-    limitFragment = other.limitFragment
-    offsetFragment = other.offsetFragment
+    Select<From, Int>(clauses: clauses.counting, fromColumns: fromColumns) { decoder in try decoder.decode(Int.self) }
   }
 
   /// The number of rows.
   public func fetchCount(_ db: Database) throws -> Int {
     try count().fetchOne(db) ?? 0
   }
+
+  /// The conditions, for an UPDATE or DELETE of the selected rows.
+  var conditions: [QueryFragment] { clauses.conditions }
 }
+
+extension Select where Output == From {
+  /// The table under another name, to join it to itself:
+  /// `Employee.leftJoin(Employee.all.as(Manager.self)) { $0.managerID.eq($1.id) }`.
+  public func `as`<Alias: TableAlias>(_ alias: Alias.Type) -> Self where Alias.Table == From {
+    let name = Alias.aliasName
+    let source =
+      clauses.onlyFilters && clauses.conditions.isEmpty
+      ? clauses.from : parenthesized(query)
+    let columns = From.TableColumns(qualifier: name)
+    return Select(
+      clauses: SelectClauses(columns: columns.queryFragment, from: source + QueryFragment(sql: " AS \(quotedIdentifier(name))")),
+      fromColumns: columns, decode: decode)
+  }
+}
+
+/// A statement that yields rows: a select, a join, a compound select, a
+/// query with common tables.
+public protocol SelectStatement<QueryValue>: QueryStatement {}

@@ -9,3 +9,13 @@ public protocol Selection: QueryRepresentable where QueryOutput == Self {
   static func columnName(of keyPath: PartialKeyPath<Self>) -> String?
 }
 
+
+extension Selection {
+  /// A value reads one column per stored property (a nested group's own columns).
+  public static var queryColumnCount: Int { columnNames(forProperty: "").count }
+}
+
+extension Table where Self: Selection {
+  /// A row of a `@Table @Selection` type reads every column of the table.
+  public static var queryColumnCount: Int { TableColumns.allColumns.reduce(0) { $0 + $1.names.count } }
+}

@@ -34,6 +34,16 @@ extension Table {
     all.order(by: terms)
   }
 
+  /// All rows grouped by a column: `Item.group(by: \.storeID)`.
+  public static func group<V>(by column: KeyPath<TableColumns, TableColumn<Self, V>>) -> Select<Self, Self> {
+    all.group(by: column)
+  }
+
+  /// All rows grouped by terms.
+  public static func group<each Term: QueryExpression>(by terms: (TableColumns) -> (repeat each Term)) -> Select<Self, Self> {
+    all.group(by: terms)
+  }
+
   /// At most `count` rows.
   public static func limit(_ count: Int) -> Select<Self, Self> { all.limit(count) }
 

@@ -9,6 +9,9 @@ public protocol Table: QueryRepresentable, Sendable where QueryOutput == Self {
 }
 
 extension Table {
+  /// A row reads every column of the table.
+  public static var queryColumnCount: Int { TableColumns.allColumns.reduce(0) { $0 + $1.names.count } }
+
   /// A whole row's column values, for inserting it. `@Table` generates a
   /// faster version without key paths; this one serves hand-written conformances.
   public static func appendColumns(named name: String, of output: Self, to values: inout [(column: String, value: QueryBinding)]) {

@@ -23,6 +23,29 @@ public enum SelectionMacro: ExtensionMacro {
     let fragments = columns.map { "\($0.property).queryFragment" }.joined(separator: ", ")
     let names = columns.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.column)))" }
     let lookups = columns.map { "  if keyPath == \\\(typeName).\($0.property) { return \(stringLiteral($0.column)) }" }.joined(separator: "\n")
+    // With @Table beside it, the table's expansion already reads and writes
+    // rows: add only what a selection has beyond that.
+    let isTable = declaration.attributes.contains {
+      ["Table", "ChronicleQuery.Table", "Chronicle.Table"].contains($0.as(AttributeSyntax.self)?.attributeName.trimmedDescription ?? "")
+    }
+    if isTable {
+      let decl: DeclSyntax = """
+        extension \(type.trimmed): ChronicleQuery.Selection {
+          public struct Columns: ChronicleQuery.QueryExpression {
+            public typealias QueryValue = \(raw: typeName)
+            public let queryFragment: ChronicleQuery.QueryFragment
+            public init(\(raw: parameters)) {
+              self.queryFragment = [\(raw: fragments)].joined(separator: ", ")
+            }
+          }
+          public static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
+          \(raw: lookups)
+            return nil
+          }
+        }
+        """
+      return [decl.cast(ExtensionDeclSyntax.self)]
+    }
     let decl: DeclSyntax = """
       extension \(type.trimmed): ChronicleQuery.Selection {
         public struct Columns: ChronicleQuery.QueryExpression {

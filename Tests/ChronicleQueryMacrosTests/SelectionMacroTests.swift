@@ -64,6 +64,48 @@ struct SelectionMacroTests {
     }
   }
 
+  /// Beside `@Table` (which already reads and writes rows), only `Columns`
+  /// and the key path lookup are added: a table type that queries can also
+  /// build (common tables, views).
+  @Test func besideTable() {
+    assertMacro {
+      """
+      @Table @Selection
+      struct CommentThread {
+        let id: Int
+        var depth: Int
+      }
+      """
+    } expansion: {
+      #"""
+      @Table
+      struct CommentThread {
+        let id: Int
+        var depth: Int
+      }
+
+      extension CommentThread: ChronicleQuery.Selection {
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = CommentThread
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(id: some ChronicleQuery.QueryExpression<Int>, depth: some ChronicleQuery.QueryExpression<Int>) {
+            self.queryFragment = [id.queryFragment, depth.queryFragment].joined(separator: ", ")
+          }
+        }
+        public static func columnName(of keyPath: PartialKeyPath<CommentThread>) -> String? {
+          if keyPath == \CommentThread.id {
+            return "id"
+          }
+        if keyPath == \CommentThread.depth {
+            return "depth"
+          }
+          return nil
+        }
+      }
+      """#
+    }
+  }
+
   @Test func enumsAreRefused() {
     assertMacro {
       """

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Writes Sources/ChronicleQuery/Generated/JoinedSelects.swift: `Select2`,
+`Select3` and `Select4` (selects over two to four joined tables), their
+clauses and `select` overloads, and the `join`, `leftJoin`, `rightJoin` and
+`fullJoin` methods that lead from one to the next.
+
+Parameter packs would say this once, but Swift 6.3.1 crashes in SILGen on
+pack-typed closures of this shape (see generate-selection-overloads.py), so
+each arity is spelled out. Run from the package root.
+"""
+import os
+
+MAX_SOURCES = 4
+MAX_COLUMNS = 6
+letters = "ABCDEF"
+
+
+def output_of(types):
+    return "(" + ", ".join(f"{t}.QueryValue.QueryOutput" for t in types) + ")"
+
+
+def decode_of(types):
+    return "(" + ", ".join(f"try decoder.decode({t}.QueryValue.self).queryOutput" for t in types) + ")"
+
+
+def joined_struct(k):
+    cs = [f"C{i}" for i in range(k)]
+    params = ", ".join(cs)
+    constraints = ", ".join(f"C{i}.QueryValue: QueryRepresentable" for i in range(k))
+    closure = "(" + ", ".join(cs) + ")"
+    call = ", ".join(f"sources.{i}" for i in range(k))
+    dollar = ", ".join(f"${i}" for i in range(k))
+    selects = []
+    for n in range(1, MAX_COLUMNS + 1):
+        names = letters[:n]
+        generics = ", ".join(f"{c}: QueryExpression" for c in names)
+        where = ", ".join(f"{c}.QueryValue: QueryRepresentable" for c in names)
+        result = names[0] if n == 1 else "(" + ", ".join(names) + ")"
+        out = f"{names[0]}.QueryValue.QueryOutput" if n == 1 else "(" + ", ".join(f"{c}.QueryValue.QueryOutput" for c in names) + ")"
+        fragments = "[values.queryFragment]" if n == 1 else "[" + ", ".join(f"values.{i}.queryFragment" for i in range(n)) + "]"
+        decode = f"try decoder.decode({names[0]}.QueryValue.self).queryOutput" if n == 1 else "(" + ", ".join(f"try decoder.decode({c}.QueryValue.self).queryOutput" for c in names) + ")"
+        what = "one expression" if n == 1 else f"{n} expressions, as a tuple"
+        selects.append(f"""  /// Selects {what}.
+  public func select<{generics}>(
+    _ columns: {closure} -> {result}
+  ) -> Select{k}<{params}, {out}> where {where} {{
+    let values = columns({call})
+    return selecting({fragments}) {{ decoder in {decode} }}
+  }}
+""")
+    selects = "\n".join(selects)
+    return f"""/// A SELECT over {k} joined tables. Closures get one argument per table,
+/// in join order: `{{ {dollar} in ... }}`; the nullable side of an outer join
+/// is a ``NullableColumns``. Without `select`, each row is a tuple of the
+/// tables' rows (`T?` for a nullable side).
+public struct Select{k}<{params}, Output>: SelectStatement, @unchecked Sendable
+where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {constraints} {{
+  public typealias QueryValue = Output
+  var clauses: SelectClauses
+  let sources: {closure}
+  let decode: (inout QueryDecoder) throws -> Output
+
+  init(clauses: SelectClauses, sources: {closure}, decode: @escaping (inout QueryDecoder) throws -> Output) {{
+    self.clauses = clauses
+    self.sources = sources
+    self.decode = decode
+  }}
+
+  public var tableName: String? {{ nil }}
+  public var query: QueryFragment {{ clauses.query }}
+  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output {{ try decode(&decoder) }}
+
+  private func with(_ change: (inout SelectClauses) -> Void) -> Self {{
+    var copy = self
+    change(&copy.clauses)
+    return copy
+  }}
+
+  /// Adds a condition (AND-ed with the others).
+  public func `where`(_ predicate: {closure} -> some QueryExpression<Bool>) -> Self {{
+    with {{ $0.conditions.append(predicate({call}).queryFragment) }}
+  }}
+
+  /// Groups rows by terms: `.group {{ $0.id }}`.
+  public func group<each Term: QueryExpression>(by terms: {closure} -> (repeat each Term)) -> Self {{
+    let values = terms({call})
+    var fragments: [QueryFragment] = []
+    for term in repeat each values {{ fragments.append(term.queryFragment) }}
+    return with {{ $0.grouping += fragments }}
+  }}
+
+  /// Adds a condition on groups (HAVING), AND-ed with the others.
+  public func having(_ predicate: {closure} -> some QueryExpression<Bool>) -> Self {{
+    with {{ $0.groupConditions.append(predicate({call}).queryFragment) }}
+  }}
+
+  /// Orders by terms: `.order {{ ($1.title, $0.title.desc()) }}`.
+  public func order<each Term: QueryExpression>(by terms: {closure} -> (repeat each Term)) -> Self {{
+    let values = terms({call})
+    var fragments: [QueryFragment] = []
+    for term in repeat each values {{ fragments.append(term.queryFragment) }}
+    return with {{ $0.ordering += fragments }}
+  }}
+
+  /// At most `count` rows.
+  public func limit(_ count: Int) -> Self {{ with {{ $0.limit = count.queryFragment }} }}
+
+  /// Skips the first `count` rows.
+  public func offset(_ count: Int) -> Self {{ with {{ $0.offset = count.queryFragment }} }}
+
+  /// Drops duplicate rows.
+  public func distinct(_ isDistinct: Bool = true) -> Self {{ with {{ $0.isDistinct = isDistinct }} }}
+
+  /// The number of rows (of groups, after `group`).
+  public func count() -> Select{k}<{params}, Int> {{
+    Select{k}<{params}, Int>(clauses: clauses.counting, sources: sources) {{ decoder in try decoder.decode(Int.self) }}
+  }}
+
+  /// The number of rows, fetched.
+  public func fetchCount(_ db: Database) throws -> Int {{ try count().fetchOne(db) ?? 0 }}
+
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select{k}<{params}, NewOutput> {{
+    var clauses = clauses
+    clauses.columns = columns.joined(separator: ", ")
+    return Select{k}<{params}, NewOutput>(clauses: clauses, sources: sources, decode: decode)
+  }}
+
+{selects}}}
+"""
+
+
+KINDS = [
+    ("join", "inner", "Joins `other`: only rows with a match on both sides (`JOIN ... ON`)."),
+    ("leftJoin", "left", "Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional."),
+    ("rightJoin", "right", "Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional."),
+    ("fullJoin", "full", "Full-joins `other`: every row of both sides; either may be NULL, so every column is optional."),
+]
+
+
+def joins(receiver_types, receiver_values, receiver_output, static_receiver=False):
+    """The four join methods from a receiver with `receiver_types` sources."""
+    k = len(receiver_types) + 1
+    out = []
+    for name, kind, doc in KINDS:
+        left_types = [f"NullableColumns<{t}>" for t in receiver_types] if kind in ("right", "full") else list(receiver_types)
+        left_values = [f"NullableColumns({v})" for v in receiver_values] if kind in ("right", "full") else list(receiver_values)
+        right_type = "NullableColumns<J.TableColumns>" if kind in ("left", "full") else "J.TableColumns"
+        right_value = "NullableColumns(operand.columns)" if kind in ("left", "full") else "operand.columns"
+        types = left_types + [right_type]
+        values = left_values + [right_value]
+        params = ", ".join(types)
+        closure = "(" + ", ".join(types) + ")"
+        fragments = "[" + ", ".join(f"sources.{i}.queryFragment" for i in range(k)) + "]"
+        where = f" where {receiver_output}" if receiver_output else ""
+        out.append(f"""  /// {doc}
+  public func {name}<J: Table>(
+    _ other: Select<J, J>, on condition: {closure} -> some QueryExpression<Bool>
+  ) -> Select{k}<{params}, {output_of(types)}>{where} {{
+    let operand = JoinOperand(other)
+    let sources = ({", ".join(values)})
+    var clauses = clauses
+    clauses.joins.append(JoinKind.{kind}.clause(operand, on: condition({", ".join(f"sources.{i}" for i in range(k))}).queryFragment))
+    clauses.columns = {fragments}.joined(separator: ", ")
+    return Select{k}(clauses: clauses, sources: sources) {{ decoder in {decode_of(types)} }}
+  }}
+""")
+    return "\n".join(out)
+
+
+def table_joins():
+    out = []
+    for name, kind, doc in KINDS:
+        left = "NullableColumns<TableColumns>" if kind in ("right", "full") else "TableColumns"
+        right = "NullableColumns<J.TableColumns>" if kind in ("left", "full") else "J.TableColumns"
+        out.append(f"""  /// {doc}
+  public static func {name}<J: Table>(
+    _ other: Select<J, J>, on condition: ({left}, {right}) -> some QueryExpression<Bool>
+  ) -> Select2<{left}, {right}, {output_of([left, right])}> {{
+    all.{name}(other, on: condition)
+  }}
+""")
+    return "\n".join(out)
+
+
+def main():
+    parts = ["// Generated by Scripts/generate-joined-selects.py; edit the script, not this file.\n\nimport GRDB\n"]
+    for k in range(2, MAX_SOURCES + 1):
+        parts.append(joined_struct(k))
+        parts.append(f"extension Select{k}: SelectClausesProvider {{}}\n")
+    parts.append("extension Select {\n" + joins(["From.TableColumns"], ["fromColumns"], "Output == From") + "}\n")
+    parts.append("extension Table {\n" + table_joins() + "}\n")
+    for k in range(2, MAX_SOURCES):
+        cs = [f"C{i}" for i in range(k)]
+        parts.append(f"extension Select{k} {{\n" + joins(cs, [f"self.sources.{i}" for i in range(k)], f"Output == {output_of(cs)}") + "}\n")
+    path = os.path.join("Sources", "ChronicleQuery", "Generated", "JoinedSelects.swift")
+    with open(path, "w") as f:
+        f.write("\n".join(parts))
+
+
+main()

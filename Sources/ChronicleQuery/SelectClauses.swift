@@ -1,0 +1,81 @@
+/// The clauses of a SELECT, shared by selects over one table and over joins.
+struct SelectClauses: Sendable {
+  var columns: QueryFragment
+  var isDistinct = false
+  /// What FROM names: a table, an aliased table, a common table or a subquery.
+  var from: QueryFragment
+  var joins: [QueryFragment] = []
+  var conditions: [QueryFragment] = []
+  var grouping: [QueryFragment] = []
+  var groupConditions: [QueryFragment] = []
+  var ordering: [QueryFragment] = []
+  var limit: QueryFragment?
+  var offset: QueryFragment?
+
+  var query: QueryFragment {
+    var sql = QueryFragment(sql: isDistinct ? "SELECT DISTINCT " : "SELECT ")
+    sql.append(columns)
+    sql.append(QueryFragment(" FROM ") + from)
+    for join in joins { sql.append(QueryFragment(" ") + join) }
+    if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conditions.joined(separator: " AND ")) }
+    if !grouping.isEmpty { sql.append(QueryFragment(" GROUP BY ") + grouping.joined(separator: ", ")) }
+    if !groupConditions.isEmpty { sql.append(QueryFragment(" HAVING ") + groupConditions.joined(separator: " AND ")) }
+    if !ordering.isEmpty { sql.append(QueryFragment(" ORDER BY ") + ordering.joined(separator: ", ")) }
+    if let limit {
+      sql.append(QueryFragment(" LIMIT ") + limit)
+      if let offset { sql.append(QueryFragment(" OFFSET ") + offset) }
+    } else if let offset {
+      sql.append(QueryFragment(" LIMIT -1 OFFSET ") + offset)
+    }
+    return sql
+  }
+
+  /// Whether the rows are the source rows as they are: no grouping,
+  /// distinct, order or limit (a join can then use the source directly).
+  var onlyFilters: Bool {
+    !isDistinct && joins.isEmpty && grouping.isEmpty && groupConditions.isEmpty && ordering.isEmpty && limit == nil && offset == nil
+  }
+
+  /// `count(*)` of the rows these clauses give; a subquery when they are
+  /// grouped, distinct or limited.
+  var counting: SelectClauses {
+    guard isDistinct || !grouping.isEmpty || limit != nil || offset != nil else {
+      var result = self
+      result.columns = QueryFragment("count(*)")
+      result.ordering = []
+      return result
+    }
+    return SelectClauses(columns: QueryFragment("count(*)"), from: parenthesized(query))
+  }
+}
+
+/// How a source joins: `JOIN`, `LEFT JOIN`, `RIGHT JOIN` or `FULL JOIN`.
+enum JoinKind: String, Sendable {
+  case inner = "JOIN", left = "LEFT JOIN", right = "RIGHT JOIN", full = "FULL JOIN"
+
+  /// `JOIN <source> ON <condition> [AND <the operand's own filters>]`.
+  func clause<J: Table>(_ operand: JoinOperand<J>, on condition: QueryFragment) -> QueryFragment {
+    QueryFragment(sql: rawValue + " ") + operand.source + QueryFragment(" ON ") + ([condition] + operand.conditions).joined(separator: " AND ")
+  }
+}
+
+/// A table's rows as the right side of a join: the table itself (its filters
+/// joining the ON condition), an alias, a common table, or a subquery.
+struct JoinOperand<J: Table> {
+  var source: QueryFragment
+  var conditions: [QueryFragment]
+  var columns: J.TableColumns
+
+  init(_ select: Select<J, J>) {
+    if select.clauses.onlyFilters {
+      source = select.clauses.from
+      conditions = select.clauses.conditions
+      columns = select.fromColumns
+    } else {
+      let name = J.tableName
+      source = parenthesized(select.query) + QueryFragment(sql: " AS \(quotedIdentifier(name))")
+      conditions = []
+      columns = J.TableColumns(qualifier: name)
+    }
+  }
+}
