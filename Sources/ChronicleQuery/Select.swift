@@ -96,7 +96,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   }
 
   /// The number of rows: `count(*)`; after ``distinct(_:)``, of the
-  /// distinct rows; after ``group(by:)-(KeyPath<From.TableColumns,TableColumn<From,V>>)``, of the groups.
+  /// distinct rows; after `group(by:)`, of the groups.
   public func count() -> Select<From, Int> {
     Select<From, Int>(clauses: clauses.counting, fromColumns: fromColumns) { decoder in try decoder.decode(Int.self) }
   }
