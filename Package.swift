@@ -22,6 +22,7 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
   ],
   targets: [
     .systemLibrary(
@@ -61,6 +62,7 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
     .target(
@@ -118,7 +120,11 @@ let package = Package(
     ),
     .testTarget(
       name: "ChronicleTests",
-      dependencies: ["Chronicle", "ChronicleTestSupport"]
+      dependencies: [
+        "Chronicle",
+        "ChronicleTestSupport",
+        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+      ]
     ),
     .testTarget(
       name: "ChronicleNetworkTests",

@@ -1,9 +1,14 @@
 @_exported import ChronicleQuery
+@_exported import Dependencies
 @_exported import GRDB
 
 /// The query builder's ``ChronicleQuery/TableAlias`` (GRDB has a class of
 /// the same name; this one is the builder's, for self-joins).
 public typealias TableAlias = ChronicleQuery.TableAlias
+
+/// The query builder's ``ChronicleQuery/Table`` protocol, what `@Table`
+/// types conform to (GRDB has a `Table` struct; this one is the builder's).
+public typealias Table = ChronicleQuery.Table
 
 /// Chronicle: SQLite databases whose every write transaction is also an event
 /// in an append-only log, so that the log can be synced, replayed and audited.

@@ -8,7 +8,12 @@ import ChronicleTestSupport
 
 /// Opens a Chronicle database in a temporary directory, with a reminders schema.
 func makeDatabase(_ directory: TemporaryDirectory, name: String = "app.sqlite") throws -> ChronicleDatabase {
-  let database = try Chronicle.open(path: directory.path(name))
+  try makeDatabase(path: directory.path(name))
+}
+
+/// Opens a Chronicle database at `path`, with a reminders schema.
+func makeDatabase(path: String) throws -> ChronicleDatabase {
+  let database = try Chronicle.open(path: path)
   try database.write { db in
     try db.execute(sql: """
       CREATE TABLE remindersLists (

@@ -1,0 +1,64 @@
+import GRDB
+
+/// The rows of a query, kept up to date as the database changes.
+///
+/// ```swift
+/// @Observable final class RemindersModel {
+///   @ObservationIgnored
+///   @FetchAll(Reminder.where { !$0.isCompleted }.order(by: \.title)) var reminders
+///
+///   @ObservationIgnored
+///   @FetchAll var lists: [RemindersList]      // every row of the table
+/// }
+/// ```
+///
+/// The rows are fetched when the wrapper is created, and again after every
+/// committed transaction that changes a table the query reads, whether it
+/// was written here or applied by a sync. Readers of ``wrappedValue`` inside
+/// `withObservationTracking` (or a SwiftUI view) are notified of each new
+/// value; a refetch that returns equal rows (when `Element` is `Equatable`)
+/// notifies nobody. Mark it `@ObservationIgnored` in an `@Observable` type:
+/// the wrapper is observable itself.
+///
+/// The database is the `database:` argument, or else
+/// `@Dependency(\.defaultDatabase)`.
+@propertyWrapper
+public struct FetchAll<Element: Sendable>: Sendable {
+  let subscription: FetchSubscription<[Element]>
+
+  /// The rows, as last fetched.
+  public var wrappedValue: [Element] { subscription.value }
+
+  /// The wrapper itself, for ``load(_:)``, ``loadError`` and ``isLoading``:
+  /// `$reminders.load(...)`.
+  public var projectedValue: Self { self }
+
+  /// The error of the last fetch; nil once a fetch succeeds. Observation
+  /// stops at an error, and ``load(_:)`` starts it again.
+  public var loadError: (any Error)? { subscription.loadError }
+
+  /// True while ``load(_:)`` waits for its first rows.
+  public var isLoading: Bool { subscription.isLoading }
+
+  /// Every row of `Element`'s table.
+  public init(wrappedValue: [Element] = [], database: ChronicleDatabase? = nil) where Element: Table {
+    self.init(wrappedValue: wrappedValue, Element.all, database: database)
+  }
+
+  /// The rows of `statement`.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: the value if the first fetch fails.
+  ///   - statement: the select to observe.
+  ///   - database: the database; `@Dependency(\.defaultDatabase)` when nil.
+  public init(wrappedValue: [Element] = [], _ statement: some QueryStatement<Element>, database: ChronicleDatabase? = nil) {
+    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer)
+    subscription.start(statement.fetchAll)
+  }
+
+  /// Replaces the query: observes `statement` from now on, and returns once
+  /// its first rows are there. Throws the first fetch's error.
+  public func load(_ statement: some QueryStatement<Element>) async throws {
+    try await subscription.load(statement.fetchAll)
+  }
+}
