@@ -22,6 +22,8 @@ sqlite3_value *chronicle_preupdate_new(sqlite3 *db, int column) {
   return value;
 }
 
+int chronicle_preupdate_depth(sqlite3 *db) { return sqlite3_preupdate_depth(db); }
+
 int chronicle_preupdate_hook_available(void) {
   return sqlite3_compileoption_used("ENABLE_PREUPDATE_HOOK");
 }

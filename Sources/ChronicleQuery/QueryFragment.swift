@@ -20,12 +20,16 @@ public enum QueryBinding: Hashable, Sendable {
     }
   }
 
-  /// The value written as an SQL literal (for display and snapshots).
+  /// The value written as an SQL literal that SQLite reads back as the same
+  /// value (NaN, which SQLite stores as NULL, is written NULL).
   public var sqlLiteral: String {
     switch self {
     case .null: return "NULL"
     case .integer(let value): return String(value)
-    case .double(let value): return "\(value)"
+    case .double(let value):
+      if value.isNaN { return "NULL" }
+      if value.isInfinite { return value < 0 ? "-1e999" : "1e999" }
+      return "\(value)"
     case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
     case .blob(let value): return "X'" + value.map { String(format: "%02X", $0) }.joined() + "'"
     }

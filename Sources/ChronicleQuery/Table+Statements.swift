@@ -127,6 +127,12 @@ extension PrimaryKeyedTable {
     all.find(keys)
   }
 
+  /// The row whose primary key is the value of `key`, an expression: a
+  /// trigger's `new.id`, a subquery.
+  public static func find(_ key: some QueryExpression<TableColumns.PrimaryKey>) -> Select<Self, Self> {
+    all.find(key)
+  }
+
   /// The row with primary key `key`; throws ``RowNotFound`` when there is none.
   public static func find(_ db: Database, key: TableColumns.PrimaryKey) throws -> Self {
     try all.find(db, key: key)
@@ -173,6 +179,12 @@ extension Select where From: PrimaryKeyedTable {
   /// Narrows to the rows with these primary keys.
   public func find(_ keys: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
     self.where { $0.primaryKey.in(keys) }
+  }
+
+  /// Narrows to the row whose primary key is the value of `key`, an
+  /// expression: a trigger's `new.id`, a subquery.
+  public func find(_ key: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
+    self.where { $0.primaryKey.eq(key) }
   }
 
   /// The selected row with primary key `key`; throws ``RowNotFound`` when there is none.

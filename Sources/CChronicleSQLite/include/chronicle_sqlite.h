@@ -30,6 +30,10 @@ sqlite3_value *chronicle_preupdate_old(sqlite3 *db, int column);
 /// Returns NULL on error.
 sqlite3_value *chronicle_preupdate_new(sqlite3 *db, int column);
 
+/// 0 for a change made by the statement itself, 1 for one made by a trigger
+/// it fired, 2 by a trigger that trigger fired, and so on.
+int chronicle_preupdate_depth(sqlite3 *db);
+
 /// 1 when the library was built with the preupdate hook, 0 otherwise.
 int chronicle_preupdate_hook_available(void);
 

@@ -57,7 +57,12 @@ final class CaptureSession: @unchecked Sendable {
 
   /// While true, changes are not captured (used when applying events that are
   /// already in the log).
-  var isSuspended = false
+  var isSuspended = false {
+    didSet { if isSuspended { tableWrittenByTriggerWhileSuspended = nil } }
+  }
+  /// The first tracked table a trigger wrote while capture was suspended:
+  /// a write that no event describes, which a merge refuses.
+  private(set) var tableWrittenByTriggerWhileSuspended: String?
   /// A migration running in the current transaction: the next event records
   /// it, and its column renames guide the schema diff.
   var pendingMigration: PendingMigration?
@@ -168,7 +173,14 @@ final class CaptureSession: @unchecked Sendable {
   // MARK: - Hook
 
   private func rowWillChange(operation: Int32, schema: UnsafePointer<CChar>, table name: UnsafePointer<CChar>) {
-    guard !isSuspended, strcmp(schema, "main") == 0 else { return }
+    guard strcmp(schema, "main") == 0 else { return }
+    if isSuspended {
+      if tableWrittenByTriggerWhileSuspended == nil, chronicle_preupdate_depth(connection) > 0 {
+        let string = String(cString: name)
+        if tables[string] != nil { tableWrittenByTriggerWhileSuspended = string }
+      }
+      return
+    }
     let table: TrackedTable
     if strcmp(name, lastTableName) == 0 {
       guard let cached = lastTable else { return }

@@ -89,6 +89,9 @@ extension ChronicleDatabase {
           try applier.apply(incoming, source: source)
         }
         try applier.settleForeignKeys()
+        if let table = session.tableWrittenByTriggerWhileSuspended {
+          throw SyncError.triggerWroteWhileMerging(source: source, table: table)
+        }
         try applier.setFoldMark(Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
         report.appliedEvents = applier.appliedEvents
         report.duplicateEvents = applier.duplicateEvents

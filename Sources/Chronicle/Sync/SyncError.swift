@@ -24,6 +24,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   case transport(String)
   /// The peer asks for events this log compacted into its baseline.
   case compactedAway(origin: PeerID, needed: UInt64, baseline: UInt64)
+  /// A trigger on this database wrote a tracked table while remote events
+  /// were merged: a change no event would describe.
+  case triggerWroteWhileMerging(source: String, table: String)
 
   public var description: String {
     switch self {
@@ -46,6 +49,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case .compactedAway(let origin, let needed, let baseline):
       "events \(origin.shortDescription):\(needed)... were compacted into this log's baseline (through :\(baseline)), so they cannot be sent. "
         + "Fix: get them from a peer that still has them, or start this peer again from a clone (chronicle clone)."
+    case .triggerWroteWhileMerging(let source, let table):
+      "\(source): a trigger wrote table '\(table)' while remote events were merged; that change would be in no event, "
+        + "and peers would diverge. Nothing from this batch was applied. Fix: add `WHEN NOT chronicle_is_syncing()` to triggers "
+        + "that write tracked tables (`when: { _ in Chronicle.isNotSyncing }` with createTemporaryTrigger): the merged rows already hold what they computed."
     }
   }
 }
