@@ -10,6 +10,11 @@ public typealias TableAlias = ChronicleQuery.TableAlias
 /// types conform to (GRDB has a `Table` struct; this one is the builder's).
 public typealias Table = ChronicleQuery.Table
 
+/// The query builder's ``ChronicleQuery/FTS5`` protocol, for full-text
+/// search tables (GRDB's `FTS5` struct, which configures tokenizers, is
+/// `GRDB.FTS5`).
+public typealias FTS5 = ChronicleQuery.FTS5
+
 /// Chronicle: SQLite databases whose every write transaction is also an event
 /// in an append-only log, so that the log can be synced, replayed and audited.
 ///

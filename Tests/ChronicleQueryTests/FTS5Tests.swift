@@ -1,0 +1,91 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Testing
+
+import ChronicleTestSupport
+
+@Suite("Query builder: FTS5 full-text search")
+struct FTS5Tests {
+  @Test func sql() {
+    assertInlineSnapshot(
+      of: ReminderText.where { $0.match("milk") }.order { $0.bm25() }
+        .select { ($0.rowid, $0.title.highlight("<b>", "</b>"), $0.notes.snippet("<b>", "</b>", "…", 8)) }.query.description,
+      as: .lines) {
+      """
+      SELECT "reminderTexts"."rowid", highlight("reminderTexts", 0, '<b>', '</b>'), snippet("reminderTexts", 1, '<b>', '</b>', '…', 8) FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY bm25("reminderTexts")
+      """
+    }
+    assertInlineSnapshot(
+      of: ReminderText.where { $0.tags.match("home") }.order { $0.bm25(10, 1, 0.5).desc() }.select(\.rowid).query.description,
+      as: .lines) {
+      """
+      SELECT "reminderTexts"."rowid" FROM "reminderTexts" WHERE ("reminderTexts"."tags" MATCH 'home') ORDER BY bm25("reminderTexts", 10.0, 1.0, 0.5) DESC
+      """
+    }
+  }
+
+  @Test("the seeds' search: match, bm25 ranking, highlight and snippet on a real index")
+  func search() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Chronicle.open(path: directory.path("app.sqlite"))
+    try database.write { db in
+      try #sql(QueryFragment(sql: reminderTextsSchema)).execute(db)
+      try ReminderText.insert {
+        ReminderText(rowid: 1, title: "Buy milk", notes: "Oat milk, not cow milk, from the corner shop on the way home", tags: "errands")
+        ReminderText(rowid: 2, title: "Call mom", notes: "Ask about the milkshake recipe", tags: "family")
+        ReminderText(rowid: 3, title: "Finish report", notes: "Numbers for the quarter", tags: "work")
+      }.execute(db)
+    }
+    try database.read { db in
+      let ranked = try ReminderText.where { $0.match("milk") }.order { $0.bm25() }.select(\.rowid).fetchAll(db)
+      #expect(ranked == [1, 2])  // three matches in 1, one (in "milkshake", trigrams) in 2
+
+      let highlighted = try ReminderText.where { $0.match("milk") }.order(by: \.rowid)
+        .select { ($0.title.highlight("<b>", "</b>"), $0.notes.highlight("[", "]")) }.fetchAll(db)
+      #expect(highlighted.map(\.0) == ["Buy <b>milk</b>", "Call mom"])
+      #expect(highlighted.map(\.1) == ["Oat [milk], not cow [milk], from the corner shop on the way home", "Ask about the [milk]shake recipe"])
+
+      let snippets = try ReminderText.where { $0.match("corner") }.select { $0.notes.snippet("<b>", "</b>", "…", 4) }.fetchAll(db)
+      #expect(snippets.count == 1)
+      #expect(snippets[0].contains("<b>corner</b>") && snippets[0].hasPrefix("…") && snippets[0].hasSuffix("…"))
+
+      #expect(try ReminderText.where { $0.tags.match("work") }.select(\.title).fetchAll(db) == ["Finish report"])
+      #expect(try ReminderText.where { $0.title.match("milk") }.count().fetchOne(db) == 1)
+    }
+    // The virtual table is schema, not synced rows: a replay recreates it
+    // (empty: its rows are not in the log) and the replay still succeeds.
+    let replayPath = directory.path("replay.sqlite")
+    _ = try database.replay(into: replayPath)
+    let replayed = try DatabaseQueue(path: replayPath)
+    #expect(try replayed.read { db in try ReminderText.where { $0.match("milk") }.fetchCount(db) } == 0)
+  }
+
+  @Test("an index kept by a trigger follows merged rows: the trigger writes only the untracked virtual table")
+  func indexFollowsSync() async throws {
+    let directory = try TemporaryDirectory()
+    func open(_ name: String) throws -> ChronicleDatabase {
+      let database = try Chronicle.open(path: directory.path(name))
+      try database.write { db in
+        try db.execute(sql: remindersSchema + reminderTextsSchema + """
+          CREATE TRIGGER "reminders_index" AFTER INSERT ON "reminders" BEGIN
+            INSERT INTO "reminderTexts" ("title", "notes", "tags") VALUES (new."title", ifnull(new."notes", ''), '');
+          END;
+          """)
+      }
+      return database
+    }
+    let phone = try open("phone.sqlite")
+    let laptop = try open("laptop.sqlite")
+    try await phone.write { db in
+      try RemindersList.insert { RemindersList.Draft(title: "Home") }.execute(db)
+      let home = try RemindersList.select(\.id).fetchOne(db)!
+      try Reminder.insert { Reminder.Draft(remindersListID: home, title: "Buy oat milk", notes: "corner shop") }.execute(db)
+    }
+    _ = try await SyncEngine(for: laptop, transport: .memory(phone)).fetchChanges()
+    let found = try await laptop.read { db in
+      try ReminderText.where { $0.match("oat milk") }.select { $0.title.highlight("*", "*") }.fetchAll(db)
+    }
+    #expect(found == ["Buy *oat* *milk*"])
+  }
+}
