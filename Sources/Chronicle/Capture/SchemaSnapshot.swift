@@ -29,10 +29,12 @@ struct SchemaSnapshot: Equatable {
       SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_schema
       WHERE sql IS NOT NULL ORDER BY rowid
       """)
+    let shadowTables = try shadowTableNames(db)
     for row in rows {
       let name: String = row["name"]
       let tableName: String = row["tbl_name"]
       guard !InternalSchema.isReserved(name), !InternalSchema.isReserved(tableName) else { continue }
+      guard !shadowTables.contains(tableName.lowercased()) else { continue }
       let type: String = row["type"]
       let columns = type == "table"
         ? try String.fetchAll(db, sql: "SELECT name FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [name])
@@ -41,6 +43,19 @@ struct SchemaSnapshot: Equatable {
         type: type, name: name, tableName: tableName, rootPage: row["rootpage"] ?? 0, sql: row["sql"], columns: columns))
     }
     return SchemaSnapshot(version: version, objects: objects)
+  }
+
+  /// Lower-cased names of the tables a virtual table keeps its data in (an
+  /// FTS5 table's `_data`, `_idx`, …). Creating the virtual table creates
+  /// them, so a schema event must not: a replay would find them there.
+  /// Empty before SQLite 3.37, which cannot tell them apart.
+  private static func shadowTableNames(_ db: Database) throws -> Set<String> {
+    do {
+      return Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'")
+        .map { $0.lowercased() })
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+      return []
+    }
   }
 
   func object(type: String, name: String) -> Object? {
