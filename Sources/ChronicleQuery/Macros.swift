@@ -48,3 +48,28 @@ public macro sql(_ queryFragment: QueryFragment) -> SQLQueryExpression<Void> = #
 /// query them as `$0.timestamps.createdAt`.
 @attached(extension, conformances: Selection, names: named(Columns), named(init(decoder:)), named(columnName(of:)), named(columnNames(forProperty:)), named(appendColumns(named:of:to:)))
 public macro Selection() = #externalMacro(module: "ChronicleQueryMacros", type: "SelectionMacro")
+
+/// Makes a Swift function callable from SQL. Generates `$name`, which
+/// registers it (`db.add(function: $name)`, in `prepareDatabase`) and calls
+/// it in queries with the same labels, taking expressions:
+///
+/// ```swift
+/// @DatabaseFunction
+/// func initials(of name: String) -> String { … }
+/// Person.select { $initials(of: $0.name) }
+///
+/// @DatabaseFunction   // an aggregate: its parameter is a sequence
+/// func median(values: some Sequence<Double?>) -> Double? { … }
+/// Item.group(by: \.categoryID).select { ($0.categoryID, $median(values: $0.price)) }
+/// ```
+///
+/// Parameters and the result are column types or `@Table` rows (a row
+/// passes every column). A function whose only parameter is
+/// `some Sequence<T>` (or `[T]`) is an aggregate over a group's rows.
+///
+/// - Parameters:
+///   - name: the name in SQL; the Swift function's name by default.
+///   - isDeterministic: whether the same arguments always give the same
+///     result, so SQLite may use it in indexes and evaluate it once.
+@attached(peer, names: prefixed(`$`))
+public macro DatabaseFunction(_ name: String? = nil, isDeterministic: Bool = false) = #externalMacro(module: "ChronicleQueryMacros", type: "DatabaseFunctionMacro")

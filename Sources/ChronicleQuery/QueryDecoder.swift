@@ -1,12 +1,16 @@
 import Foundation
+import GRDB
 import GRDBSQLite
 
-/// Reads the columns of the current result row, left to right.
+/// Reads the columns of the current result row, left to right, or the
+/// arguments of a call to a Swift database function.
 ///
 /// Generated `init(decoder:)` implementations call ``decode(_:)`` once per
 /// column, in the order the columns were selected.
 public struct QueryDecoder {
-  @usableFromInline let statement: OpaquePointer
+  @usableFromInline let statement: OpaquePointer?
+  /// The function arguments read, when not a statement's columns.
+  @usableFromInline let arguments: [DatabaseValue]?
   /// The table being read, for error messages.
   @usableFromInline let tableName: String?
   @usableFromInline var index: Int32 = 0
@@ -17,7 +21,31 @@ public struct QueryDecoder {
   @usableFromInline
   init(statement: OpaquePointer, tableName: String?) {
     self.statement = statement
+    self.arguments = nil
     self.tableName = tableName
+  }
+
+  /// A decoder of a database function's arguments; `function` names it in errors.
+  init(arguments: [DatabaseValue], function: String) {
+    self.statement = nil
+    self.arguments = arguments
+    self.tableName = function
+  }
+
+  /// The SQLite storage class of column (or argument) `index`.
+  @inlinable
+  func storageClass(at index: Int32) -> Int32 {
+    if let arguments {
+      guard Int(index) < arguments.count else { return SQLITE_NULL }
+      switch arguments[Int(index)].storage {
+      case .null: return SQLITE_NULL
+      case .int64: return SQLITE_INTEGER
+      case .double: return SQLITE_FLOAT
+      case .string: return SQLITE_TEXT
+      case .blob: return SQLITE_BLOB
+      }
+    }
+    return sqlite3_column_type(statement, index)
   }
 
   /// Decodes the next column as `T`.
@@ -28,12 +56,12 @@ public struct QueryDecoder {
 
   /// Whether the next column is NULL (does not advance).
   @inlinable
-  public var nextIsNull: Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
+  public var nextIsNull: Bool { storageClass(at: index) == SQLITE_NULL }
 
   /// Whether the next `count` columns are all NULL (does not advance).
   @inlinable
   public func nextAreNull(_ count: Int) -> Bool {
-    (0..<Int32(count)).allSatisfy { sqlite3_column_type(statement, index + $0) == SQLITE_NULL }
+    (0..<Int32(count)).allSatisfy { storageClass(at: index + $0) == SQLITE_NULL }
   }
 
   /// Skips the next column.
@@ -44,6 +72,7 @@ public struct QueryDecoder {
   @inlinable
   public mutating func decodeInteger(as swiftType: String) throws -> Int64? {
     defer { index += 1 }
+    if let arguments { return try argument(arguments, expected: swiftType, storage: "INTEGER") { if case .int64(let v) = $0 { v } else { nil } } }
     switch sqlite3_column_type(statement, index) {
     case SQLITE_NULL: return nil
     case SQLITE_INTEGER: return sqlite3_column_int64(statement, index)
@@ -55,6 +84,11 @@ public struct QueryDecoder {
   @inlinable
   public mutating func decodeDouble(as swiftType: String) throws -> Double? {
     defer { index += 1 }
+    if let arguments {
+      return try argument(arguments, expected: swiftType, storage: "REAL") {
+        switch $0 { case .double(let v): v; case .int64(let v): Double(v); default: nil }
+      }
+    }
     switch sqlite3_column_type(statement, index) {
     case SQLITE_NULL: return nil
     case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(statement, index)
@@ -66,6 +100,7 @@ public struct QueryDecoder {
   @inlinable
   public mutating func decodeText(as swiftType: String) throws -> String? {
     defer { index += 1 }
+    if let arguments { return try argument(arguments, expected: swiftType, storage: "TEXT") { if case .string(let v) = $0 { v } else { nil } } }
     switch sqlite3_column_type(statement, index) {
     case SQLITE_NULL: return nil
     case SQLITE_TEXT:
@@ -80,6 +115,7 @@ public struct QueryDecoder {
   @inlinable
   public mutating func decodeBlob(as swiftType: String) throws -> [UInt8]? {
     defer { index += 1 }
+    if let arguments { return try argument(arguments, expected: swiftType, storage: "BLOB") { if case .blob(let v) = $0 { Array(v) } else { nil } } }
     switch sqlite3_column_type(statement, index) {
     case SQLITE_NULL: return nil
     case SQLITE_BLOB:
@@ -90,9 +126,21 @@ public struct QueryDecoder {
     }
   }
 
+  /// The current argument converted by `value`; nil when NULL (or absent).
+  @usableFromInline
+  func argument<T>(
+    _ arguments: [DatabaseValue], expected: String, storage: String, _ value: (DatabaseValue.Storage) -> T?
+  ) throws -> T? {
+    guard Int(index) < arguments.count else { return nil }
+    let argument = arguments[Int(index)]
+    if argument.isNull { return nil }
+    guard let converted = value(argument.storage) else { throw mismatch(expected: expected, storage: storage) }
+    return converted
+  }
+
   /// The storage class of column `index` of the current row, as SQLite names it.
   func storageName(at index: Int32) -> String {
-    switch sqlite3_column_type(statement, index) {
+    switch storageClass(at: index) {
     case SQLITE_INTEGER: return "INTEGER"
     case SQLITE_FLOAT: return "REAL"
     case SQLITE_TEXT: return "TEXT"
@@ -102,7 +150,8 @@ public struct QueryDecoder {
   }
 
   var columnName: String {
-    sqlite3_column_name(statement, index).map { String(cString: $0) } ?? "#\(index + 1)"
+    if arguments != nil { return "argument \(index + 1)" }
+    return sqlite3_column_name(statement, index).map { String(cString: $0) } ?? "#\(index + 1)"
   }
 
   /// The error for the current column holding something else than `expected`.

@@ -1,0 +1,203 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@DatabaseFunction`: see the macro's declaration in ChronicleQuery for what it generates.
+public enum DatabaseFunctionMacro: PeerMacro {
+  public static func expansion(
+    of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    func report(_ message: FunctionDiagnostic, at syntax: some SyntaxProtocol) {
+      context.diagnose(Diagnostic(node: Syntax(syntax), message: message))
+    }
+    guard let function = declaration.as(FunctionDeclSyntax.self) else {
+      report(.notAFunction, at: node)
+      return []
+    }
+    let signature = function.signature
+    if signature.effectSpecifiers?.asyncSpecifier != nil {
+      report(.async, at: function.name)
+      return []
+    }
+    guard let returnType = signature.returnClause?.type.trimmedDescription else {
+      report(.noResult, at: function.name)
+      return []
+    }
+    let modifiers = function.modifiers.map(\.name.text)
+    let isStatic = modifiers.contains("static") || modifiers.contains("class")
+    let inType = context.lexicalContext.first.map {
+      $0.is(StructDeclSyntax.self) || $0.is(ClassDeclSyntax.self) || $0.is(EnumDeclSyntax.self)
+        || $0.is(ExtensionDeclSyntax.self) || $0.is(ActorDeclSyntax.self)
+    } ?? false
+    if !isStatic, inType {
+      report(.instanceMethod, at: function.name)
+      return []
+    }
+    let access = modifiers.first { ["public", "package", "internal", "fileprivate", "private"].contains($0) }
+    let accessPrefix = access.map { $0 == "private" ? "fileprivate " : "\($0) " } ?? ""
+    let swiftName = function.name.text
+    let sqlName = Self.nameArgument(node) ?? swiftName
+    let isDeterministic = Self.isDeterministicArgument(node)
+    let throwing = signature.effectSpecifiers?.throwsClause != nil ? "try " : ""
+    let parameters = signature.parameterClause.parameters.map(Parameter.init)
+    let typeName = context.makeUniqueName(swiftName).text
+    let owner = isStatic ? "static " : ""
+
+    let body: String
+    if parameters.count == 1, let element = parameters[0].sequenceElement {
+      body = aggregate(parameters[0], element: element, returnType: returnType, swiftName: swiftName, throwing: throwing, accessPrefix: accessPrefix)
+    } else {
+      if let sequence = parameters.first(where: { $0.sequenceElement != nil }) {
+        report(.sequenceAmongOthers, at: sequence.syntax)
+        return []
+      }
+      body = scalar(parameters, returnType: returnType, swiftName: swiftName, throwing: throwing, accessPrefix: accessPrefix)
+    }
+    let conformance = parameters.count == 1 && parameters[0].sequenceElement != nil
+      ? "ChronicleQuery.AggregateDatabaseFunction" : "ChronicleQuery.ScalarDatabaseFunction"
+    return [
+      """
+      \(raw: accessPrefix)struct \(raw: typeName): \(raw: conformance) {
+        \(raw: accessPrefix)typealias Output = \(raw: returnType)
+        \(raw: accessPrefix)let name = \(raw: stringLiteral(sqlName))
+        \(raw: accessPrefix)let isDeterministic = \(raw: isDeterministic ? "true" : "false")
+        \(raw: accessPrefix)init() {}
+      \(raw: body)
+      }
+      """,
+      "\(raw: accessPrefix)\(raw: owner)let $\(raw: swiftName) = \(raw: typeName)()",
+    ]
+  }
+
+  private static func scalar(
+    _ parameters: [Parameter], returnType: String, swiftName: String, throwing: String, accessPrefix: String
+  ) -> String {
+    let count = parameters.isEmpty ? "0" : parameters.map { "\($0.type).queryColumnCount" }.joined(separator: " + ")
+    let reads = parameters.enumerated().map { index, parameter in
+      "    let argument\(index) = try arguments.decode(\(parameter.type).self).queryOutput"
+    }.joined(separator: "\n")
+    let call = parameters.enumerated().map { index, parameter in parameter.argumentLabel("argument\(index)") }.joined(separator: ", ")
+    return """
+        \(accessPrefix)var argumentCount: Int { \(count) }
+        \(accessPrefix)func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(returnType) {
+      \(reads)
+          return \(throwing)\(swiftName)(\(call))
+        }
+      \(callAsFunction(parameters.map { ($0, $0.type) }, returnType: returnType, accessPrefix: accessPrefix))
+      """
+  }
+
+  private static func aggregate(
+    _ parameter: Parameter, element: String, returnType: String, swiftName: String, throwing: String, accessPrefix: String
+  ) -> String {
+    var calls = [callAsFunction([(parameter, element)], returnType: returnType, accessPrefix: accessPrefix)]
+    // An optional element also takes a non-optional column.
+    if let wrapped = unwrappedOptional(element) {
+      calls.append(callAsFunction([(parameter, wrapped)], returnType: returnType, accessPrefix: accessPrefix))
+    }
+    return """
+        \(accessPrefix)typealias Element = \(element)
+        \(accessPrefix)var argumentCount: Int { \(element).queryColumnCount }
+        \(accessPrefix)func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(element) {
+          try arguments.decode(\(element).self).queryOutput
+        }
+        \(accessPrefix)func finalize(_ elements: [\(element)]) throws -> \(returnType) {
+          \(throwing)\(swiftName)(\(parameter.argumentLabel("elements")))
+        }
+      \(calls.joined(separator: "\n"))
+      """
+  }
+
+  /// `callAsFunction` with the function's labels, taking expressions of `types`.
+  private static func callAsFunction(_ parameters: [(Parameter, String)], returnType: String, accessPrefix: String) -> String {
+    let declared = parameters.enumerated().map { index, pair in
+      "\(pair.0.label ?? "_") argument\(index): some ChronicleQuery.QueryExpression<\(pair.1)>"
+    }.joined(separator: ", ")
+    let fragments = parameters.indices.map { "argument\($0).queryFragment" }.joined(separator: ", ")
+    return """
+        \(accessPrefix)func callAsFunction(\(declared)) -> ChronicleQuery.SQLQueryExpression<\(returnType)> {
+          ChronicleQuery.SQLQueryExpression(
+            ChronicleQuery.QueryFragment(sql: ChronicleQuery.quotedIdentifier(name) + "(") + [\(fragments)].joined(separator: ", ") + ChronicleQuery.QueryFragment(sql: ")"))
+        }
+      """
+  }
+
+  /// `Wrapped` for `Wrapped?` or `Optional<Wrapped>`.
+  private static func unwrappedOptional(_ type: String) -> String? {
+    if type.hasSuffix("?") { return String(type.dropLast()) }
+    if type.hasPrefix("Optional<"), type.hasSuffix(">") { return String(type.dropFirst("Optional<".count).dropLast()) }
+    return nil
+  }
+
+  private static func nameArgument(_ node: AttributeSyntax) -> String? {
+    guard case .argumentList(let arguments) = node.arguments,
+          let first = arguments.first, first.label == nil,
+          let literal = first.expression.as(StringLiteralExprSyntax.self) else { return nil }
+    return literal.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined()
+  }
+
+  private static func isDeterministicArgument(_ node: AttributeSyntax) -> Bool {
+    guard case .argumentList(let arguments) = node.arguments else { return false }
+    return arguments.contains {
+      $0.label?.text == "isDeterministic" && $0.expression.as(BooleanLiteralExprSyntax.self)?.literal.tokenKind == .keyword(.true)
+    }
+  }
+}
+
+/// A parameter of the function: its label and type.
+private struct Parameter {
+  let syntax: FunctionParameterSyntax
+  /// The argument label; nil for `_`.
+  let label: String?
+  let type: String
+
+  init(_ syntax: FunctionParameterSyntax) {
+    self.syntax = syntax
+    let first = syntax.firstName.text
+    label = first == "_" ? nil : first
+    type = syntax.type.trimmedDescription
+  }
+
+  /// `T` for `some Sequence<T>` or `[T]`: the parameter of an aggregate.
+  var sequenceElement: String? {
+    let compact = String(type.filter { $0 != " " })
+    for prefix in ["someSequence<", "anySequence<"] where compact.hasPrefix(prefix) && compact.hasSuffix(">") {
+      let start = type.index(after: type.firstIndex(of: "<")!)
+      let end = type.index(before: type.endIndex)
+      return trimmed(String(type[start..<end]))
+    }
+    if type.hasPrefix("["), type.hasSuffix("]"), !type.contains(":") {
+      return trimmed(String(type.dropFirst().dropLast()))
+    }
+    return nil
+  }
+
+  private func trimmed(_ text: String) -> String {
+    String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+  }
+
+  /// `label: value`, or `value` for an unlabeled parameter.
+  func argumentLabel(_ value: String) -> String {
+    label.map { "\($0): \(value)" } ?? value
+  }
+}
+
+enum FunctionDiagnostic: DiagnosticMessage {
+  case notAFunction, async, noResult, instanceMethod, sequenceAmongOthers
+
+  var message: String {
+    switch self {
+    case .notAFunction: "@DatabaseFunction applies to a function"
+    case .async: "@DatabaseFunction cannot call an async function: SQLite calls it synchronously, inside a statement"
+    case .noResult: "@DatabaseFunction needs a result: declare what the function returns (-> Bool, -> String?, ...)"
+    case .instanceMethod:
+      "@DatabaseFunction applies to a global function or a static method: SQLite calls it with no instance. Make it static, or move it out of the type"
+    case .sequenceAmongOthers:
+      "an aggregate @DatabaseFunction takes one parameter, the sequence of the group's values; take the other values as part of each element, or write two functions"
+    }
+  }
+
+  var diagnosticID: MessageID { MessageID(domain: "ChronicleQueryMacros", id: "\(self)") }
+  var severity: DiagnosticSeverity { .error }
+}

@@ -1,0 +1,172 @@
+import ChronicleQueryMacros
+import MacroTesting
+import Testing
+
+@Suite("@DatabaseFunction macro", .macros(["DatabaseFunction": DatabaseFunctionMacro.self]))
+struct DatabaseFunctionMacroTests {
+  @Test func scalar() {
+    assertMacro {
+      """
+      @DatabaseFunction("is_past_due", isDeterministic: true)
+      public func isPastDue(reminder: Reminder, _ now: Date) throws -> Bool {
+        !reminder.isCompleted && reminder.dueDate < now
+      }
+      """
+    } expansion: {
+      """
+      public func isPastDue(reminder: Reminder, _ now: Date) throws -> Bool {
+        !reminder.isCompleted && reminder.dueDate < now
+      }
+
+      public struct __macro_local_9isPastDuefMu_: ChronicleQuery.ScalarDatabaseFunction {
+        public typealias Output = Bool
+        public let name = "is_past_due"
+        public let isDeterministic = true
+        public init() {
+        }
+        public var argumentCount: Int {
+          Reminder.queryColumnCount + Date.queryColumnCount
+        }
+        public func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Bool {
+          let argument0 = try arguments.decode(Reminder.self).queryOutput
+          let argument1 = try arguments.decode(Date.self).queryOutput
+          return try isPastDue(reminder: argument0, argument1)
+        }
+        public func callAsFunction(reminder argument0: some ChronicleQuery.QueryExpression<Reminder>, _ argument1: some ChronicleQuery.QueryExpression<Date>) -> ChronicleQuery.SQLQueryExpression<Bool> {
+          ChronicleQuery.SQLQueryExpression(
+            ChronicleQuery.QueryFragment(sql: ChronicleQuery.quotedIdentifier(name) + "(") + [argument0.queryFragment, argument1.queryFragment].joined(separator: ", ") + ChronicleQuery.QueryFragment(sql: ")"))
+        }
+      }
+
+      public let $isPastDue = __macro_local_9isPastDuefMu_()
+      """
+    }
+  }
+
+  @Test func aggregate() {
+    assertMacro {
+      """
+      @DatabaseFunction
+      func mode(priority priorities: some Sequence<Priority?>) -> Priority? {
+        priorities.first ?? nil
+      }
+      """
+    } expansion: {
+      """
+      func mode(priority priorities: some Sequence<Priority?>) -> Priority? {
+        priorities.first ?? nil
+      }
+
+      struct __macro_local_4modefMu_: ChronicleQuery.AggregateDatabaseFunction {
+        typealias Output = Priority?
+        let name = "mode"
+        let isDeterministic = false
+        init() {
+        }
+        typealias Element = Priority?
+        var argumentCount: Int {
+          Priority?.queryColumnCount
+        }
+        func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Priority? {
+          try arguments.decode(Priority?.self).queryOutput
+        }
+        func finalize(_ elements: [Priority?]) throws -> Priority? {
+          mode(priority: elements)
+        }
+        func callAsFunction(priority argument0: some ChronicleQuery.QueryExpression<Priority?>) -> ChronicleQuery.SQLQueryExpression<Priority?> {
+          ChronicleQuery.SQLQueryExpression(
+            ChronicleQuery.QueryFragment(sql: ChronicleQuery.quotedIdentifier(name) + "(") + [argument0.queryFragment].joined(separator: ", ") + ChronicleQuery.QueryFragment(sql: ")"))
+        }
+        func callAsFunction(priority argument0: some ChronicleQuery.QueryExpression<Priority>) -> ChronicleQuery.SQLQueryExpression<Priority?> {
+          ChronicleQuery.SQLQueryExpression(
+            ChronicleQuery.QueryFragment(sql: ChronicleQuery.quotedIdentifier(name) + "(") + [argument0.queryFragment].joined(separator: ", ") + ChronicleQuery.QueryFragment(sql: ")"))
+        }
+      }
+
+      let $mode = __macro_local_4modefMu_()
+      """
+    }
+  }
+
+  @Test func staticMethod() {
+    assertMacro {
+      """
+      enum Text {
+        @DatabaseFunction
+        static func initials(_ title: String) -> String { title }
+      }
+      """
+    } expansion: {
+      """
+      enum Text {
+        static func initials(_ title: String) -> String { title }
+
+        struct __macro_local_8initialsfMu_: ChronicleQuery.ScalarDatabaseFunction {
+          typealias Output = String
+          let name = "initials"
+          let isDeterministic = false
+          init() {
+          }
+          var argumentCount: Int {
+            String.queryColumnCount
+          }
+          func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> String {
+            let argument0 = try arguments.decode(String.self).queryOutput
+            return initials(argument0)
+          }
+          func callAsFunction(_ argument0: some ChronicleQuery.QueryExpression<String>) -> ChronicleQuery.SQLQueryExpression<String> {
+            ChronicleQuery.SQLQueryExpression(
+              ChronicleQuery.QueryFragment(sql: ChronicleQuery.quotedIdentifier(name) + "(") + [argument0.queryFragment].joined(separator: ", ") + ChronicleQuery.QueryFragment(sql: ")"))
+          }
+        }
+
+        static let $initials = __macro_local_8initialsfMu_()
+      }
+      """
+    }
+  }
+
+  @Test func misuse() {
+    assertMacro {
+      """
+      struct Model {
+        @DatabaseFunction
+        func instance() -> Int { 1 }
+      }
+      @DatabaseFunction
+      func later() async -> Int { 1 }
+      @DatabaseFunction
+      func nothing(x: Int) {}
+      @DatabaseFunction
+      func mixed(values: some Sequence<Int>, weight: Double) -> Double { 0 }
+      @DatabaseFunction
+      var notAFunction = 1
+      """
+    } diagnostics: {
+      """
+      struct Model {
+        @DatabaseFunction
+        func instance() -> Int { 1 }
+             ┬───────
+             ╰─ 🛑 @DatabaseFunction applies to a global function or a static method: SQLite calls it with no instance. Make it static, or move it out of the type
+      }
+      @DatabaseFunction
+      func later() async -> Int { 1 }
+           ┬────
+           ╰─ 🛑 @DatabaseFunction cannot call an async function: SQLite calls it synchronously, inside a statement
+      @DatabaseFunction
+      func nothing(x: Int) {}
+           ┬──────
+           ╰─ 🛑 @DatabaseFunction needs a result: declare what the function returns (-> Bool, -> String?, ...)
+      @DatabaseFunction
+      func mixed(values: some Sequence<Int>, weight: Double) -> Double { 0 }
+                 ┬──────────────────────────
+                 ╰─ 🛑 an aggregate @DatabaseFunction takes one parameter, the sequence of the group's values; take the other values as part of each element, or write two functions
+      @DatabaseFunction
+      ┬────────────────
+      ╰─ 🛑 @DatabaseFunction applies to a function
+      var notAFunction = 1
+      """
+    }
+  }
+}

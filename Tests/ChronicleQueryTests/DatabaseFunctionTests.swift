@@ -1,0 +1,111 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Testing
+
+import ChronicleTestSupport
+
+@Suite("@DatabaseFunction: Swift functions called from SQL")
+struct DatabaseFunctionTests {
+  let directory: TemporaryDirectory
+  let database: ChronicleDatabase
+  let home = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+  let work = UUID(uuidString: "00000000-0000-0000-0000-000000000002")!
+  let empty = UUID(uuidString: "00000000-0000-0000-0000-000000000003")!
+  let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    var configuration = ChronicleConfiguration()
+    configuration.database.prepareDatabase { db in
+      db.add(function: $mode)
+      db.add(function: $median)
+      db.add(function: $isPastDue)
+      db.add(function: TextFunctions.$initials)
+    }
+    database = try Chronicle.open(path: directory.path("app.sqlite"), configuration: configuration)
+    let (home, work, empty, now) = (home, work, empty, now)
+    try database.write { db in
+      try db.execute(sql: remindersSchema)
+      try RemindersList.insert {
+        RemindersList(id: home, title: "Home", position: 1)
+        RemindersList(id: work, title: "Work", position: 2)
+        RemindersList(id: empty, title: "Empty", position: 3)
+      }.execute(db)
+      try Reminder.insert {
+        Reminder.Draft(remindersListID: home, title: "Buy milk", priority: .high, dueDate: now - 3600, score: 1)
+        Reminder.Draft(remindersListID: home, title: "Call mom", priority: .high, score: 2)
+        Reminder.Draft(remindersListID: home, title: "Water plants", isCompleted: true, priority: .low, dueDate: now - 60, score: 10)
+        Reminder.Draft(remindersListID: work, title: "Finish report", priority: .medium, dueDate: now + 3600, score: 4)
+        Reminder.Draft(remindersListID: work, title: "Book travel", score: 5)
+      }.execute(db)
+    }
+  }
+
+  @Test func sql() {
+    assertInlineSnapshot(
+      of: RemindersList.group(by: \.id).leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
+        .select { ($0.title, $mode(priority: $1.priority), $median(values: $1.score)) }.query.description,
+      as: .lines) {
+      """
+      SELECT "remindersLists"."title", "mode"("reminders"."priority"), "median_of"("reminders"."score") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" IS "reminders"."remindersListID") GROUP BY "remindersLists"."id"
+      """
+    }
+    assertInlineSnapshot(of: Reminder.where { $isPastDue(reminder: $0, now: now) }.select { TextFunctions.$initials($0.title) }.query.description, as: .lines) {
+      """
+      SELECT "initials"("reminders"."title") FROM "reminders" WHERE "isPastDue"("reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score", '2027-01-15 08:00:00.000')
+      """
+    }
+  }
+
+  @Test("the seeds' aggregates: mode and median per list")
+  func aggregates() throws {
+    let rows = try database.read { db in
+      try RemindersList.group(by: \.id).leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
+        .order { list, _ in list.position }
+        .select { ($0.title, $mode(priority: $1.priority), $median(values: $1.score)) }
+        .fetchAll(db)
+    }
+    #expect(rows.map(\.0) == ["Home", "Work", "Empty"])
+    #expect(rows.map(\.1) == [.high, .medium, nil])
+    #expect(rows.map(\.2) == [2, 4.5, nil])
+    // Over a whole table, through a non-optional column.
+    #expect(try database.read { db in try Reminder.select { $median(values: $0.score) }.fetchOne(db) } == 4)
+  }
+
+  @Test("a scalar function of a row and a date, in WHERE; a static one in SELECT")
+  func scalars() throws {
+    let now = now
+    let pastDue = try database.read { db in
+      try Reminder.where { $isPastDue(reminder: $0, now: now) }.order(by: \.title).select { ($0.title, TextFunctions.$initials($0.title)) }.fetchAll(db)
+    }
+    #expect(pastDue.map(\.0) == ["Buy milk"] && pastDue.map(\.1) == ["Bm"])
+  }
+
+  @Test("an error the Swift function throws fails the statement with its description")
+  func thrownError() throws {
+    let error = #expect(throws: DatabaseError.self) {
+      try database.read { db in try Reminder.select { TextFunctions.$initials($0.title.substr(1, 0)) }.fetchAll(db) }
+    }
+    #expect(error?.message?.contains("initials of an empty title") == true)
+  }
+
+  @Test("a value of the wrong type fails with the argument named, not a crash")
+  func wrongArgumentType() throws {
+    let error = #expect(throws: DatabaseError.self) {
+      try database.read { db in try Reminder.select { _ in TextFunctions.$initials(SQLQueryExpression<String>(QueryFragment(sql: "x'00'"))) }.fetchAll(db) }
+    }
+    #expect(error?.message?.contains("argument 1") == true)
+  }
+
+  @Test("a write through a function-computed value is captured as its result")
+  func capturedWrite() throws {
+    try database.write { db in
+      try Reminder.update { $0.title = TextFunctions.$initials($0.title) }.execute(db)
+    }
+    let titles = try database.read { db in try Reminder.order(by: \.title).select(\.title).fetchAll(db) }
+    #expect(titles == ["Bm", "Bt", "Cm", "Fr", "Wp"])
+    let replay = try database.replay(into: directory.path("replay.sqlite"))
+    #expect(replay.digests == (try database.digests()))
+  }
+}

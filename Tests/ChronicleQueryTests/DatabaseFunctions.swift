@@ -1,0 +1,41 @@
+import Chronicle
+import Foundation
+
+/// The seeds' mode: the most frequent priority of a group (nil when none).
+@DatabaseFunction
+func mode(priority priorities: some Sequence<Reminder.Priority?>) -> Reminder.Priority? {
+  var occurrences: [Reminder.Priority: Int] = [:]
+  for priority in priorities {
+    guard let priority else { continue }
+    occurrences[priority, default: 0] += 1
+  }
+  return occurrences.max { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }?.key
+}
+
+/// The seeds' median.
+@DatabaseFunction("median_of", isDeterministic: true)
+func median(values: [Double?]) -> Double? {
+  let sorted = values.compactMap { $0 }.sorted()
+  guard !sorted.isEmpty else { return nil }
+  let middle = sorted.count / 2
+  return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+}
+
+/// A scalar function of a whole row (its columns are the arguments).
+@DatabaseFunction
+func isPastDue(reminder: Reminder, now: Date) -> Bool {
+  !reminder.isCompleted && (reminder.dueDate.map { $0 < now } ?? false)
+}
+
+enum TextFunctions {
+  /// A static method, with an unlabeled parameter, that throws.
+  @DatabaseFunction(isDeterministic: true)
+  static func initials(_ title: String) throws -> String {
+    guard !title.isEmpty else { throw InitialsError() }
+    return String(title.split(separator: " ").compactMap(\.first))
+  }
+
+  struct InitialsError: Error, CustomStringConvertible {
+    var description: String { "initials of an empty title" }
+  }
+}
