@@ -5,6 +5,7 @@ import GRDB
 /// `Output` is what each row decodes to: the table's type, one column's
 /// type, or a tuple of them after `select`. Joining another table gives a
 /// ``Select2``.
+@dynamicMemberLookup
 public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable {
   public typealias QueryValue = Output
   var clauses: SelectClauses
