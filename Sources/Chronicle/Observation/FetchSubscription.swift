@@ -76,17 +76,6 @@ final class FetchSubscription<Value: Sendable>: Observable, Sendable {
     }
   }
 
-  /// Stops observing: the value stays as it is.
-  func cancel() {
-    let (cancellable, waiter) = state.withLock { state in
-      defer { state.generation += 1; state.cancellable = nil; state.waiter = nil }
-      return (state.cancellable, state.waiter)
-    }
-    cancellable?.cancel()
-    waiter?.resume(throwing: CancellationError())
-    setLoading(false)
-  }
-
   private func begin(_ fetch: @escaping @Sendable (Database) throws -> Value, waiter: CheckedContinuation<Void, any Error>?) {
     let (generation, replaced, replacedWaiter) = state.withLock { state in
       defer {
