@@ -3,6 +3,7 @@
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
 //                                        [--filesync-mib 256] [--only capture|query|sync|replay|filesync]
+//                                        [--scenario N]  (only the Nth capture scenario, for profiling)
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
 //     `chronicle serve` and `chronicle sync --peer` as separate processes).
@@ -28,6 +29,7 @@ struct Options {
   var replayChanges = 1_000_000
   var fileSyncMiB = 256
   var only: String?
+  var scenario: Int?
   var syncSourcePath: String?
 
   init(_ arguments: [String]) {
@@ -41,9 +43,10 @@ struct Options {
       case "--replay-changes": replayChanges = Int(iterator.next() ?? "") ?? replayChanges
       case "--filesync-mib": fileSyncMiB = Int(iterator.next() ?? "") ?? fileSyncMiB
       case "--only": only = iterator.next()
+      case "--scenario": scenario = Int(iterator.next() ?? "")
       case "--write-sync-source": syncSourcePath = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--only capture|query|sync|replay|filesync] [--write-sync-source FILE]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--only capture|query|sync|replay|filesync] [--scenario N] [--write-sync-source FILE]\n".utf8))
         exit(2)
       }
     }
@@ -155,7 +158,7 @@ print("warning: debug build; run with -c release for meaningful figures\n")
 print("chronicle-bench: best of \(options.repeats) runs, fresh WAL database per run\n")
 @MainActor func runCaptureBenchmark() throws {
   print("scenario".padding(toLength: 46, withPad: " ", startingAt: 0) + "GRDB rows/s   Chronicle rows/s   ratio (time)")
-  for scenario in scenarios {
+  for (number, scenario) in scenarios.enumerated() where options.scenario.map({ $0 == number + 1 }) ?? true {
     var best = ["GRDB": Double.infinity, "Chronicle": Double.infinity]
     for _ in 0..<options.repeats {
       for chronicle in [false, true] {

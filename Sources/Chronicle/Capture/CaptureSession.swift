@@ -85,10 +85,10 @@ final class CaptureSession: @unchecked Sendable {
   /// Starts receiving the connection's row changes.
   func installHook() {
     let context = Unmanaged.passUnretained(self).toOpaque()
-    chronicle_set_preupdate_hook(connection, { context, _, operation, schema, table, _, _ in
+    chronicle_set_preupdate_hook(connection, { context, _, operation, schema, table, oldRowid, newRowid in
       guard let context, let schema, let table else { return }
       Unmanaged<CaptureSession>.fromOpaque(context).takeUnretainedValue()
-        .rowWillChange(operation: operation, schema: schema, table: table)
+        .rowWillChange(operation: operation, schema: schema, table: table, oldRowid: oldRowid, newRowid: newRowid)
     }, context)
   }
 
@@ -172,7 +172,11 @@ final class CaptureSession: @unchecked Sendable {
 
   // MARK: - Hook
 
-  private func rowWillChange(operation: Int32, schema: UnsafePointer<CChar>, table name: UnsafePointer<CChar>) {
+  /// Notes a row change reported by the preupdate hook. `oldRowid` is
+  /// meaningful for updates and deletes, `newRowid` for inserts and updates.
+  private func rowWillChange(
+    operation: Int32, schema: UnsafePointer<CChar>, table name: UnsafePointer<CChar>, oldRowid: Int64, newRowid: Int64
+  ) {
     guard strcmp(schema, "main") == 0 else { return }
     if isSuspended {
       if tableWrittenByTriggerWhileSuspended == nil, chronicle_preupdate_depth(connection) > 0 {
@@ -197,14 +201,17 @@ final class CaptureSession: @unchecked Sendable {
     }
     switch operation {
     case SQLITE_INSERT:
-      guard let key = readKey(table, chronicle_preupdate_new) else { return }
+      let key = table.keyIsRowid ? .integer(newRowid) : readKey(table, chronicle_preupdate_new)
+      guard let key else { return }
       touch(table, key: key, readBefore: false)
     case SQLITE_DELETE:
-      guard let key = readKey(table, chronicle_preupdate_old) else { return }
+      let key = table.keyIsRowid ? .integer(oldRowid) : readKey(table, chronicle_preupdate_old)
+      guard let key else { return }
       touch(table, key: key, readBefore: true)
     case SQLITE_UPDATE:
-      guard let oldKey = readKey(table, chronicle_preupdate_old),
-            let newKey = readKey(table, chronicle_preupdate_new) else { return }
+      let oldKey = table.keyIsRowid ? .integer(oldRowid) : readKey(table, chronicle_preupdate_old)
+      let newKey = table.keyIsRowid ? .integer(newRowid) : readKey(table, chronicle_preupdate_new)
+      guard let oldKey, let newKey else { return }
       touch(table, key: oldKey, readBefore: true)
       if newKey != oldKey { touch(table, key: newKey, readBefore: false) }
     default:
@@ -308,12 +315,16 @@ final class CaptureSession: @unchecked Sendable {
     let dumped = Set(fullTables.map(ObjectIdentifier.init))
     var deletedRows: [(table: TrackedTable, key: RowKey, values: [SQLiteValue?])] = []
     var lastTable: (table: TrackedTable, index: Int, reader: RowReader)?
+    var usedReaders: [RowReader] = []
+    defer { for reader in usedReaders { reader.finish() } }
     for row in touched {
       let table = row.table
       if lastTable?.table !== table {
         // Rows of tables dropped in this transaction, or dumped whole, need no operation.
         guard tables[table.name] === table, !dumped.contains(ObjectIdentifier(table)) else { continue }
-        lastTable = (table, index(of: table), try reader(for: table))
+        let reader = try reader(for: table)
+        if !usedReaders.contains(where: { $0 === reader }) { usedReaders.append(reader) }
+        lastTable = (table, index(of: table), reader)
       }
       guard let (_, tableIndex, reader) = lastTable else { continue }
       let before = beforeImage(of: row)
@@ -323,6 +334,7 @@ final class CaptureSession: @unchecked Sendable {
       }
       if deleted, let before { deletedRows.append((table, row.key, before)) }
     }
+    for reader in usedReaders { reader.finish() }
     for table in fullTables {
       let reader = try AllRowsReader(connection: connection, table: table)
       let tableIndex = index(of: table)

@@ -1,9 +1,26 @@
 /// Finds the rows a transaction has already touched, by table and primary key.
 ///
 /// Runs once per changed row inside the preupdate hook, so single INTEGER
-/// keys (the common case) go through a small open-addressing table with a
-/// multiplicative hash instead of `Dictionary` and its seeded SipHash.
+/// keys (the common case) skip `Dictionary` and its seeded SipHash:
+/// - keys that arrive in ascending order per table (bulk inserts with
+///   increasing ids) are appended to a sorted run, which costs a comparison
+///   and an append, and is binary-searched later;
+/// - other integer keys go to a small open-addressing table with a
+///   multiplicative hash.
+///
+/// A key above the end of its table's run is in neither: everything in the
+/// hash table was at most the run's end when it arrived, and the end only grows.
 struct TouchedRowIndex {
+  /// The ascending keys of one table, with their positions.
+  private struct AscendingRun {
+    let owner: UInt
+    var keys: [Int64] = []
+    var positions: [Int] = []
+  }
+
+  private var runs: [AscendingRun] = []
+  private var lastRun = 0
+
   /// One slot of the open-addressing table, kept together so a probe touches one cache line.
   private struct Entry {
     var owner: UInt  // table identity, 0 when the slot is empty
@@ -35,6 +52,14 @@ struct TouchedRowIndex {
       return nil
     }
     let owner = UInt(bitPattern: ObjectIdentifier(table))
+    let run = runIndex(of: owner)
+    if let last = runs[run].keys.last, value <= last {
+      if let found = Self.binarySearch(runs[run].keys, for: value) { return runs[run].positions[found] }
+    } else {
+      runs[run].keys.append(value)
+      runs[run].positions.append(position)
+      return nil
+    }
     let start = slot(owner: owner, key: value)
     let found: Int? = entries.withUnsafeMutableBufferPointer { entries in
       let mask = entries.count - 1
@@ -55,6 +80,14 @@ struct TouchedRowIndex {
   /// Forgets every row (the transaction ended).
   mutating func removeAll() {
     other.removeAll(keepingCapacity: true)
+    runs.removeAll { $0.keys.isEmpty }  // tables this transaction did not touch
+    lastRun = 0
+    for index in runs.indices {
+      // A big transaction does not keep its memory for the small ones after it.
+      let keep = runs[index].keys.capacity <= Self.minimumCapacity
+      runs[index].keys.removeAll(keepingCapacity: keep)
+      runs[index].positions.removeAll(keepingCapacity: keep)
+    }
     guard integerCount > 0 else { return }
     if entries.count > Self.minimumCapacity {
       allocate(capacity: Self.minimumCapacity)  // a big transaction does not tax the small ones after it
@@ -62,6 +95,28 @@ struct TouchedRowIndex {
       for index in entries.indices { entries[index] = .empty }
     }
     integerCount = 0
+  }
+
+  /// The run of the table `owner`, created empty the first time.
+  private mutating func runIndex(of owner: UInt) -> Int {
+    if lastRun < runs.count, runs[lastRun].owner == owner { return lastRun }
+    if let found = runs.firstIndex(where: { $0.owner == owner }) {
+      lastRun = found
+    } else {
+      runs.append(AscendingRun(owner: owner))
+      lastRun = runs.count - 1
+    }
+    return lastRun
+  }
+
+  private static func binarySearch(_ keys: [Int64], for key: Int64) -> Int? {
+    var low = 0
+    var high = keys.count
+    while low < high {
+      let middle = (low + high) / 2
+      if keys[middle] < key { low = middle + 1 } else { high = middle }
+    }
+    return low < keys.count && keys[low] == key ? low : nil
   }
 
   private func slot(owner: UInt, key: Int64) -> Int { Self.slot(owner: owner, key: key, shift: shift) }

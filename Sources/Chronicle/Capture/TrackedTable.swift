@@ -14,6 +14,10 @@ final class TrackedTable {
   private(set) var columnIndexes: [Int32]
   /// Indexes into ``columns`` of the primary key, in key order.
   private(set) var primaryKey: [Int]
+  /// Whether the key is the table's rowid (a single `INTEGER PRIMARY KEY`
+  /// column in a rowid table): the preupdate hook then hands it over without
+  /// unpacking the record, and read-back can walk the table in rowid order.
+  private(set) var keyIsRowid: Bool
   /// Bumped every time ``columns`` changes.
   private(set) var generation = 0
 
@@ -22,14 +26,16 @@ final class TrackedTable {
     columns = shape.columns
     columnIndexes = shape.columnIndexes
     primaryKey = shape.primaryKey
+    keyIsRowid = shape.keyIsRowid
   }
 
   func update(to shape: TableShape) {
     name = shape.name
-    if shape.columns != columns || shape.primaryKey != primaryKey {
+    if shape.columns != columns || shape.primaryKey != primaryKey || shape.keyIsRowid != keyIsRowid {
       columns = shape.columns
       columnIndexes = shape.columnIndexes
       primaryKey = shape.primaryKey
+      keyIsRowid = shape.keyIsRowid
       generation += 1
     }
   }
@@ -47,10 +53,12 @@ struct TableShape: Equatable {
   var columns: [String]
   var columnIndexes: [Int32]
   var primaryKey: [Int]
+  /// Whether the primary key is an alias of the rowid.
+  var keyIsRowid: Bool
 
   /// Reads the shape of `table` in the main schema; nil when there is none.
   static func read(_ db: Database, table: String) throws -> TableShape? {
-    guard let listing = try Row.fetchOne(db, sql: "SELECT type, strict FROM pragma_table_list(?) WHERE schema = 'main'", arguments: [table]),
+    guard let listing = try Row.fetchOne(db, sql: "SELECT type, strict, wr FROM pragma_table_list(?) WHERE schema = 'main'", arguments: [table]),
           listing["type"] as String == "table"
     else { return nil }
     var columns: [String] = []
@@ -64,9 +72,17 @@ struct TableShape: Equatable {
       columns.append(row["name"])
       indexes.append(Int32(row["cid"] as Int))
     }
+    // A one-column INTEGER key of a rowid table is the rowid itself, unless
+    // SQLite had to give it an index of its own (the `INTEGER PRIMARY KEY DESC`
+    // quirk): asking SQLite for that index avoids parsing declarations.
+    let keyIsRowid = try keyed.count == 1 && (listing["wr"] as Int) == 0
+      && Bool.fetchOne(db, sql: """
+        SELECT NOT EXISTS (SELECT 1 FROM pragma_index_list(?1, 'main') WHERE origin = 'pk')
+          AND (SELECT upper(type) FROM pragma_table_xinfo(?1, 'main') WHERE pk = 1) = 'INTEGER'
+        """, arguments: [table]) == true
     return TableShape(
       name: table, isStrict: (listing["strict"] as Int) == 1, columns: columns, columnIndexes: indexes,
-      primaryKey: keyed.sorted { $0.position < $1.position }.map(\.column))
+      primaryKey: keyed.sorted { $0.position < $1.position }.map(\.column), keyIsRowid: keyIsRowid)
   }
 
   /// Throws the error that tells why the table cannot be tracked, if it cannot.
