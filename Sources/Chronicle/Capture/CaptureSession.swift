@@ -27,7 +27,7 @@ final class CaptureSession: @unchecked Sendable {
   /// log restarts under a new identity, see ``restartLog(as:schemaEpoch:_:)``).
   private(set) var peer: PeerID
   let clock: HybridLogicalClock
-  let deflater: Zlib.Deflater
+  let compressor: BodyCompressor
 
   /// Tracked tables by name.
   private(set) var tables: [String: TrackedTable] = [:]
@@ -75,7 +75,7 @@ final class CaptureSession: @unchecked Sendable {
     self.connection = connection
     self.peer = peer
     self.clock = clock
-    self.deflater = Zlib.Deflater(level: compressionLevel)
+    self.compressor = BodyCompressor(level: compressionLevel)
   }
 
   // No deinit that clears the hook: the session lives as long as the
@@ -267,6 +267,7 @@ final class CaptureSession: @unchecked Sendable {
   /// log, inside the transaction. Returns nil when nothing changed.
   func appendEvent(_ db: Database) throws -> AppendedEvent? {
     if let hookFailure { throw hookFailure }
+    compressor.discardPending()  // what a failed append left
     var body = EventBodyWriter()
     var tableIndexes: [ObjectIdentifier: Int] = [:]
     func index(of table: TrackedTable) -> Int {
@@ -332,6 +333,7 @@ final class CaptureSession: @unchecked Sendable {
         try body.appendRowChange(table: tableIndex, key: row.key, before: before, row: statement, columnCount: reader.columnCount)
         return statement == nil && before != nil
       }
+      if body.operations.count > compressor.nextSubmission { compressor.submitPieces(of: body.operations.bytes) }
       if deleted, let before { deletedRows.append((table, row.key, before)) }
     }
     for reader in usedReaders { reader.finish() }
@@ -340,6 +342,7 @@ final class CaptureSession: @unchecked Sendable {
       let tableIndex = index(of: table)
       try reader.forEach { statement in
         try body.appendRowChange(table: tableIndex, key: .values([]), before: nil, row: statement, columnCount: reader.columnCount)
+        if body.operations.count > compressor.nextSubmission { compressor.submitPieces(of: body.operations.bytes) }
       }
     }
     discardPendingChanges()
@@ -348,7 +351,7 @@ final class CaptureSession: @unchecked Sendable {
     var position = try self.position ?? LocalLogPosition.read(db, origin: peer)
     self.position = nil  // until the append succeeds
     let appended = try EventAppender.appendLocal(
-      db, origin: peer, clock: clock, position: &position, body: body, advancesEpoch: changesTrackedShape, deflater: deflater)
+      db, origin: peer, clock: clock, position: &position, body: body, advancesEpoch: changesTrackedShape, compressor: compressor)
     self.position = position
     pendingMigration = nil
     // Sync merges later writes into deleted rows: keep their last values.

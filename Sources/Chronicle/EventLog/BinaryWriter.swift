@@ -10,6 +10,9 @@ struct BinaryWriter {
     bytes.reserveCapacity(capacity)
   }
 
+  /// Number of bytes written.
+  var count: Int { bytes.count }
+
   mutating func writeByte(_ byte: UInt8) {
     bytes.append(byte)
   }

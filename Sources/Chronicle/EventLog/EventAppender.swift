@@ -23,14 +23,16 @@ enum EventAppender {
   /// Advances `position`.
   static func appendLocal(
     _ db: Database, origin: PeerID, clock: HybridLogicalClock, position: inout LocalLogPosition,
-    body: EventBodyWriter, advancesEpoch: Bool, deflater: Zlib.Deflater
+    body: EventBodyWriter, advancesEpoch: Bool, compressor: BodyCompressor
   ) throws -> AppendedEvent {
     let sequence = position.nextSequence
     let epoch = advancesEpoch ? position.schemaEpoch + 1 : position.schemaEpoch
     let timestamp = clock.now()
+    let prefix = body.prefix()
+    let operations = body.operations.bytes
     let encoded = EventCodec.seal(
       origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch,
-      body: body.finish(), compress: deflater.compress)
+      prefix: prefix, operations: operations, compressed: compressor.compress(prefix: prefix, operations: operations))
     let id = try insert(
       db, origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch,
       encoded: encoded, rowChangeCount: body.rowChangeCount, changedTables: body.changedTableNames)

@@ -101,6 +101,13 @@ struct EventBodyWriter {
 
   /// The body: table section, operation count, operations.
   func finish() -> [UInt8] {
+    var body = prefix()
+    body.append(contentsOf: operations.bytes)
+    return body
+  }
+
+  /// What goes before the operations: the table section and the operation count.
+  func prefix() -> [UInt8] {
     var header = BinaryWriter(capacity: 64 + tables.count * 64)
     header.writeVarint(tables.count)
     for table in tables {
@@ -111,7 +118,6 @@ struct EventBodyWriter {
       for index in table.primaryKey { header.writeVarint(index) }
     }
     header.writeVarint(operationCount)
-    header.writeBytes(operations.bytes)
     return header.bytes
   }
 }

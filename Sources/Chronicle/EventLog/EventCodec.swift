@@ -27,21 +27,27 @@ public enum EventCodec {
 
   /// Serializes `event`, compressing the body with zlib at `compressionLevel`.
   public static func encode(_ event: ChangeEvent, compressionLevel: Int32 = 6) throws(EventFormatError) -> Encoded {
-    let body = try encodeBody(tables: event.tables, operations: event.operations)
+    var writer = EventBodyWriter()
+    for table in event.tables { _ = writer.addTable(table) }
+    for operation in event.operations { try writer.append(operation) }
+    let prefix = writer.prefix()
+    let operations = writer.operations.bytes
     return seal(
       origin: event.origin, sequence: event.sequence, timestamp: event.timestamp, schemaEpoch: event.schemaEpoch,
-      body: body, compress: { Zlib.compress($0, level: compressionLevel) })
+      prefix: prefix, operations: operations,
+      compressed: Zlib.compressBody(prefix: prefix, operations: operations, level: compressionLevel))
   }
 
-  /// Wraps an encoded body in the envelope: header, the body (compressed when
-  /// `compress` makes it smaller, since tiny bodies grow) and the checksum.
+  /// Wraps an encoded body (`prefix` followed by `operations`) in the
+  /// envelope: header, the body (`compressed` when that is smaller, since
+  /// tiny bodies grow) and the checksum.
   static func seal(
-    origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp, schemaEpoch: UInt64, body: [UInt8],
-    compress: ([UInt8]) -> [UInt8]
+    origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp, schemaEpoch: UInt64,
+    prefix: [UInt8], operations: [UInt8], compressed: [UInt8]
   ) -> Encoded {
-    let compressed = compress(body)
-    let isCompressed = compressed.count < body.count
-    let stored = isCompressed ? compressed : body
+    let bodySize = prefix.count + operations.count
+    let isCompressed = compressed.count < bodySize
+    let stored = isCompressed ? compressed : prefix + operations
     var writer = BinaryWriter(capacity: stored.count + 64)
     writer.writeBytes(magic)
     writer.writeByte(currentVersion)
@@ -50,12 +56,12 @@ public enum EventCodec {
     writer.writeUInt64BigEndian(timestamp.rawValue)
     writer.writeVarint(sequence)
     writer.writeVarint(schemaEpoch)
-    writer.writeVarint(body.count)
+    writer.writeVarint(bodySize)
     writer.writeVarint(stored.count)
     writer.writeBytes(stored)
     let checksum = Zlib.crc32(writer.bytes[...])
     writer.writeUInt32BigEndian(checksum)
-    return Encoded(bytes: writer.bytes, rawBodySize: body.count, checksum: checksum)
+    return Encoded(bytes: writer.bytes, rawBodySize: bodySize, checksum: checksum)
   }
 
   /// Parses a serialized event.
