@@ -46,7 +46,11 @@ struct BodyCompressionTests {
 
   /// Capture hands pieces over whenever it likes; the bytes must not depend on when.
   @Test(arguments: [UInt64(1), 2, 3])
-  func backgroundPiecesGiveTheSameBytes(seed: UInt64) throws {
+  func backgroundPiecesGiveTheSameBytes(seed: UInt64) async throws {
+    try await offThePool { try Self.backgroundPiecesGiveTheSameBytes(seed: seed) }
+  }
+
+  static func backgroundPiecesGiveTheSameBytes(seed: UInt64) throws {
     var random = SeededGenerator(seed: seed)
     let compressor = BodyCompressor(level: 1)
     for _ in 0..<4 {
@@ -76,7 +80,11 @@ struct BodyCompressionTests {
 
   /// A transaction whose event spans many pieces: the stored event decodes,
   /// re-encodes to the same bytes, and replays to the live digests.
-  @Test func largeTransactionIsCapturedIntoOneValidEvent() throws {
+  @Test func largeTransactionIsCapturedIntoOneValidEvent() async throws {
+    try await offThePool { try Self.largeTransactionIsCapturedIntoOneValidEvent() }
+  }
+
+  static func largeTransactionIsCapturedIntoOneValidEvent() throws {
     let directory = try TemporaryDirectory()
     let database = try Chronicle.open(path: directory.path("large.sqlite"))
     let (_, stored) = try database.writeReturningEvent { db in

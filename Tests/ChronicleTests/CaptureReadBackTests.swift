@@ -39,7 +39,11 @@ struct CaptureReadBackTests {
   /// and a replay must give the live digests. Keys ascend, descend, jump
   /// further than the walk steps, move, and reach Int64.min and Int64.max.
   @Test(arguments: [UInt64(7), 42, 20261121])
-  func rowidWalkMatchesKeyLookups(seed: UInt64) throws {
+  func rowidWalkMatchesKeyLookups(seed: UInt64) async throws {
+    try await offThePool { try Self.rowidWalkMatchesKeyLookups(seed: seed) }
+  }
+
+  static func rowidWalkMatchesKeyLookups(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
     let database = try Chronicle.open(path: directory.path("walk.sqlite"))
     var random = SeededGenerator(seed: seed)

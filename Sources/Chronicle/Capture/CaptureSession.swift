@@ -34,18 +34,29 @@ final class CaptureSession: @unchecked Sendable {
   private var readers: [ObjectIdentifier: (name: String, generation: Int, reader: RowReader)] = [:]
   private var snapshot = SchemaSnapshot(version: -1, objects: [])
 
+  /// A row the transaction touched, in first-touch order. Kept small and
+  /// free of references: one is appended per inserted row.
   private struct TouchedRow {
-    let table: TrackedTable
+    /// Index into ``touchedTables``.
+    let table: Int32
+    /// Index into ``beforeImages``; -1 when the row did not exist before.
+    let before: Int32
     let key: RowKey
-    /// The row's values when the transaction first touched it; nil when it did not exist.
-    let before: [SQLiteValue]?
-    /// The table's column generation when `before` was read.
+  }
+
+  /// A row's values when the transaction first touched it.
+  private struct BeforeImage {
+    let values: [SQLiteValue]
+    /// The table's column generation and columns when `values` were read.
     let generation: Int
-    let beforeColumns: [String]
+    let columns: [String]
   }
 
   private var touchedIndex = TouchedRowIndex()
   private var touched: [TouchedRow] = []
+  /// The tables of ``touched``, in first-touch order.
+  private var touchedTables: [TrackedTable] = []
+  private var beforeImages: [BeforeImage] = []
   private var hookFailure: ChronicleError?
   /// Main-schema tables written in this transaction that were not tracked at
   /// the time (a tracked table renamed earlier in the transaction shows up here).
@@ -98,12 +109,14 @@ final class CaptureSession: @unchecked Sendable {
   /// Names of the tables with pending changes.
   var pendingTableNames: [String] {
     var seen = Set<String>()
-    return touched.compactMap { seen.insert($0.table.name).inserted ? $0.table.name : nil }
+    return touchedTables.compactMap { seen.insert($0.name).inserted ? $0.name : nil }
   }
 
   /// Forgets what the transaction captured (after commit or rollback).
   func discardPendingChanges() {
-    touched.removeAll(keepingCapacity: true)
+    touched.removeAll(keepingCapacity: touched.capacity <= 4096)  // a big transaction does not keep its memory
+    touchedTables.removeAll(keepingCapacity: true)
+    beforeImages.removeAll(keepingCapacity: beforeImages.capacity <= 4096)
     touchedIndex.removeAll()
     untrackedTablesWritten.removeAll()
     hookFailure = nil
@@ -243,7 +256,7 @@ final class CaptureSession: @unchecked Sendable {
 
   private func touch(_ table: TrackedTable, key: RowKey, readBefore: Bool) {
     guard touchedIndex.position(of: table, key: key, orRecord: touched.count) == nil else { return }
-    var before: [SQLiteValue]?
+    var before: Int32 = -1
     if readBefore {
       var values: [SQLiteValue] = []
       values.reserveCapacity(table.columns.count)
@@ -254,11 +267,18 @@ final class CaptureSession: @unchecked Sendable {
         }
         values.append(SQLiteValue(sqliteValue: value))
       }
-      before = values
+      before = Int32(beforeImages.count)
+      beforeImages.append(BeforeImage(values: values, generation: table.generation, columns: table.columns))
     }
-    touched.append(TouchedRow(
-      table: table, key: key, before: before, generation: table.generation,
-      beforeColumns: before == nil ? [] : table.columns))
+    touched.append(TouchedRow(table: slot(of: table), before: before, key: key))
+  }
+
+  /// The index of `table` in ``touchedTables``, which it joins if new.
+  private func slot(of table: TrackedTable) -> Int32 {
+    if let last = touchedTables.last, last === table { return Int32(touchedTables.count - 1) }
+    if let found = touchedTables.firstIndex(where: { $0 === table }) { return Int32(found) }
+    touchedTables.append(table)
+    return Int32(touchedTables.count - 1)
   }
 
   // MARK: - Building the event
@@ -319,7 +339,7 @@ final class CaptureSession: @unchecked Sendable {
     var usedReaders: [RowReader] = []
     defer { for reader in usedReaders { reader.finish() } }
     for row in touched {
-      let table = row.table
+      let table = touchedTables[Int(row.table)]
       if lastTable?.table !== table {
         // Rows of tables dropped in this transaction, or dumped whole, need no operation.
         guard tables[table.name] === table, !dumped.contains(ObjectIdentifier(table)) else { continue }
@@ -370,10 +390,12 @@ final class CaptureSession: @unchecked Sendable {
   /// The before-image in the table's current column order (columns added
   /// since are absent, so they count as changed).
   private func beforeImage(of row: TouchedRow) -> [SQLiteValue?]? {
-    guard let before = row.before else { return nil }
-    if row.generation == row.table.generation { return before }
-    let byName = Dictionary(zip(row.beforeColumns, before), uniquingKeysWith: { first, _ in first })
-    return row.table.columns.map { byName[$0] }
+    guard row.before >= 0 else { return nil }
+    let before = beforeImages[Int(row.before)]
+    let table = touchedTables[Int(row.table)]
+    if before.generation == table.generation { return before.values }
+    let byName = Dictionary(zip(before.columns, before.values), uniquingKeysWith: { first, _ in first })
+    return table.columns.map { byName[$0] }
   }
 
   private func reader(for table: TrackedTable) throws -> RowReader {

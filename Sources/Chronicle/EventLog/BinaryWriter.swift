@@ -22,6 +22,10 @@ struct BinaryWriter {
   }
 
   mutating func writeVarint(_ value: UInt64) {
+    if value < 0x80 {  // most lengths, indexes and counts
+      bytes.append(UInt8(truncatingIfNeeded: value))
+      return
+    }
     var value = value
     while value >= 0x80 {
       bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -40,15 +44,11 @@ struct BinaryWriter {
   }
 
   mutating func writeUInt64BigEndian(_ value: UInt64) {
-    for shift in stride(from: 56, through: 0, by: -8) {
-      bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-    }
+    withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
   }
 
   mutating func writeUInt32BigEndian(_ value: UInt32) {
-    for shift in stride(from: 24, through: 0, by: -8) {
-      bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
-    }
+    withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
   }
 
   mutating func writeString(_ string: String) {
