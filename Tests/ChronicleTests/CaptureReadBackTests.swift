@@ -33,6 +33,23 @@ struct CaptureReadBackTests {
     }
   }
 
+  /// A column named `rowid` hides the real one; the walk must still go by the key.
+  @Test func aColumnNamedRowidDoesNotMisleadTheWalk() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Chronicle.open(path: directory.path("rowid.sqlite"))
+    try database.write { db in try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, rowid INTEGER NOT NULL) STRICT") }
+    let (_, stored) = try database.writeReturningEvent { db in
+      for id in 1...100 { try db.execute(sql: "INSERT INTO t (id, rowid) VALUES (?, ?)", arguments: [id, 1000 - id]) }
+    }
+    let operations = try #require(stored?.event.operations)
+    let inserts = operations.compactMap { operation -> [SQLiteValue]? in
+      if case .insert(_, let values) = operation { values } else { nil }
+    }
+    let expected: [[SQLiteValue]] = (Int64(1)...100).map { id in [SQLiteValue.integer(id), SQLiteValue.integer(1000 - id)] }
+    #expect(inserts == expected)
+    #expect(try database.replay(into: directory.path("replayed.sqlite")).digests == database.digests())
+  }
+
   /// Random transactions applied alike to a table keyed by its rowid and to
   /// one whose INTEGER key has its own index (`PRIMARY KEY DESC`, read back
   /// by lookups only): every event must carry the same operations for both,

@@ -36,8 +36,10 @@ final class RowReader {
       .joined(separator: " AND ")
     lookup = try Self.prepare("SELECT \(columns) FROM \(source) WHERE \(condition)", connection)
     if table.keyIsRowid {
-      // The key comes last, after the columns the caller reads.
-      walk = try Self.prepare("SELECT \(columns), rowid FROM \(source) WHERE rowid >= ?1 ORDER BY rowid", connection)
+      // Named by its column, not as `rowid`, which a column of that name would
+      // hide. The key comes last, after the columns the caller reads.
+      let key = quotedIdentifier(table.columns[table.primaryKey[0]])
+      walk = try Self.prepare("SELECT \(columns), \(key) FROM \(source) WHERE \(key) >= ?1 ORDER BY \(key)", connection)
     }
     columnCount = Int32(table.columns.count)
   }
