@@ -335,28 +335,30 @@ final class CaptureSession: @unchecked Sendable {
 
     let dumped = Set(fullTables.map(ObjectIdentifier.init))
     var deletedRows: [(table: TrackedTable, key: RowKey, values: [SQLiteValue?])] = []
-    var lastTable: (table: TrackedTable, index: Int, reader: RowReader)?
-    var usedReaders: [RowReader] = []
-    defer { for reader in usedReaders { reader.finish() } }
-    for row in touched {
-      let table = touchedTables[Int(row.table)]
-      if lastTable?.table !== table {
-        // Rows of tables dropped in this transaction, or dumped whole, need no operation.
-        guard tables[table.name] === table, !dumped.contains(ObjectIdentifier(table)) else { continue }
-        let reader = try reader(for: table)
-        if !usedReaders.contains(where: { $0 === reader }) { usedReaders.append(reader) }
-        lastTable = (table, index(of: table), reader)
+    do {
+      // Walks are released at the end of the block, before anything is written.
+      var lastTable: (table: TrackedTable, index: Int, reader: RowReader)?
+      var usedReaders: [RowReader] = []
+      defer { for reader in usedReaders { reader.finish() } }
+      for row in touched {
+        let table = touchedTables[Int(row.table)]
+        if lastTable?.table !== table {
+          // Rows of tables dropped in this transaction, or dumped whole, need no operation.
+          guard tables[table.name] === table, !dumped.contains(ObjectIdentifier(table)) else { continue }
+          let reader = try reader(for: table)
+          if !usedReaders.contains(where: { $0 === reader }) { usedReaders.append(reader) }
+          lastTable = (table, index(of: table), reader)
+        }
+        guard let (_, tableIndex, reader) = lastTable else { continue }
+        let before = beforeImage(of: row)
+        let deleted = try reader.withRow(key: row.key) { statement in
+          try body.appendRowChange(table: tableIndex, key: row.key, before: before, row: statement, columnCount: reader.columnCount)
+          return statement == nil && before != nil
+        }
+        if body.operations.count > compressor.nextSubmission { compressor.submitPieces(of: body.operations.bytes) }
+        if deleted, let before { deletedRows.append((table, row.key, before)) }
       }
-      guard let (_, tableIndex, reader) = lastTable else { continue }
-      let before = beforeImage(of: row)
-      let deleted = try reader.withRow(key: row.key) { statement in
-        try body.appendRowChange(table: tableIndex, key: row.key, before: before, row: statement, columnCount: reader.columnCount)
-        return statement == nil && before != nil
-      }
-      if body.operations.count > compressor.nextSubmission { compressor.submitPieces(of: body.operations.bytes) }
-      if deleted, let before { deletedRows.append((table, row.key, before)) }
     }
-    for reader in usedReaders { reader.finish() }
     for table in fullTables {
       let reader = try AllRowsReader(connection: connection, table: table)
       let tableIndex = index(of: table)
