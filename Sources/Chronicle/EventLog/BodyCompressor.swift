@@ -37,7 +37,7 @@ final class BodyCompressor: @unchecked Sendable {
   /// Hands every whole piece of `operations` that has more bytes after it to
   /// the background queue.
   func submitPieces(of operations: [UInt8]) {
-    while operations.count > submittedEnd + Zlib.pieceSize {
+    while operations.count > nextSubmission {
       let piece = Array(operations[submittedEnd..<(submittedEnd + Zlib.pieceSize)])
       submittedEnd += Zlib.pieceSize
       queue.async { [self] in
