@@ -26,6 +26,9 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case noSuchEvent(String)
   /// SQLite could not give a column value of a changing row to the capture hook.
   case capturedValueUnreadable(table: String, column: String)
+  /// A write stored TEXT that is not valid UTF-8 (`CAST(X'FF' AS TEXT)`): events
+  /// carry text as UTF-8, so the write is refused.
+  case textNotUTF8(table: String, column: String)
   /// A row of `chronicle_rows` (merge state) could not be decoded.
   case corruptMergeState(table: String, detail: String)
   /// No file at the path.
@@ -107,6 +110,8 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
       return "no event \(reference); give a log position (e.g. 12) or origin:sequence (e.g. 4f2c1a9e:3)"
     case .capturedValueUnreadable(let table, let column):
       return "could not read column \"\(column)\" of \"\(table)\" while capturing a change"
+    case .textNotUTF8(let table, let column):
+      return "column \"\(column)\" of \"\(table)\" was given TEXT that is not valid UTF-8, which no peer could read back; the transaction was not committed. Fix: store such bytes as a BLOB (X'..'), or convert them to UTF-8 first"
     case .corruptMergeState(let table, let detail):
       return "the merge state of a row of \(table) is corrupt (\(detail)); restore the file from a backup"
     }

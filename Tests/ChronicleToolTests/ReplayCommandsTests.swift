@@ -31,6 +31,37 @@ struct ReplayCommandsTests {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
   }
 
+  @Test func textWithNULIsPrintedWholeInTextAndJSON() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let a = directory.appendingPathComponent("a.sqlite").path, b = directory.appendingPathComponent("b.sqlite").path
+    for (path, text) in [(a, "'a' || char(0) || 'b'"), (b, "'a'")] {
+      let database = try Chronicle.open(path: path)
+      try database.write { db in
+        try db.execute(sql: "CREATE TABLE s (id INTEGER PRIMARY KEY, t TEXT) STRICT")
+        try db.execute(sql: "INSERT INTO s VALUES (1, \(text))")
+      }
+    }
+    let sql = try chronicle("sql", a, "SELECT t, length(CAST(t AS BLOB)) AS bytes FROM s")
+    #expect(sql.status == 0, "\(sql.errors)")
+    #expect(sql.output == "t|bytes\n'a' || char(0) || 'b'|3\n")
+
+    let diff = try chronicle("diff", a, b)
+    #expect(diff.status == 1)
+    #expect(diff.output.contains("~ [id=1]  t: 'a' || char(0) || 'b' → 'a'"), "\(diff.output)")
+    let diffJSON = try chronicle("diff", a, b, "--json")
+    let table = try #require((try json(diffJSON.output)["tables"] as? [[String: Any]])?.first)
+    let changed = try #require((table["changed"] as? [[String: Any]])?.first?["changes"] as? [String: Any])
+    #expect((changed["t"] as? [String: Any])?["from"] as? String == "a\0b")
+
+    let show = try chronicle("show", a, "1", "--json")
+    #expect(show.status == 0, "\(show.errors)")
+    #expect(show.output.contains(#""t":"a\u0000b""#), "\(show.output)")
+    let operations = try #require(try json(show.output)["operations"] as? [[String: Any]])
+    #expect(operations.compactMap { ($0["values"] as? [String: Any])?["t"] as? String } == ["a\0b"])
+  }
+
   @Test func commandsReportAndExitAsDocumented() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -20,10 +20,8 @@ struct SQL: ParsableCommand {
           if statement.columnCount > 0 {
             lines.append(statement.columnNames.joined(separator: "|"))
             let rows = try Row.fetchCursor(statement)
-            while let row = try rows.next() {
-              lines.append(row.databaseValues.map { value in
-                SQLiteValue(value).description
-              }.joined(separator: "|"))
+            while try rows.next() != nil {
+              lines.append(statement.exactValues().map(\.description).joined(separator: "|"))
             }
           } else {
             try statement.execute()

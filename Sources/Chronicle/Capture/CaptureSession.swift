@@ -352,7 +352,11 @@ final class CaptureSession: @unchecked Sendable {
         guard let (_, tableIndex, reader) = lastTable else { continue }
         let before = beforeImage(of: row)
         let deleted = try reader.withRow(key: row.key) { statement in
-          try body.appendRowChange(table: tableIndex, key: row.key, before: before, row: statement, columnCount: reader.columnCount)
+          do {
+            try body.appendRowChange(table: tableIndex, key: row.key, before: before, row: statement, columnCount: reader.columnCount)
+          } catch let error as EventFormatError where error.problem == .invalidUTF8 {
+            throw Self.textNotUTF8(table, statement, reader.columnCount)
+          }
           return statement == nil && before != nil
         }
         if body.operations.count > compressor.nextSubmission { compressor.submitPieces(of: body.operations.bytes) }
@@ -363,7 +367,11 @@ final class CaptureSession: @unchecked Sendable {
       let reader = try AllRowsReader(connection: connection, table: table)
       let tableIndex = index(of: table)
       try reader.forEach { statement in
-        try body.appendRowChange(table: tableIndex, key: .values([]), before: nil, row: statement, columnCount: reader.columnCount)
+        do {
+          try body.appendRowChange(table: tableIndex, key: .values([]), before: nil, row: statement, columnCount: reader.columnCount)
+        } catch let error as EventFormatError where error.problem == .invalidUTF8 {
+          throw Self.textNotUTF8(table, statement, reader.columnCount)
+        }
         if body.operations.count > compressor.nextSubmission { compressor.submitPieces(of: body.operations.bytes) }
       }
     }
@@ -391,6 +399,13 @@ final class CaptureSession: @unchecked Sendable {
 
   /// The before-image in the table's current column order (columns added
   /// since are absent, so they count as changed).
+  /// The error for a row of `table` holding TEXT that cannot travel in an
+  /// event (it is not UTF-8), naming the column.
+  private static func textNotUTF8(_ table: TrackedTable, _ statement: OpaquePointer?, _ columnCount: Int32) -> ChronicleError {
+    let column = statement.flatMap { firstColumnWithInvalidUTF8($0, columnCount: columnCount) }
+    return .textNotUTF8(table: table.name, column: column.map { table.columns[Int($0)] } ?? "?")
+  }
+
   private func beforeImage(of row: TouchedRow) -> [SQLiteValue?]? {
     guard row.before >= 0 else { return nil }
     let before = beforeImages[Int(row.before)]

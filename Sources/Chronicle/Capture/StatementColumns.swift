@@ -19,9 +19,18 @@ extension BinaryWriter {
       // sqlite3_column_text before sqlite3_column_bytes, as SQLite documents.
       let text = sqlite3_column_text(statement, index)
       let count = Int(sqlite3_column_bytes(statement, index))
-      writeByte(EventCodec.ValueTag.text.rawValue)
-      writeVarint(count)
-      if let text, count > 0 { writeBytes(UnsafeBufferPointer(start: text, count: count)) }
+      if let text, count > 0 {
+        let bytes = UnsafeBufferPointer(start: text, count: count)
+        // Events carry UTF-8 text; TEXT made of other bytes (CAST(X'FF' AS TEXT))
+        // would give an event no peer can decode.
+        guard isValidUTF8(bytes) else { throw EventFormatError(problem: .invalidUTF8, region: .body, offset: self.bytes.count) }
+        writeByte(EventCodec.ValueTag.text.rawValue)
+        writeVarint(count)
+        writeBytes(bytes)
+      } else {
+        writeByte(EventCodec.ValueTag.text.rawValue)
+        writeVarint(0)
+      }
     case SQLITE_BLOB:
       let blob = sqlite3_column_blob(statement, index)
       let count = Int(sqlite3_column_bytes(statement, index))
@@ -59,5 +68,26 @@ extension SQLiteValue {
       let count = Int(sqlite3_column_bytes(statement, index))
       return value.count == count && (count == 0 || value.withUnsafeBytes { memcmp($0.baseAddress!, blob!, count) == 0 })
     }
+  }
+}
+
+/// Whether `bytes` are valid UTF-8; ASCII runs are checked eight bytes at a time.
+func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  let raw = UnsafeRawBufferPointer(bytes)
+  var index = 0
+  while index + 8 <= raw.count {
+    if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+    index += 8
+  }
+  while index < raw.count, raw[index] < 0x80 { index += 1 }
+  return index == raw.count || String(validating: bytes[index...], as: UTF8.self) != nil
+}
+
+/// The first column of `statement`'s current row that holds TEXT which is not
+/// valid UTF-8, or nil.
+func firstColumnWithInvalidUTF8(_ statement: OpaquePointer, columnCount: Int32) -> Int32? {
+  (0..<columnCount).first { column in
+    guard sqlite3_column_type(statement, column) == SQLITE_TEXT, let text = sqlite3_column_text(statement, column) else { return false }
+    return !isValidUTF8(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column))))
   }
 }

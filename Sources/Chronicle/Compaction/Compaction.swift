@@ -112,9 +112,8 @@ extension ChronicleDatabase {
       guard let shape = try TableShape.read(db, table: name) else { continue }
       let index = tables.count
       tables.append(TableDescriptor(name: shape.name, columns: shape.columns, primaryKey: shape.primaryKey))
-      let rows = try Row.fetchCursor(db, sql: "SELECT \(shape.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(shape.name))")
-      while let row = try rows.next() {
-        operations.append(.insert(table: index, values: row.databaseValues.map(SQLiteValue.init)))
+      try db.forEachRow(sql: "SELECT \(shape.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(shape.name))", cached: false) { values in
+        operations.append(.insert(table: index, values: values))
         rowCount += 1
       }
     }

@@ -41,13 +41,24 @@ extension SQLiteValue: Hashable {
 }
 
 extension SQLiteValue: CustomStringConvertible {
-  /// The value as an SQL literal, as `quote()` would print it.
+  /// The value as SQL that gives it back exactly, as `quote()` would print it;
+  /// TEXT holding NUL bytes (which `quote()` cuts) is spelled with `char(0)`:
+  /// `'a' || char(0) || 'b'`.
   public var description: String {
     switch self {
     case .null: return "NULL"
     case .integer(let value): return String(value)
     case .real(let value): return "\(value)"
-    case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+    case .text(let value):
+      func quoted(_ part: Substring) -> String { "'" + part.replacingOccurrences(of: "'", with: "''") + "'" }
+      guard value.utf8.contains(0) else { return quoted(value[...]) }
+      let parts = value.split(separator: "\0", omittingEmptySubsequences: false)
+      var pieces: [String] = []
+      for (index, part) in parts.enumerated() {
+        if index > 0 { pieces.append("char(0)") }
+        if !part.isEmpty { pieces.append(quoted(part)) }
+      }
+      return pieces.joined(separator: " || ")
     case .blob(let value): return "X'" + value.map { String(format: "%02X", $0) }.joined() + "'"
     }
   }

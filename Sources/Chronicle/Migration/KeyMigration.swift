@@ -104,7 +104,13 @@ extension MigrationBuilder {
       try db.execute(sql: try CreateTableRewriter.rewrite(
         object[1], newName: temporary, retype: Dictionary(uniqueKeysWithValues: columns.map { ($0, "TEXT") }),
         notNull: isKeyTable ? [column.lowercased()] : []))
-      let selected = names.map { columns.contains($0.lowercased()) ? "chronicle_migrated_key(\(quotedIdentifier($0)))" : quotedIdentifier($0) }
+      // Only integers go through the function: anything else stays as it is,
+      // byte for byte (a function's TEXT result would be cut at a NUL by GRDB).
+      let selected = names.map { name -> String in
+        let column = quotedIdentifier(name)
+        guard columns.contains(name.lowercased()) else { return column }
+        return "CASE WHEN typeof(\(column)) = 'integer' THEN chronicle_migrated_key(\(column)) ELSE \(column) END"
+      }
       try db.execute(sql: """
         INSERT INTO \(quotedIdentifier(temporary)) (\(names.map(quotedIdentifier).joined(separator: ", ")))
         SELECT \(selected.joined(separator: ", ")) FROM main.\(quotedIdentifier(current))

@@ -78,12 +78,12 @@ public struct MigrationBuilder {
     let key = shape.primaryKey.map { shape.columns[$0] }
     let keyList = key.map(quotedIdentifier).joined(separator: ", ")
     let condition = key.map { "\(quotedIdentifier($0)) = ?" }.joined(separator: " AND ")
-    let rows = try Row.fetchAll(db, sql: "SELECT \(keyList), \(quotedIdentifier(column)) FROM \(quotedTable)")
+    let rows = try db.fetchRows(sql: "SELECT \(keyList), \(quotedIdentifier(column)) FROM \(quotedTable)", cached: false)
     let update = try db.makeStatement(sql: "UPDATE \(quotedTable) SET \(quotedIdentifier(temporary)) = ? WHERE \(condition)")
-    for row in rows {
-      let values = Array(row.databaseValues)
-      let converted = try conversion(SQLiteValue(values[key.count]))
-      try update.execute(arguments: StatementArguments([converted.databaseValue] + values[0..<key.count]))
+    for values in rows {
+      let converted = try conversion(values[key.count])
+      update.bindExactly([converted] + values[0..<key.count])
+      try update.execute()
     }
     try db.execute(sql: "ALTER TABLE \(quotedTable) DROP COLUMN \(quotedIdentifier(column))")
     try db.execute(sql: "ALTER TABLE \(quotedTable) RENAME COLUMN \(quotedIdentifier(temporary)) TO \(quotedIdentifier(column))")

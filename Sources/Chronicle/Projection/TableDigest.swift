@@ -25,12 +25,14 @@ public struct TableDigest: Hashable, Sendable, CustomStringConvertible {
     var lanes = [UInt64](repeating: 0, count: 4)
     var rowCount = 0
     let sql = "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(table))"
-    let rows = try Row.fetchCursor(db, sql: sql)
+    let statement = try db.makeStatement(sql: sql)
+    let rows = try Row.fetchCursor(statement)
     var writer = BinaryWriter()
-    while let row = try rows.next() {
+    while try rows.next() != nil {
       writer = BinaryWriter()
-      for index in 0..<columns.count {
-        try EventCodec.writeValue(SQLiteValue(row[index] as DatabaseValue), to: &writer)
+      // Straight from SQLite, byte for byte (GRDB would cut TEXT at a NUL).
+      for index in 0..<Int32(columns.count) {
+        try writer.writeColumn(of: statement.sqliteStatement, at: index)
       }
       let hash = SHA256.hash(data: writer.bytes)
       hash.withUnsafeBytes { bytes in

@@ -139,10 +139,9 @@ private struct TableComparison {
     func oneSide(_ table: String, _ other: String) throws -> (count: Int, rows: [[NamedValue]]) {
       let condition = "NOT EXISTS (SELECT 1 FROM \(other) AS o WHERE \(match("o", "x")))"
       let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) AS x WHERE \(condition)") ?? 0
-      let rows = count == 0 || common.isEmpty ? [] : try Row.fetchAll(
-        db, sql: "SELECT \(list) FROM \(table) AS x WHERE \(condition) ORDER BY \(order.isEmpty ? "1" : order) LIMIT ?",
-        arguments: [rowLimit]
-      ).map(\.namedValues)
+      let rows = count == 0 || common.isEmpty ? [] : try db.fetchNamedRows(
+        sql: "SELECT \(list) FROM \(table) AS x WHERE \(condition) ORDER BY \(order.isEmpty ? "1" : order) LIMIT ?",
+        values: [.integer(Int64(rowLimit))])
       return (count, rows)
     }
     let removed = try common.isEmpty ? (0, []) : oneSide(firstTable, secondTable)
@@ -161,12 +160,12 @@ private struct TableComparison {
         let selected: String = (key.map { "f.\(quotedIdentifier($0))" } + others.flatMap { ["f.\(quotedIdentifier($0))", "s.\(quotedIdentifier($0))"] })
           .joined(separator: ", ")
         let orderF: String = key.map { "f.\(quotedIdentifier($0))" }.joined(separator: ", ")
-        for row in try Row.fetchAll(db, sql: "SELECT \(selected) \(from) ORDER BY \(orderF) LIMIT ?", arguments: [rowLimit]) {
-          let keyValues = key.enumerated().map { NamedValue(column: $1, value: SQLiteValue(row[$0] as DatabaseValue)) }
+        for row in try db.fetchRows(sql: "SELECT \(selected) \(from) ORDER BY \(orderF) LIMIT ?", values: [.integer(Int64(rowLimit))]) {
+          let keyValues = key.enumerated().map { NamedValue(column: $1, value: row[$0]) }
           var changes: [ColumnChange] = []
           for (index, column) in others.enumerated() {
-            let before = SQLiteValue(row[key.count + 2 * index] as DatabaseValue)
-            let after = SQLiteValue(row[key.count + 2 * index + 1] as DatabaseValue)
+            let before = row[key.count + 2 * index]
+            let after = row[key.count + 2 * index + 1]
             if before != after { changes.append(ColumnChange(column: column, before: before, after: after)) }
           }
           changed.append(TableDiff.ChangedRow(key: keyValues, changes: changes))
@@ -185,7 +184,7 @@ private struct TableComparison {
     let shape = try columns(db, table: table, schema: schema)
     let qualified = "\(schema).\(quotedIdentifier(table))"
     let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(qualified)") ?? 0
-    let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(qualified) LIMIT ?", arguments: [rowLimit]).map(\.namedValues)
+    let rows = try db.fetchNamedRows(sql: "SELECT * FROM \(qualified) LIMIT ?", values: [.integer(Int64(rowLimit))])
     return TableDiff(
       table: table, presence: presence, keyColumns: shape.primaryKey,
       columnsOnlyInFirst: presence == .onlyInFirst ? shape.names : [], columnsOnlyInSecond: presence == .onlyInSecond ? shape.names : [],

@@ -146,9 +146,8 @@ public final class EventStepper {
     guard try db.tableExists(row.table) else { return nil }
     let condition: String = row.key.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: " AND ")
     do {
-      return try Row.fetchOne(
-        db, sql: "SELECT * FROM main.\(quotedIdentifier(row.table)) WHERE \(condition)",
-        arguments: StatementArguments(row.key.map(\.value.databaseValue)))?.namedValues
+      return try db.fetchFirstNamedRow(
+        sql: "SELECT * FROM main.\(quotedIdentifier(row.table)) WHERE \(condition)", values: row.key.map(\.value))
     } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
       return nil  // the key column is not there (any more): the table was reshaped
     }

@@ -137,9 +137,8 @@ extension ChronicleLogSource {
 
     let current = try read { db in
       let condition: String = keyValues.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: " AND ")
-      return try Row.fetchOne(
-        db, sql: "SELECT * FROM main.\(quotedIdentifier(tableName)) WHERE \(condition)",
-        arguments: StatementArguments(keyValues.map(\.value.databaseValue)))?.namedValues
+      return try db.fetchFirstNamedRow(
+        sql: "SELECT * FROM main.\(quotedIdentifier(tableName)) WHERE \(condition)", values: keyValues.map(\.value))
     }
     let shown = liveColumns.filter { column == nil || $0.lowercased() == column!.lowercased() }
     let columns = shown.map { name -> RowBlame.Column in

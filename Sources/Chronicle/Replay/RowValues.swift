@@ -32,13 +32,6 @@ public enum RowOperationKind: String, Sendable, Hashable {
   case insert, update, delete
 }
 
-extension Row {
-  /// The row's values by column name, without changing storage classes.
-  var namedValues: [NamedValue] {
-    zip(columnNames, databaseValues).map { NamedValue(column: $0, value: SQLiteValue($1)) }
-  }
-}
-
 /// The columns whose values differ between `before` and `after` (in the
 /// order of `after`, then columns only `before` has); the storage class counts.
 func columnChanges(before: [NamedValue]?, after: [NamedValue]?) -> [ColumnChange] {

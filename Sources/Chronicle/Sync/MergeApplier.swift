@@ -75,9 +75,9 @@ final class MergeApplier {
       for foldKey in order {
         var entry = folded[foldKey]!
         let condition = entry.shape.primaryKey.map { "\(quotedIdentifier(entry.shape.columns[$0])) = ?" }.joined(separator: " AND ")
-        let present = try Bool.fetchOne(
-          db, sql: "SELECT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(entry.shape.name)) WHERE \(condition))",
-          arguments: StatementArguments(entry.keyValues.map(\.databaseValue))) ?? false
+        let present = try db.fetchFirstRow(
+          sql: "SELECT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(entry.shape.name)) WHERE \(condition))",
+          values: entry.keyValues)?.first == .integer(1)
         absentWithoutValues.remove(foldKey)
         if present {
           entry.state.retained = nil
@@ -273,8 +273,7 @@ final class MergeApplier {
     case (true, true):
       guard !winners.isEmpty else { break }
       let assignments = winners.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: ", ")
-      try db.cachedStatement(sql: "UPDATE main.\(table) SET \(assignments) WHERE \(condition)")
-        .execute(arguments: StatementArguments(winners.map(\.value.databaseValue) + orderedKey.map(\.databaseValue)))
+      try db.execute(sql: "UPDATE main.\(table) SET \(assignments) WHERE \(condition)", values: winners.map(\.value) + orderedKey)
     case (false, true):
       var values = state.retained ?? [:]
       for (column, value) in zip(keyNames, orderedKey) { values[column] = value }
@@ -332,8 +331,7 @@ final class MergeApplier {
     let keyColumns = shape.primaryKey.map { "c." + quotedIdentifier(shape.columns[$0]) }.joined(separator: ", ")
     var keys: [[SQLiteValue]] = []
     for condition in try missingParentConditions(child: table, alias: "c") {
-      let rows = try Row.fetchAll(db, sql: "SELECT \(keyColumns) FROM main.\(quotedIdentifier(table)) AS c WHERE \(condition)")
-      for row in rows { keys.append((0..<row.count).map { SQLiteValue(row[$0] as DatabaseValue) }) }
+      keys += try db.fetchRows(sql: "SELECT \(keyColumns) FROM main.\(quotedIdentifier(table)) AS c WHERE \(condition)")
     }
     return keys
   }
@@ -381,9 +379,9 @@ final class MergeApplier {
     for condition in try missingParentConditions(child: table, alias: "c") {
       let columns = shape.columns.filter { values[$0] != nil }
       let select = columns.map { "? AS \(quotedIdentifier($0))" }.joined(separator: ", ")
-      let orphan = try Bool.fetchOne(
-        db, sql: "SELECT EXISTS (SELECT 1 FROM (SELECT \(select)) AS c WHERE \(condition))",
-        arguments: StatementArguments(columns.map { values[$0]!.databaseValue })) ?? false
+      let orphan = try db.fetchFirstRow(
+        sql: "SELECT EXISTS (SELECT 1 FROM (SELECT \(select)) AS c WHERE \(condition))",
+        values: columns.map { values[$0]! })?.first == .integer(1)
       if orphan { return false }
     }
     try insertRow(values, into: shape)
@@ -398,22 +396,21 @@ final class MergeApplier {
   /// Inserts a row with the columns it has values for (the others take their defaults).
   private func insertRow(_ values: [String: SQLiteValue], into shape: TableShape) throws {
     let columns = shape.columns.filter { values[$0] != nil }
-    try db.cachedStatement(
-      sql: "INSERT INTO main.\(quotedIdentifier(shape.name)) (\(columns.map(quotedIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
-    ).execute(arguments: StatementArguments(columns.map { values[$0]!.databaseValue }))
+    try db.execute(
+      sql: "INSERT INTO main.\(quotedIdentifier(shape.name)) (\(columns.map(quotedIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+      values: columns.map { values[$0]! })
   }
 
   /// Deletes a row (key values in the table's key order) and returns its values; nil when absent.
   private func takeOutRow(_ keyValues: [SQLiteValue], from shape: TableShape) throws -> [String: SQLiteValue]? {
     let condition = shape.primaryKey.map { "\(quotedIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
-    let arguments = StatementArguments(keyValues.map(\.databaseValue))
-    guard let row = try Row.fetchOne(
-      db, sql: "SELECT \(shape.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition)",
-      arguments: arguments)
+    guard let row = try db.fetchFirstRow(
+      sql: "SELECT \(shape.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition)",
+      values: keyValues)
     else { return nil }
     var values: [String: SQLiteValue] = [:]
-    for (index, column) in shape.columns.enumerated() { values[column] = SQLiteValue(row[index] as DatabaseValue) }
-    try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition)", arguments: arguments)
+    for (index, column) in shape.columns.enumerated() { values[column] = row[index] }
+    try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition)", values: keyValues)
     return values
   }
 }
