@@ -29,6 +29,16 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   /// A write stored TEXT that is not valid UTF-8 (`CAST(X'FF' AS TEXT)`): events
   /// carry text as UTF-8, so the write is refused.
   case textNotUTF8(table: String, column: String)
+  /// An invitation could not be read or used.
+  case invalidInvitation(String)
+  /// A change of the group's member list this device cannot make.
+  case membership(String)
+  /// The device key file is malformed, unreadable or readable by others.
+  case deviceKeyFile(path: String, problem: String)
+  /// The database belongs to a device whose key file is not beside it (a
+  /// copy made without the key, or the file was lost): it cannot write as
+  /// that device.
+  case deviceKeyMissing(path: String, peer: PeerID)
   /// A row of `chronicle_rows` (merge state) could not be decoded.
   case corruptMergeState(table: String, detail: String)
   /// No file at the path.
@@ -112,6 +122,14 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
       return "could not read column \"\(column)\" of \"\(table)\" while capturing a change"
     case .textNotUTF8(let table, let column):
       return "column \"\(column)\" of \"\(table)\" was given TEXT that is not valid UTF-8, which no peer could read back; the transaction was not committed. Fix: store such bytes as a BLOB (X'..'), or convert them to UTF-8 first"
+    case .invalidInvitation(let reason):
+      return "invalid invitation: \(reason). Fix: ask a member for a new one (chronicle invite DB)"
+    case .membership(let reason):
+      return reason
+    case .deviceKeyFile(let path, let problem):
+      return "the device key \(path) \(problem)"
+    case .deviceKeyMissing(let path, let peer):
+      return "this database belongs to device \(peer), whose key file \(path) is missing or holds another key, so it cannot write as that device. Fix: put the device's key file back beside the database; or, to use this copy as a device of its own, call deleteLocalData() (SyncEngine.deleteLocalData()) and sync again: it takes a new key and identity and fetches the group's data"
     case .corruptMergeState(let table, let detail):
       return "the merge state of a row of \(table) is corrupt (\(detail)); restore the file from a backup"
     }

@@ -96,9 +96,11 @@ struct NetworkSyncTests {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")
     try writeItems(server, from: 1, count: 3)
-    // A file copy of the server writes events in the server's name; a
-    // hostile peer relays them along with its own.
+    // A file copy of the server, key file included, writes events in the
+    // server's name; a hostile peer relays them along with its own.
     try copyFile(of: server, to: directory.path("copy.sqlite"))
+    try FileManager.default.copyItem(
+      atPath: directory.path("server.sqlite") + "-device.key", toPath: directory.path("copy.sqlite") + "-device.key")
     let copy = try Chronicle.open(path: directory.path("copy.sqlite"))
     try await copy.write { db in try db.execute(sql: "UPDATE items SET title = 'forged' WHERE id = 1") }
     let hostile = try makePeer(directory, "hostile")

@@ -87,7 +87,7 @@ struct EventCodecTests {
       _ = try EventCodec.decode(bytes)
       Issue.record("decoded an unknown version")
     } catch {
-      #expect(error.problem == .unsupportedVersion(found: 9, supported: 1))
+      #expect(error.problem == .unsupportedVersion(found: 9, supported: EventCodec.currentVersion))
       #expect(error.description.contains("upgrade"))
     }
   }

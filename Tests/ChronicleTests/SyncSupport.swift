@@ -18,10 +18,12 @@ final class ManualWallClock: Sendable {
 }
 
 /// Opens a peer whose schema is the sync test schema (lists and their items).
-func openSyncPeer(_ directory: TemporaryDirectory, name: String, clock: ManualWallClock, skew: Int64 = 0) throws -> ChronicleDatabase {
+func openSyncPeer(
+  _ directory: TemporaryDirectory, name: String, clock: ManualWallClock, skew: Int64 = 0, peer: PeerIdentity = .generate
+) throws -> ChronicleDatabase {
   var configuration = ChronicleConfiguration()
   configuration.wallClock = clock.reader(skew: skew)
-  let database = try Chronicle.open(path: directory.path(name), configuration: configuration)
+  let database = try Chronicle.open(path: directory.path(name), peer: peer, configuration: configuration)
   try database.write { db in
     try db.execute(sql: """
       CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL, weight REAL) STRICT;

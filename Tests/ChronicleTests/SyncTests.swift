@@ -108,7 +108,8 @@ struct SyncTests {
       try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')")
     }
     try a.write { db in try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (10, 1, 'Milk')") }
-    // Deliver only the child's event first.
+    // Deliver only the child's event first (signed, as it would leave a).
+    try a.sealOwnEvents()
     let all = try a.log.events()
     let child = try #require(all.last)
     let childBytes = try a.read { db in try Data.fetchOne(db, sql: "SELECT payload FROM chronicle_events WHERE id = ?", arguments: [child.id])! }
@@ -149,7 +150,9 @@ struct SyncTests {
     let forgedEvent = try a.log.events().last!.event
     var changed = forgedEvent
     changed.operations = [.insert(table: 0, values: [.integer(2), .text("Forged"), .null])]
-    let forged = EventBundle.encode(writer: a.peerID, events: [try EventCodec.encode(changed).bytes])
+    // Signed with a's own key: a device that equivocates is refused too.
+    let aKey = try #require(try DeviceKey.read(from: a.identity.keyFile))
+    let forged = EventBundle.encode(writer: a.peerID, events: [EventSignature.seal(try EventCodec.encode(changed).bytes, with: aKey)])
     #expect { try b.applyRemote(bundle: forged, source: "forged.chrb") } throws: { error in
       guard case SyncError.forgedEvent(let source, _, _) = error else { return false }
       return source == "forged.chrb"

@@ -35,6 +35,8 @@ enum EventDescription {
       case .delete(let table, let key):
         let descriptor = event.tables[table]
         return "delete  \(descriptor.name) \(keyText(descriptor, key))"
+      case .membership(let change):
+        return "members  \(change)"
       }
     }
   }
@@ -88,6 +90,8 @@ enum EventDescription {
     case .delete(let table, let key):
       let descriptor = event.tables[table]
       return ["op": "delete", "table": descriptor.name, "key": keyObject(descriptor, key)]
+    case .membership(let change):
+      return ["op": "membership", "change": change.description]
     }
   }
 

@@ -65,6 +65,9 @@ final class CaptureSession: @unchecked Sendable {
   /// This peer's next sequence and epoch; nil when it must be read again
   /// from the log (after a rollback that may have undone an append).
   private var position: LocalLogPosition?
+  /// Why this session may not append events, if it may not: the database's
+  /// device key is missing, so nothing it wrote could be signed.
+  var writeRefusal: ChronicleError?
 
   /// While true, changes are not captured (used when applying events that are
   /// already in the log).
@@ -77,6 +80,9 @@ final class CaptureSession: @unchecked Sendable {
   /// A migration running in the current transaction: the next event records
   /// it, and its column renames guide the schema diff.
   var pendingMigration: PendingMigration?
+  /// A change of the group's member list made in the current transaction:
+  /// the next event carries it.
+  var pendingMembership: MembershipChange?
 
   // Last table looked up by the hook, to skip a String allocation per row.
   private var lastTableName: [CChar] = [0]
@@ -332,6 +338,10 @@ final class CaptureSession: @unchecked Sendable {
       try body.appendSchema(.migration(pending.migration))
       changesTrackedShape = true
     }
+    if let membership = pendingMembership {
+      body.appendMembership(membership)
+      pendingMembership = nil
+    }
 
     let dumped = Set(fullTables.map(ObjectIdentifier.init))
     var deletedRows: [(table: TrackedTable, key: RowKey, values: [SQLiteValue?])] = []
@@ -378,6 +388,7 @@ final class CaptureSession: @unchecked Sendable {
     discardPendingChanges()
 
     guard body.operationCount > 0 else { return nil }
+    if let writeRefusal { throw writeRefusal }
     var position = try self.position ?? LocalLogPosition.read(db, origin: peer)
     self.position = nil  // until the append succeeds
     let appended = try EventAppender.appendLocal(

@@ -16,8 +16,9 @@ public final class ChronicleDatabase: Sendable {
   public let writer: DatabasePool
   /// This database's peer identity: the origin of the events it writes.
   /// It changes only through ``SyncEngine/deleteLocalData()``.
-  public var peerID: PeerID { identity.withLock { $0 } }
-  let identity: Mutex<PeerID>
+  public var peerID: PeerID { device.withLock { $0.peer } }
+  /// This device: its peer id and signing key (nil when the key file is missing).
+  let device: Mutex<DeviceState>
   /// The hybrid logical clock that stamps this peer's events.
   public let clock: HybridLogicalClock
   /// The file path.
@@ -32,16 +33,21 @@ public final class ChronicleDatabase: Sendable {
     if case .timeout = grdb.busyMode {} else { grdb.busyMode = .timeout(5) }
     let pool = try DatabasePool(path: path, configuration: grdb)
 
+    var deviceKey: DeviceKey?
     let session = try pool.barrierWriteWithoutTransaction { db in
       var loaded: CaptureSession?
       try db.inTransaction(.immediate) {
         try InternalSchema.migrate(db)
-        let peerID = try Self.establishPeer(db, requested: peer)
+        let (peerID, key) = try Self.establishDevice(db, requested: peer, path: path)
+        deviceKey = key
         let clock = HybridLogicalClock(
           lastReading: try LocalLogPosition.latestClock(db),
           maximumDrift: configuration.maximumClockDrift, wallClock: configuration.wallClock)
         let session = CaptureSession(
           connection: db.sqliteConnection!, peer: peerID, clock: clock, compressionLevel: configuration.compressionLevel)
+        if key == nil {
+          session.writeRefusal = .deviceKeyMissing(path: DeviceKey.fileURL(forDatabaseAt: path).path, peer: peerID)
+        }
         try session.load(db)
         // Records what the log does not know yet: on first open, the schema and
         // rows already there; later, schema changes made while closed.
@@ -57,7 +63,7 @@ public final class ChronicleDatabase: Sendable {
       return session
     }
     self.writer = pool
-    self.identity = Mutex(session.peer)
+    self.device = Mutex(DeviceState(peer: session.peer, key: deviceKey))
     self.clock = session.clock
     self.path = path
     self.session = session
@@ -135,20 +141,5 @@ public final class ChronicleDatabase: Sendable {
     // and not logged yet. Log it now.
     _ = try session.appendEvent(db)
     guard session.tables[name] != nil else { throw ChronicleError.noSuchTable(name) }
-  }
-
-  private static func establishPeer(_ db: Database, requested: PeerIdentity) throws -> PeerID {
-    if let blob = try Data.fetchOne(db, sql: "SELECT peer_id FROM chronicle_peer"), let stored = PeerID(bytes: blob) {
-      if case .fixed(let wanted) = requested, wanted != stored {
-        throw ChronicleError.peerMismatch(stored: stored, requested: wanted)
-      }
-      return stored
-    }
-    let peer: PeerID
-    if case .fixed(let wanted) = requested { peer = wanted } else { peer = .generate() }
-    try db.execute(
-      sql: "INSERT INTO chronicle_peer (singleton, peer_id, created_at) VALUES (1, ?, ?)",
-      arguments: [Data(peer.bytes), ISO8601DateFormatter().string(from: Date())])
-    return peer
   }
 }

@@ -35,7 +35,7 @@ public struct ChangeEvent: Hashable, Sendable {
   /// Number of row operations (inserts, updates and deletes).
   public var rowChangeCount: Int {
     operations.reduce(0) { count, operation in
-      if case .schema = operation { count } else { count + 1 }
+      operation.tableIndex == nil ? count : count + 1
     }
   }
 
@@ -99,11 +99,13 @@ public enum EventOperation: Hashable, Sendable {
   case update(table: Int, key: [SQLiteValue], changes: [ColumnValue])
   /// A deleted row, found by its primary key.
   case delete(table: Int, key: [SQLiteValue])
+  /// A change of the group's member list; no table changes.
+  case membership(MembershipChange)
 
-  /// The table index of a row operation, nil for a schema change.
+  /// The table index of a row operation, nil for a schema or membership change.
   public var tableIndex: Int? {
     switch self {
-    case .schema: nil
+    case .schema, .membership: nil
     case .insert(let table, _), .update(let table, _, _), .delete(let table, _): table
     }
   }

@@ -61,7 +61,7 @@ enum EventAppender {
         ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """).execute(arguments: [
         Data(origin.bytes), Int64(sequence), Int64(bitPattern: timestamp.rawValue),
-        Int64(schemaEpoch), Int(EventCodec.currentVersion), Data(encoded.bytes), encoded.rawBodySize,
+        Int64(schemaEpoch), Int(encoded.bytes[4]), Data(encoded.bytes), encoded.rawBodySize,
         encoded.bytes.count, Int64(encoded.checksum), rowChangeCount,
       ])
     let id = db.lastInsertedRowID

@@ -51,6 +51,8 @@ struct EventBodyWriter {
       for value in key { try EventCodec.writeValue(value, to: &operations) }
     case .schema(let change):
       try appendSchema(change)
+    case .membership(let change):
+      appendMembership(change)
     }
   }
 
@@ -70,6 +72,13 @@ struct EventBodyWriter {
     changedTables[table] = true
     operations.writeByte(kind.rawValue)
     operations.writeVarint(table)
+  }
+
+  /// Writes a change of the group's member list.
+  mutating func appendMembership(_ change: MembershipChange) {
+    operationCount += 1
+    operations.writeByte(EventCodec.OperationKind.membership.rawValue)
+    EventCodec.writeMembership(change, to: &operations)
   }
 
   /// Writes a schema change.

@@ -7,8 +7,12 @@ import Foundation
 /// Decoding verifies everything (magic, version, flags, checksum, sizes, every
 /// reference and value) and throws ``EventFormatError`` on the first problem.
 public enum EventCodec {
-  /// The format version this build writes. It reads every version up to it.
-  public static let currentVersion: UInt8 = 1
+  /// The newest format version this build reads (it reads every version up
+  /// to it). Events are written as version 1 and become version 2 when their
+  /// device signs them, before they leave it.
+  public static let currentVersion: UInt8 = 2
+  /// The version of an unsigned event, as capture writes it.
+  static let unsignedVersion: UInt8 = 1
   static let magic: [UInt8] = Array("CHRE".utf8)
   static let flagCompressed: UInt8 = 0x01
   /// Bodies that decompress to more than this are refused (a decompression bomb
@@ -17,8 +21,11 @@ public enum EventCodec {
 
   /// An encoded event and its sizes.
   public struct Encoded: Sendable {
-    /// The serialized event: envelope, compressed body and checksum.
+    /// The serialized event: envelope, compressed body, signature block
+    /// (version 2) and checksum.
     public var bytes: [UInt8]
+    /// The format version (byte 4): 1 unsigned, 2 signed.
+    public var version: UInt8 { bytes[4] }
     /// Size of the body before compression.
     public var rawBodySize: Int
     /// CRC-32 stored at the end of `bytes`.
@@ -50,7 +57,7 @@ public enum EventCodec {
     let stored = isCompressed ? compressed : prefix + operations
     var writer = BinaryWriter(capacity: stored.count + 64)
     writer.writeBytes(magic)
-    writer.writeByte(currentVersion)
+    writer.writeByte(unsignedVersion)
     writer.writeByte(isCompressed ? flagCompressed : 0)
     writer.writeBytes(origin.bytes)
     writer.writeUInt64BigEndian(timestamp.rawValue)
@@ -102,6 +109,8 @@ public enum EventCodec {
     }
     let storedSize = try reader.readLength()
     let storedBody = try reader.readBytes(storedSize)
+    // Version 2: the signer's key and signature (checked by admission, not here).
+    if version >= 2 { _ = try reader.readBytes(EventSignature.blockSize) }
     guard reader.remaining == 4 else {
       throw reader.error(reader.remaining < 4 ? .truncated : .trailingBytes(reader.remaining - 4))
     }
@@ -122,7 +131,7 @@ public enum EventCodec {
   // MARK: - Body
 
   enum OperationKind: UInt8 {
-    case insert = 0x01, update = 0x02, delete = 0x03, schema = 0x10
+    case insert = 0x01, update = 0x02, delete = 0x03, schema = 0x10, membership = 0x20
   }
 
   enum SchemaKind: UInt8 {
@@ -289,6 +298,8 @@ public enum EventCodec {
       case .delete:
         let table = try readTableIndex(&reader, tables: tables)
         operations.append(.delete(table: table, key: try readValues(&reader, count: tables[table].primaryKey.count)))
+      case .membership:
+        operations.append(.membership(try readMembership(&reader)))
       case .schema:
         let schemaOffset = reader.offset
         let rawSchemaKind = try reader.readByte()

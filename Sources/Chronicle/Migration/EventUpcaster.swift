@@ -185,7 +185,7 @@ struct EventUpcaster {
           values: named(changes.map { ($0.column, $0.value) }))
       case .delete(_, let key):
         return UpcastRow(table: descriptor.name, kind: .delete, key: named(zip(descriptor.primaryKey, key)), values: [])
-      case .schema:
+      case .schema, .membership:
         return nil
       }
     }

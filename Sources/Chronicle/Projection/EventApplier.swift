@@ -47,6 +47,8 @@ final class EventApplier {
         updates = [:]
       case .schema(.migration):
         continue  // its DDL is recorded beside it
+      case .membership:
+        continue  // admission records it, before the rows
       case .insert(let table, let values):
         let descriptor = event.tables[table]
         let statement = try inserts[table] ?? prepared(db, fail) {

@@ -127,7 +127,7 @@ public final class EventStepper {
       case .insert(_, let values): kind = .insert; keyValues = descriptor.primaryKey.map { values[$0] }
       case .update(_, let key, _): kind = .update; keyValues = key
       case .delete(_, let key): kind = .delete; keyValues = key
-      case .schema: continue
+      case .schema, .membership: continue
       }
       let key = zip(descriptor.primaryKey, keyValues).map { NamedValue(column: descriptor.columns[$0], value: $1) }
       let identity = descriptor.name.lowercased() + "\u{0}" + key.map(\.description).joined(separator: "\u{0}")

@@ -103,7 +103,7 @@ extension ChronicleLogSource {
           case .delete(_, let key):
             kind = .delete
             keyValues = key
-          case .schema:
+          case .schema, .membership:
             continue
           }
           let names = descriptor.primaryKey.map { descriptor.columns[$0].lowercased() }

@@ -7,6 +7,7 @@ extension ChronicleDatabase {
   /// records the deletion, so no peer loses anything. The database takes a
   /// new peer identity and starts a new log whose first event records the
   /// schema as it stands (the schema, untracked tables and their rows stay).
+  /// It is a new device too: a new key replaces the one in its key file.
   ///
   /// After this the database is a new, empty peer: a later sync fetches the
   /// group's data again (the old identity's events included, as another
@@ -18,9 +19,17 @@ extension ChronicleDatabase {
   /// deletion fail, with nothing deleted.
   public func deleteLocalData() throws {
     let session = self.session
-    let newPeer = PeerID.generate()
+    let newKey = DeviceKey.generate()
+    let newPeer = newKey.derivedPeerID
+    // The new key goes beside the old one and replaces it once the deletion
+    // has committed (an open finishes the swap if a crash came between).
+    let keyFile = DeviceKey.fileURL(forDatabaseAt: path)
+    let pendingKeyFile = DeviceKey.pendingFileURL(forDatabaseAt: path)
+    try newKey.write(to: pendingKeyFile, replacing: true)
+    defer { try? FileManager.default.removeItem(at: pendingKeyFile) }
     try writer.writeWithoutTransaction { db in
       let oldPeer = session.peer
+      let oldRefusal = session.writeRefusal
       session.isSuspended = true
       defer { session.isSuspended = false }
       do {
@@ -41,20 +50,28 @@ extension ChronicleDatabase {
             DELETE FROM chronicle_rows;
             DELETE FROM chronicle_tracked_tables;
             DELETE FROM chronicle_schema;
-            DELETE FROM chronicle_meta WHERE key IN ('logged_schema_version', 'merge_folded_through');
+            DELETE FROM chronicle_meta WHERE key IN ('logged_schema_version', 'merge_folded_through', 'sealed_through');
+            DELETE FROM chronicle_devices;
+            DELETE FROM chronicle_group;
+            DELETE FROM chronicle_members;
             """)
           try db.execute(
             sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",
             arguments: [Data(newPeer.bytes), ISO8601DateFormatter().string(from: Date())])
+          try DeviceRegistry(db: db).record(newPeer, .init(publicKey: newKey.publicKey, firstSignedSequence: 1))
           session.isSuspended = false
+          // The new device has its key: its first event may be written.
+          session.writeRefusal = nil
           try session.restartLog(as: newPeer, schemaEpoch: epoch, db)
           return .commit
         }
       } catch {
+        session.writeRefusal = oldRefusal
         if session.peer != oldPeer { try session.resumeLog(as: oldPeer, db) }
         throw error
       }
     }
-    identity.withLock { $0 = newPeer }
+    try DeviceKey.replace(keyFile, with: pendingKeyFile)
+    device.withLock { $0 = DeviceState(peer: newPeer, key: newKey) }
   }
 }

@@ -34,9 +34,11 @@ extension ChronicleDatabase {
   }
 
   /// Serialized events this log holds beyond `vector`, in log order;
-  /// only those of `origin` when given.
+  /// only those of `origin` when given. This device's events are signed
+  /// first (see ``identity``).
   public func serializedEvents(beyond vector: VersionVector, origin: PeerID? = nil) throws -> [[UInt8]] {
-    try read { db in
+    try sealOwnEvents()
+    return try read { db in
       try LogBaseline.requireCovered(vector, origin: origin, in: db)
       var events: [[UInt8]] = []
       let rows = try Row.fetchCursor(db, sql: "SELECT origin, sequence, payload FROM chronicle_events ORDER BY id")
@@ -81,6 +83,9 @@ extension ChronicleDatabase {
       var report = MergeReport()
       try db.inTransaction(.immediate) {
         let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
+        // Every event must come from the device it names, or none is applied.
+        var admission = DeviceAdmission(db)
+        try admission.admit(events, source: source)
         let applier = MergeApplier(db, local: peer, localEpoch: epoch)
         applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
         try applier.foldLocalEvents()

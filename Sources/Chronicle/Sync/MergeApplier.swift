@@ -124,7 +124,7 @@ final class MergeApplier {
         case .delete(_, let key):
           keyValues = key
           isDelete = true
-        case .schema:
+        case .schema, .membership:
           continue
         }
         guard let (key, ordered) = try localKey(keyValues, descriptor: descriptor, shape: shape) else { continue }
@@ -250,7 +250,7 @@ final class MergeApplier {
       keyValues = key
       writes = []
       isDelete = true
-    case .schema:
+    case .schema, .membership:
       return
     }
     guard let (key, orderedKey) = try localKey(keyValues, descriptor: descriptor, shape: shape) else {

@@ -26,13 +26,15 @@ public struct OutgoingEvents: Sendable {
   private let lastPosition: Int64
   private var position: Int64 = 0
 
-  /// Snapshots the events of `database`'s log beyond `vector`.
+  /// Snapshots the events of `database`'s log beyond `vector`, after
+  /// signing this device's events that are not signed yet.
   ///
   /// - Throws: ``SyncError/compactedAway(origin:needed:baseline:)`` when the
   ///   receiver lacks events this log compacted into its baseline.
   public init(from database: ChronicleDatabase, beyond vector: VersionVector) throws {
     self.database = database
     self.vector = vector
+    try database.sealOwnEvents()
     (lastPosition, count, bytes) = try database.read { db in
       try LogBaseline.requireCovered(vector, in: db)
       var last: Int64 = 0, count = 0, bytes = 0

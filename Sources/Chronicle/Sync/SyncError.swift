@@ -11,6 +11,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// already held with different content, an event of this very peer that its
   /// log lacks, or an event in the segment folder of another peer.
   case forgedEvent(source: String, event: String, reason: String)
+  /// A received event's origin is not proven: unsigned from a device that
+  /// signs its events, a signature that does not verify, or signed by another
+  /// device's key than its origin's.
+  case unauthenticatedEvent(source: String, event: String, device: PeerID, reason: String)
   /// The remote event was written at a newer schema epoch than this database's.
   case schemaAhead(source: String, event: String, remoteEpoch: UInt64, localEpoch: UInt64)
   /// A remote event refers to a table or column this database does not have
@@ -36,6 +40,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
       "\(source): received event \(index + 1) of its batch is malformed: \(reason). Nothing from this batch was applied; the sending peer's log may be damaged (chronicle verify)."
     case .forgedEvent(let source, let event, let reason):
       "\(source): event \(event) rejected: \(reason). Nothing from this batch was applied."
+    case .unauthenticatedEvent(let source, let event, let device, let reason):
+      "\(source): event \(event) of device \(device) refused: \(reason). Nothing from this batch was applied; "
+        + "the peer that sent it holds a forged or damaged copy (chronicle verify on it names the event)."
     case .schemaAhead(let source, let event, let remote, let local):
       "\(source): event \(event) was written at schema epoch \(remote), this database is at epoch \(local). Upgrade the app (run its migrations) on this peer, then sync again."
     case .schemaMismatch(let source, let event, let reason):

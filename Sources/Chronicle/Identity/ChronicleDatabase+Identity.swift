@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+
+/// This database's device: its peer id and, when its key file is beside it, its key.
+struct DeviceState {
+  var peer: PeerID
+  var key: DeviceKey?
+}
+
+/// Who a database writes as: its peer id, its public key, and where its
+/// private key is kept.
+public struct DeviceIdentity: Sendable, Equatable {
+  /// The origin of the events this database writes.
+  public var peerID: PeerID
+  /// The 32 bytes of the device's Ed25519 public key, as recorded in the database.
+  public var publicKey: [UInt8]
+  /// The file that holds the private key, beside the database (`PATH-device.key`).
+  public var keyFile: URL
+  /// Whether the key file is there and holds this device's key: only then can
+  /// the database write (and sign what it wrote).
+  public var canSign: Bool
+}
+
+extension ChronicleDatabase {
+  /// This database's device identity.
+  ///
+  /// Each database is a device with its own Ed25519 key, made when the
+  /// database is created (or first opened by a version with device keys). A
+  /// new database's peer id is derived from its key, so no other device can
+  /// sign under it. The private key is kept in ``DeviceIdentity/keyFile``,
+  /// beside the database and never inside it: a copy of the database file
+  /// without that file can be read and synced from, but not written to.
+  public var identity: DeviceIdentity {
+    get throws {
+      let state = device.withLock { $0 }
+      let recorded = try read { db in try DeviceRegistry(db: db).device(state.peer) }
+      return DeviceIdentity(
+        peerID: state.peer, publicKey: recorded?.publicKey ?? [], keyFile: DeviceKey.fileURL(forDatabaseAt: path),
+        canSign: state.key != nil)
+    }
+  }
+
+  /// Gives the database its device at open: a new database gets a new key
+  /// (and, unless the app fixed its peer id, the id derived from it); one from
+  /// before device keys keeps its peer id and gets a key that signs its events
+  /// from its next sequence on; an existing device reads its key file, and
+  /// without it (nil) cannot write.
+  static func establishDevice(_ db: Database, requested: PeerIdentity, path: String) throws -> (PeerID, DeviceKey?) {
+    let keyFile = DeviceKey.fileURL(forDatabaseAt: path)
+    let registry = DeviceRegistry(db: db)
+    guard let blob = try Data.fetchOne(db, sql: "SELECT peer_id FROM chronicle_peer"), let stored = PeerID(bytes: blob) else {
+      // A new database. A key file left by an earlier database of the same
+      // name is not reused: its peer id's events may be out there already.
+      let key = DeviceKey.generate()
+      let peer: PeerID
+      if case .fixed(let wanted) = requested { peer = wanted } else { peer = key.derivedPeerID }
+      try db.execute(
+        sql: "INSERT INTO chronicle_peer (singleton, peer_id, created_at) VALUES (1, ?, ?)",
+        arguments: [Data(peer.bytes), ISO8601DateFormatter().string(from: Date())])
+      try registry.record(peer, .init(publicKey: key.publicKey, firstSignedSequence: 1))
+      try key.write(to: keyFile, replacing: true)
+      return (peer, key)
+    }
+    if case .fixed(let wanted) = requested, wanted != stored {
+      throw ChronicleError.peerMismatch(stored: stored, requested: wanted)
+    }
+    guard let recorded = try registry.device(stored) else {
+      // From before device keys: sign from the next event on.
+      let key = DeviceKey.generate()
+      let next = try LocalLogPosition.read(db, origin: stored).nextSequence
+      try registry.record(stored, .init(publicKey: key.publicKey, firstSignedSequence: next))
+      try key.write(to: keyFile, replacing: true)
+      return (stored, key)
+    }
+    if let key = try DeviceKey.read(from: keyFile), key.publicKey == recorded.publicKey { return (stored, key) }
+    // A replacement key whose change committed but was not moved into place.
+    let pendingFile = DeviceKey.pendingFileURL(forDatabaseAt: path)
+    if let key = try DeviceKey.read(from: pendingFile), key.publicKey == recorded.publicKey {
+      try DeviceKey.replace(keyFile, with: pendingFile)
+      return (stored, key)
+    }
+    return (stored, nil)
+  }
+
+  /// Signs this device's events that are still unsigned, before they leave
+  /// it: every transport and export calls this first. Capture writes events
+  /// unsigned (version 1) because a signature costs more than a small commit;
+  /// sealing gives them their version 2 form, once.
+  func sealOwnEvents() throws {
+    let state = device.withLock { $0 }
+    let peer = state.peer
+    let pending = try read { db -> Bool in
+      guard let device = try DeviceRegistry(db: db).device(peer) else { return false }
+      let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
+      return try Bool.fetchOne(db, sql: """
+        SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin = ? AND sequence >= ? AND format_version = 1)
+        """, arguments: [Data(peer.bytes), from]) ?? false
+    }
+    guard pending else { return }
+    guard let key = state.key else {
+      throw ChronicleError.deviceKeyMissing(path: DeviceKey.fileURL(forDatabaseAt: path).path, peer: peer)
+    }
+    try writer.write { db in
+      guard let device = try DeviceRegistry(db: db).device(peer) else { return }
+      let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
+      let rows = try Row.fetchAll(db, sql: """
+        SELECT id, sequence, payload FROM chronicle_events
+        WHERE origin = ? AND sequence >= ? AND format_version = 1 ORDER BY sequence
+        """, arguments: [Data(peer.bytes), from])
+      let update = try db.makeStatement(sql: """
+        UPDATE chronicle_events SET format_version = 2, payload = ?, stored_size = ?, checksum = ? WHERE id = ?
+        """)
+      var through = from - 1
+      for row in rows {
+        let signed = EventSignature.seal(Array(row[2] as Data), with: key)
+        let checksum = signed.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        try update.execute(arguments: [Data(signed), signed.count, Int64(checksum), row[0] as Int64])
+        through = row[1]
+      }
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('sealed_through', ?)", arguments: [through])
+    }
+  }
+
+  private static func sealedThrough(_ db: Database) throws -> Int64 {
+    try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'sealed_through'") ?? 0
+  }
+}

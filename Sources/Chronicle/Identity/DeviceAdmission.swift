@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+
+/// Decides whether received events come from the device they name.
+///
+/// A signed (version 2) event must verify with the key it carries, and that
+/// key must be its origin's: the key its peer id is derived from, or, for a
+/// peer id from before device keys, the key that id first signed with (bound
+/// on first sight, in `chronicle_devices`). An unsigned (version 1) event is
+/// accepted only from such an older device, and only below the sequence from
+/// which it signs.
+struct DeviceAdmission {
+  let registry: DeviceRegistry
+  private var known: [PeerID: DeviceRegistry.Device?] = [:]
+
+  init(_ db: Database) { registry = DeviceRegistry(db: db) }
+
+  /// Checks every event of a batch that the log does not hold yet (a refused
+  /// one throws, naming it): its signature, then, once this database is in a
+  /// group, its origin's membership. Records the keys of older devices seen
+  /// signing for the first time, and the membership changes the batch carries
+  /// (oldest first, so a device added in the batch has its events admitted).
+  mutating func admit(_ events: [IncomingEvent], source: String) throws {
+    let db = registry.db
+    let held = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin = ? AND sequence = ?)")
+    var fresh: [IncomingEvent] = []
+    for incoming in events where !(try Bool.fetchOne(held, arguments: [Data(incoming.event.origin.bytes), Int64(incoming.event.sequence)]) ?? false) {
+      fresh.append(incoming)
+    }
+    func refused(_ event: ChangeEvent, _ reason: String) -> SyncError {
+      .unauthenticatedEvent(source: source, event: event.id.description, device: event.origin, reason: reason)
+    }
+    var signers: [EventID: [UInt8]] = [:]
+    for incoming in fresh.sorted(by: { ($0.event.origin, $0.event.sequence) < ($1.event.origin, $1.event.sequence) }) {
+      let event = incoming.event
+      do {
+        signers[event.id] = try admit(event.origin, event.sequence, incoming.encoded)
+      } catch let problem as EventSignature.Problem {
+        throw refused(event, problem.description)
+      }
+    }
+    let membership = GroupMembership(db: db)
+    for incoming in fresh.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
+      let event = incoming.event
+      for case .membership(let change) in event.operations {
+        do {
+          let key = try signers[event.id] ?? registry.device(event.origin)?.publicKey
+          try membership.apply(change, by: event.origin, writerKey: key, at: event.timestamp)
+        } catch let problem as GroupMembership.Problem {
+          throw refused(event, "its membership change (\(change)) is refused: \(problem)")
+        }
+      }
+    }
+    for incoming in fresh {
+      if let problem = try membership.refusal(of: incoming.event.origin, sequence: incoming.event.sequence) {
+        throw refused(incoming.event, problem.description)
+      }
+    }
+  }
+
+  /// The signer's key of a signed event, nil for an admitted unsigned one.
+  private mutating func admit(_ origin: PeerID, _ sequence: UInt64, _ encoded: EventCodec.Encoded) throws -> [UInt8]? {
+    let device: DeviceRegistry.Device?
+    if let cached = known[origin] {
+      device = cached
+    } else {
+      device = try registry.device(origin)
+      known[origin] = device
+    }
+    guard encoded.version >= 2 else {
+      // Unsigned: only an older device's history, from before its key.
+      if origin.isKeyDerived { throw EventSignature.Problem.unsigned }
+      if let device, sequence >= device.firstSignedSequence { throw EventSignature.Problem.unsigned }
+      return nil
+    }
+    let signer = try EventSignature.verifiedSigner(of: encoded.bytes)
+    if origin.isKeyDerived {
+      guard PeerID(publicKey: signer) == origin else { throw EventSignature.Problem.notTheOriginsKey }
+    } else if let device {
+      guard device.publicKey == signer else { throw EventSignature.Problem.notTheOriginsKey }
+      if sequence < device.firstSignedSequence {
+        // Signed earlier than known: it signs from here on.
+        let earlier = DeviceRegistry.Device(publicKey: signer, firstSignedSequence: sequence)
+        try registry.record(origin, earlier)
+        known[origin] = earlier
+      }
+    } else {
+      let bound = DeviceRegistry.Device(publicKey: signer, firstSignedSequence: sequence)
+      try registry.record(origin, bound)
+      known[origin] = bound
+    }
+    return signer
+  }
+}

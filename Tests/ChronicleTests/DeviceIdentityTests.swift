@@ -1,0 +1,200 @@
+import Foundation
+import GRDB
+import ChronicleTestSupport
+import Testing
+
+@testable import Chronicle
+
+/// Device keys: every event leaves its device signed, and a received event
+/// must be signed by the device it names, or nothing of its batch is applied.
+@Suite("Devices: keys, signed events, refused forgeries")
+struct DeviceIdentityTests {
+  let directory: TemporaryDirectory
+  let clock = ManualWallClock()
+  let a: ChronicleDatabase
+  let b: ChronicleDatabase
+  let c: ChronicleDatabase
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
+    b = try openSyncPeer(directory, name: "b.sqlite", clock: clock)
+    c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
+  }
+
+  /// The serialized event `sequence` of `origin` as `database`'s log holds it.
+  func payload(_ database: ChronicleDatabase, _ origin: PeerID, _ sequence: Int) throws -> [UInt8] {
+    try database.read { db in
+      try #require(try Data.fetchOne(
+        db, sql: "SELECT payload FROM chronicle_events WHERE origin = ? AND sequence = ?", arguments: [Data(origin.bytes), sequence]))
+    }.map { $0 }
+  }
+
+  /// `bytes` with their CRC-32 made right again (so only the signature can tell).
+  func withFixedChecksum(_ bytes: [UInt8]) -> [UInt8] {
+    var writer = BinaryWriter()
+    writer.writeUInt32BigEndian(Zlib.crc32(bytes.dropLast(4)))
+    return bytes.dropLast(4) + writer.bytes
+  }
+
+  func listNames(_ database: ChronicleDatabase) throws -> [String] {
+    try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists ORDER BY id") }
+  }
+
+  @Test func aNewDatabaseIsADeviceWhosePeerIDComesFromItsKey() throws {
+    let identity = try a.identity
+    #expect(identity.peerID == a.peerID)
+    #expect(identity.peerID.isKeyDerived)
+    #expect(PeerID(publicKey: identity.publicKey) == identity.peerID)
+    #expect(identity.canSign)
+    #expect(identity.keyFile.path == directory.path("a.sqlite") + "-device.key")
+    let mode = try #require(try FileManager.default.attributesOfItem(atPath: identity.keyFile.path)[.posixPermissions] as? Int)
+    #expect(mode == 0o600)
+    // The key is never inside the database.
+    let key = try #require(try DeviceKey.read(from: identity.keyFile))
+    let raw = Data(key.privateKey.rawRepresentation)
+    let file = try Data(contentsOf: URL(fileURLWithPath: directory.path("a.sqlite")))
+    #expect(file.range(of: raw) == nil)
+  }
+
+  @Test func eventsAreWrittenUnsignedAndLeaveSigned() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    let last = try #require(try a.log.events().last)
+    #expect(try payload(a, a.peerID, Int(last.event.sequence))[4] == 1)  // unsigned at commit
+    try push(a, to: b)
+    for database in [a, b] {
+      let signed = try payload(database, a.peerID, Int(last.event.sequence))
+      #expect(signed[4] == 2)
+      #expect(try EventSignature.verifiedSigner(of: signed) == (try a.identity.publicKey))
+      #expect(try EventCodec.decode(signed) == last.event)
+    }
+    #expect(try listNames(b) == ["Home"])
+    #expect(try a.replayMatchesLive(directory))
+    #expect(try b.replayMatchesLive(directory))
+  }
+
+  @Test func aMemberCannotWriteUnderAnotherMembersPeerID() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    try push(a, to: c)
+    try b.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'Work')") }
+    let good = try b.serializedEvents(beyond: c.versionVector())
+    // b takes an event of a's that a has not sent, and signs it as a's with its own key.
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'Forged')") }
+    let sequence = Int(try #require(try a.log.events().last).event.sequence)
+    let bKey = try #require(try DeviceKey.read(from: b.identity.keyFile))
+    let forged = EventSignature.seal(try payload(a, a.peerID, sequence), with: bKey)
+
+    let before = try c.digests()
+    #expect {
+      try c.applyRemote(serializedEvents: good + [forged], source: "b")
+    } throws: { error in
+      guard case SyncError.unauthenticatedEvent(_, let event, let device, let reason) = error else { return false }
+      return event.hasSuffix(":\(sequence)") && device == a.peerID && reason.contains("another device's key")
+    }
+    #expect(try c.digests() == before)
+    #expect(try listNames(c) == ["Home"])
+    #expect(try c.versionVector()[b.peerID] == 0)
+  }
+
+  @Test func aChangedSignatureOrAChangedEventIsRefused() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    let signed = try #require(try a.serializedEvents(beyond: VersionVector()).last)
+    var badSignature = signed
+    badSignature[badSignature.count - 10] ^= 0x01
+    var laterClock = signed
+    laterClock[29] ^= 0x01  // the HLC's low byte: still a valid event, not the signed one
+    for tampered in [badSignature, laterClock].map(withFixedChecksum) {
+      #expect(throws: SyncError.self) { try b.applyRemote(serializedEvents: [tampered], source: "a") }
+      do {
+        _ = try b.applyRemote(serializedEvents: [tampered], source: "a")
+      } catch let error as SyncError {
+        #expect("\(error)".contains("does not verify"), "\(error)")
+      }
+      #expect(try b.log.count() == 1)  // b's own first event only
+    }
+    // The untouched event still goes through.
+    _ = try b.applyRemote(serializedEvents: [signed], source: "a")
+    #expect(try listNames(b) == ["Home"])
+  }
+
+  @Test func anUnsignedEventUnderAKeyDerivedPeerIDIsRefused() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    let sequence = Int(try #require(try a.log.events().last).event.sequence)
+    let unsigned = try payload(a, a.peerID, sequence)
+    #expect(unsigned[4] == 1)
+    #expect(throws: SyncError.self) { try b.applyRemote(serializedEvents: [unsigned], source: "a") }
+    #expect(try listNames(b).isEmpty)
+  }
+
+  @Test func aCopyWithoutItsKeyFileCannotWriteAsTheDevice() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    let copyPath = directory.path("copy.sqlite")
+    try a.writer.backup(to: DatabaseQueue(path: copyPath))
+    var configuration = ChronicleConfiguration()
+    configuration.wallClock = clock.reader(skew: 0)
+    let copy = try Chronicle.open(path: copyPath, configuration: configuration)
+    #expect(copy.peerID == a.peerID)
+    #expect(try !copy.identity.canSign)
+    #expect(try listNames(copy) == ["Home"])  // reading works
+    do {
+      try copy.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'Copied')") }
+      Issue.record("a copy without the key wrote as the device")
+    } catch let error as ChronicleError {
+      guard case .deviceKeyMissing(let path, let peer) = error else { throw error }
+      #expect(path == copyPath + "-device.key" && peer == a.peerID)
+      #expect(error.description.contains("deleteLocalData"))
+    }
+    #expect(try listNames(copy) == ["Home"])
+    // Unsigned events of the device cannot leave the copy either.
+    #expect(throws: ChronicleError.self) { try copy.serializedEvents(beyond: VersionVector()) }
+
+    // The copy goes on as a device of its own.
+    try copy.deleteLocalData()
+    #expect(copy.peerID != a.peerID && copy.peerID.isKeyDerived)
+    #expect(try copy.identity.canSign)
+    try push(a, to: copy)
+    try copy.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'Copied')") }
+    try push(copy, to: a)
+    #expect(try listNames(a) == ["Home", "Copied"])
+  }
+
+  @Test func aDatabaseFromBeforeDeviceKeysSignsFromItsNextEventAndItsHistoryStaysReadable() throws {
+    let path = directory.path("legacy.sqlite")
+    let legacyPeer = PeerID.generate()  // a random (version 4) id, as before device keys
+    do {
+      let legacy = try openSyncPeer(directory, name: "legacy.sqlite", clock: clock, peer: .fixed(legacyPeer))
+      try legacy.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Old')") }
+    }
+    // Back to what the previous version left: no device table, no key file.
+    try plainConnection(path).write { db in
+      try db.execute(sql: "DROP TABLE chronicle_devices; DROP TABLE chronicle_group; DROP TABLE chronicle_members; UPDATE chronicle_meta SET value = 2 WHERE key = 'schema_version'")
+    }
+    try FileManager.default.removeItem(atPath: path + "-device.key")
+    let oldSequences = 2
+
+    var configuration = ChronicleConfiguration()
+    configuration.wallClock = clock.reader(skew: 0)
+    let legacy = try Chronicle.open(path: path, configuration: configuration)
+    #expect(legacy.peerID == legacyPeer && !legacyPeer.isKeyDerived)
+    #expect(try legacy.identity.canSign)
+    try legacy.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'New')") }
+    try push(legacy, to: b)
+    #expect(try listNames(b) == ["Old", "New"])
+    let signedFrom = oldSequences + 1
+    #expect(try payload(b, legacyPeer, oldSequences)[4] == 1)  // history stays unsigned, readable
+    #expect(try payload(b, legacyPeer, signedFrom)[4] == 2)
+
+    // b now knows legacyPeer's key: an unsigned event of it from there on, or
+    // one signed by another key, is refused.
+    try legacy.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'Later')") }
+    let sequence = Int(try #require(try legacy.log.events().last).event.sequence)
+    let unsigned = try payload(legacy, legacyPeer, sequence)
+    #expect(throws: SyncError.self) { try b.applyRemote(serializedEvents: [unsigned], source: "legacy") }
+    let cKey = try #require(try DeviceKey.read(from: c.identity.keyFile))
+    #expect(throws: SyncError.self) {
+      try b.applyRemote(serializedEvents: [EventSignature.seal(unsigned, with: cKey)], source: "c")
+    }
+    try push(legacy, to: b)
+    #expect(try listNames(b) == ["Old", "New", "Later"])
+  }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import ChronicleTestSupport
+import Testing
+
+@testable import Chronicle
+
+/// Groups: a member list replicated as signed events; invitations, revocation,
+/// and events refused from devices that are not (or no longer) members.
+@Suite("Devices: group membership, invitations, revocation")
+struct GroupMembershipTests {
+  let directory: TemporaryDirectory
+  let clock = ManualWallClock()
+  let a: ChronicleDatabase
+  let b: ChronicleDatabase
+  let c: ChronicleDatabase
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
+    b = try openSyncPeer(directory, name: "b.sqlite", clock: clock)
+    c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
+  }
+
+  func names(_ database: ChronicleDatabase) throws -> [String] {
+    try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists ORDER BY id") }
+  }
+
+  func insert(_ database: ChronicleDatabase, _ id: Int, _ name: String) throws {
+    clock.advance(by: 1)
+    try database.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, name]) }
+  }
+
+  /// Expects `body` to fail with an unauthenticated event of `device` whose reason contains `reason`.
+  func expectRefused(
+    _ device: PeerID, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+  ) {
+    #expect(sourceLocation: sourceLocation) { try body() } throws: { error in
+      guard case SyncError.unauthenticatedEvent(_, _, let refused, let why) = error else { return false }
+      return refused == device && why.contains(reason)
+    }
+  }
+
+  @Test func aDeviceJoinsWithAnInvitationAndEveryMemberListsTheSameMembers() throws {
+    try insert(a, 1, "Home")
+    let group = try a.createGroup()
+    #expect(try a.group == group)
+    let invitation = try a.invite()
+    #expect(try Invitation(text: invitation.text) == invitation)
+    #expect(invitation.inviter == a.peerID && invitation.group == group)
+
+    try b.join(try Invitation(text: invitation.text))
+    #expect(try b.group == group)
+    try insert(b, 2, "Work")
+    try push(b, to: a)  // a learns b joined, then takes b's rows
+    try push(a, to: b)
+    #expect(try names(a) == ["Home", "Work"])
+    #expect(try names(b) == ["Home", "Work"])
+
+    let listed = try a.members()
+    #expect(listed.map(\.device) == [a.peerID, b.peerID])
+    #expect(listed.map(\.admission) == [.founder, .invitation])
+    #expect(listed[1].addedBy == a.peerID)
+    #expect(listed.allSatisfy { $0.isActive })
+    #expect(try b.members().map(\.device) == listed.map(\.device))
+    #expect(try b.members().map(\.admission) == [.founder, .invitation])
+    #expect(try a.replayMatchesLive(directory) && b.replayMatchesLive(directory))
+  }
+
+  @Test func eventsFromADeviceOutsideTheGroupAreRefusedWhole() throws {
+    try a.createGroup()
+    try insert(c, 7, "Outsider")
+    let before = try a.digests()
+    expectRefused(c.peerID, "not a member") { try push(c, to: a) }
+    #expect(try a.digests() == before)
+    // A database that received the group's events is in the group too.
+    try push(a, to: b)
+    #expect(try b.group == (try a.group))
+    expectRefused(c.peerID, "not a member") { try push(c, to: b) }
+  }
+
+  @Test func devicesThatSyncedBeforeTheGroupWasCreatedAreItsFoundingMembers() throws {
+    try insert(b, 1, "From b")
+    try push(b, to: a)
+    try a.createGroup()
+    #expect(try a.members().map(\.admission) == [.founder, .founding])
+    try insert(b, 2, "Still b")
+    try push(a, to: b)
+    try push(b, to: a)
+    #expect(try names(a) == ["From b", "Still b"])
+  }
+
+  @Test func aRevokedDevicesLaterEventsAreRefusedByEveryPeerAndItsEarlierOnesStay() async throws {
+    try a.createGroup()
+    try b.join(try a.invite())
+    try c.join(try a.invite())
+    try insert(b, 1, "Before")
+    try push(b, to: a)
+    try push(c, to: a)
+    try push(a, to: c)
+    try a.revoke(b.peerID)
+    let revoked = try #require(try a.members().first { $0.device == b.peerID })
+    #expect(!revoked.isActive && revoked.revokedBy == a.peerID)
+    try insert(b, 2, "After")
+
+    // In memory, as a bundle, and through a shared folder.
+    expectRefused(b.peerID, "revoked by \(a.peerID.shortDescription)") { try push(b, to: a) }
+    try push(a, to: c)  // c learns of the revocation
+    let bundle = directory.url.appendingPathComponent("b.chrb")
+    try b.exportBundle(beyond: c.versionVector(), to: bundle)
+    expectRefused(b.peerID, "revoked") {
+      _ = try c.applyRemote(bundle: Array(try Data(contentsOf: bundle)), source: "b.chrb")
+    }
+    let folder = directory.url.appendingPathComponent("shared")
+    try await SyncEngine(for: b, transport: .directory(folder)).sendChanges()
+    let report = try await SyncEngine(for: c, transport: .directory(folder)).fetchChanges()
+    #expect(!report.rejected.isEmpty)
+    #expect(try names(a) == ["Before"])
+    #expect(try names(c) == ["Before"])
+    // A revoked device cannot change the member list either.
+    try push(a, to: b)
+    #expect(throws: ChronicleError.self) { try b.revoke(a.peerID) }
+  }
+
+  @Test func anInvitationSignedByANonMemberOrAlteredIsRefused() throws {
+    let group = try a.createGroup()
+    try push(a, to: b)  // b holds the group's events but was never added
+    // b signs an invitation into a's group although it is not a member.
+    let bKey = try #require(try DeviceKey.read(from: b.identity.keyFile))
+    let forged = Invitation(group: group, inviter: b.peerID, key: bKey, expires: Date(timeIntervalSinceNow: 3600))
+    try c.join(forged)  // c cannot tell: it knows nothing of the group yet
+    try insert(c, 3, "Smuggled")
+    expectRefused(c.peerID, "not a member") { try push(c, to: a) }
+    #expect(try names(a).isEmpty)
+
+    // An invitation altered after signing (a later expiry) is refused at once.
+    var bytes = try a.invite(expiresIn: .seconds(60)).bytes
+    bytes[87] ^= 0x40
+    let altered = try #require(Invitation(bytes: bytes))
+    let fresh = try openSyncPeer(directory, name: "d.sqlite", clock: clock)
+    #expect(throws: ChronicleError.self) { try fresh.join(altered) }
+    #expect(throws: ChronicleError.self) { try Invitation(text: "chronicle-invitation-v1:nonsense") }
+    #expect(try fresh.group == nil)
+  }
+
+  @Test func anEventOfAnotherGroupIsRefused() throws {
+    try a.createGroup()
+    try c.createGroup()
+    try insert(c, 9, "Other group")
+    expectRefused(c.peerID, "another group") { try push(c, to: a) }
+  }
+}
