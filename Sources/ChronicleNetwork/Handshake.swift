@@ -4,16 +4,18 @@ import Foundation
 
 /// Mutual authentication before any data moves: each side proves it holds
 /// the group key with an HMAC-SHA256 over both peer ids and both fresh
-/// nonces, then every later frame is sealed with keys derived from the same
-/// transcript. Nothing is read from or written to a database before the
-/// handshake succeeds.
+/// nonces, and that it is the device its peer id names with an Ed25519
+/// signature of the same transcript by its device key; then every later frame
+/// is sealed with keys derived from the transcript. A server whose database
+/// is in a group admits its active members only. Nothing is read from or
+/// written to a database before the handshake succeeds.
 ///
 /// ```
 /// client                                   server
 /// hello(version, client id, client nonce) →
 ///                                          ← challenge(version, server id, server nonce)
-/// proof(HMAC(key, "client" ‖ transcript)) →
-///                                          ← welcome(HMAC(key, "server" ‖ transcript))  [sealed]
+/// proof(HMAC(key, "client" ‖ transcript), device key, signature) →
+///                                          ← welcome(HMAC(key, "server" ‖ transcript), device key, signature)  [sealed]
 /// ```
 enum Handshake {
   private static func transcript(client: PeerID, clientNonce: [UInt8], server: PeerID, serverNonce: [UInt8]) -> [UInt8] {
@@ -34,7 +36,9 @@ enum Handshake {
   }
 
   /// Authenticates a client connection; returns the server's peer id.
-  static func client(_ connection: inout FramedConnection, local: PeerID, configuration: NetworkSyncConfiguration) async throws -> PeerID {
+  static func client(
+    _ connection: inout FramedConnection, local: PeerID, device: DeviceKey?, configuration: NetworkSyncConfiguration
+  ) async throws -> PeerID {
     let clientNonce = nonce()
     try await connection.send(.hello(version: WireMessage.protocolVersion, peer: local, nonce: clientNonce))
     let answer = try await connection.receive("handshake challenge", within: configuration.handshakeTimeout)
@@ -51,7 +55,8 @@ enum Handshake {
     }
     connection.peerName = "peer \(server.shortDescription) at \(connection.peerName)"
     let transcript = transcript(client: local, clientNonce: clientNonce, server: server, serverNonce: serverNonce)
-    try await connection.send(.proof(proof("client", transcript, key: configuration.key.key)))
+    let deviceProof = device.map { DeviceProof(role: "client", transcript: transcript, key: $0) }
+    try await connection.send(.proof(proof("client", transcript, key: configuration.key.key), device: deviceProof))
     connection.cipher = SessionCipher(groupKey: configuration.key.key, transcript: transcript, role: .client)
     let welcome: WireMessage
     do {
@@ -59,9 +64,18 @@ enum Handshake {
     } catch NetworkSyncError.protocolViolation {
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "the server's answer is not sealed with this group's key")
     }
-    guard case .welcome(let mac) = welcome else { throw connection.unexpected(welcome, waitingFor: "the handshake welcome") }
+    guard case .welcome(let mac, let serverDevice) = welcome else { throw connection.unexpected(welcome, waitingFor: "the handshake welcome") }
     guard isValid(mac, "server", transcript, key: configuration.key.key) else {
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "the server did not prove it holds the group's key")
+    }
+    if let serverDevice {
+      guard serverDevice.isValid(role: "server", transcript: transcript),
+            !server.isKeyDerived || PeerID(publicKey: serverDevice.publicKey) == server
+      else {
+        throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "the server did not prove it is device \(server)")
+      }
+    } else if server.isKeyDerived {
+      throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "the server did not prove it is device \(server) (its key file is missing)")
     }
     connection.limit.set(configuration.maxFrameSize)
     return server
@@ -69,7 +83,13 @@ enum Handshake {
 
   /// Authenticates a server connection; returns the client's peer id. A
   /// client that fails is told why before the connection closes.
-  static func server(_ connection: inout FramedConnection, local: PeerID, configuration: NetworkSyncConfiguration) async throws -> PeerID {
+  /// A device the server does not know as a member yet may only push (its
+  /// join event, which the merge checks); what it may fetch is checked per
+  /// request. Returns the client's id and the device key it proved.
+  static func server(
+    _ connection: inout FramedConnection, database: ChronicleDatabase, configuration: NetworkSyncConfiguration
+  ) async throws -> (peer: PeerID, key: [UInt8]?) {
+    let local = database.peerID
     let hello = try await connection.receive("handshake hello", within: configuration.handshakeTimeout)
     guard case .hello(let version, let client, let clientNonce) = hello else {
       throw connection.unexpected(hello, waitingFor: "the handshake hello")
@@ -86,11 +106,20 @@ enum Handshake {
     let serverNonce = nonce()
     try await connection.send(.challenge(version: WireMessage.protocolVersion, peer: local, nonce: serverNonce))
     let answer = try await connection.receive("handshake proof", within: configuration.handshakeTimeout)
-    guard case .proof(let mac) = answer else { throw connection.unexpected(answer, waitingFor: "the handshake proof") }
+    guard case .proof(let mac, let clientDevice) = answer else { throw connection.unexpected(answer, waitingFor: "the handshake proof") }
     let transcript = transcript(client: client, clientNonce: clientNonce, server: local, serverNonce: serverNonce)
     guard isValid(mac, "client", transcript, key: configuration.key.key) else {
       await connection.sendFailureQuietly("authentication failed: you did not prove you hold this group's key. Check that both peers use the same key file")
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "it did not prove it holds the group's key")
+    }
+    if let clientDevice, !clientDevice.isValid(role: "client", transcript: transcript) {
+      await connection.sendFailureQuietly("authentication failed: your device signature does not verify")
+      throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "its device signature does not verify")
+    }
+    let device = clientDevice?.publicKey
+    if let refusal = try await offload({ try database.deviceRefusal(client, publicKey: device, requiringMembership: false) }) {
+      await connection.sendFailureQuietly("device \(client) is not admitted: \(refusal)")
+      throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "device \(client) is not admitted: \(refusal)")
     }
     if let allowed = configuration.allowedPeers, !allowed.contains(client) {
       await connection.sendFailureQuietly("peer \(client) is not allowed on this server (ask its operator to add it with --allow-peer)")
@@ -98,7 +127,8 @@ enum Handshake {
     }
     connection.cipher = SessionCipher(groupKey: configuration.key.key, transcript: transcript, role: .server)
     connection.limit.set(configuration.maxFrameSize)
-    try await connection.send(.welcome(proof: proof("server", transcript, key: configuration.key.key)))
-    return client
+    let serverProof = database.deviceKey.map { DeviceProof(role: "server", transcript: transcript, key: $0) }
+    try await connection.send(.welcome(proof: proof("server", transcript, key: configuration.key.key), device: serverProof))
+    return (client, device)
   }
 }

@@ -120,11 +120,11 @@ public final class SyncServer: Sendable {
           throw NetworkSyncError.refusedByPeer(peer: connection.peerName, message: "refused: server busy or shutting down")
         }
         do {
-          let peer = try await Handshake.server(&connection, local: database.peerID, configuration: configuration)
+          let (peer, key) = try await Handshake.server(&connection, database: database, configuration: configuration)
           report.remotePeer = peer
           logger[metadataKey: "peer"] = "\(peer.shortDescription)"
           logger.debug("authenticated")
-          try await session(&connection, report: &report)
+          try await session(&connection, device: (peer, key), report: &report)
           report.bytesSent = connection.bytesSent
           report.bytesReceived = connection.bytesReceived
         } catch let error as NetworkSyncError {
@@ -163,10 +163,26 @@ public final class SyncServer: Sendable {
     throw NetworkSyncError.protocolViolation(peer: connection.peerName, reason: "asked for blobs, which this server does not keep")
   }
 
+  /// Refuses a request of a device that is not (or no longer) a member of
+  /// the server's group: only pushing its events (its join) is open to it.
+  private func requireMember(_ device: (peer: PeerID, key: [UInt8]?), _ connection: inout FramedConnection) async throws {
+    guard let refusal = try await offload({ [database] in try database.deviceRefusal(device.peer, publicKey: device.key) }) else { return }
+    await connection.sendFailureQuietly("device \(device.peer) may not fetch from or store on this server: \(refusal)")
+    throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: refusal)
+  }
+
   /// After the handshake: answers the client's requests until it says bye.
-  private func session(_ connection: inout FramedConnection, report: inout NetworkSyncReport) async throws {
+  private func session(
+    _ connection: inout FramedConnection, device: (peer: PeerID, key: [UInt8]?), report: inout NetworkSyncReport
+  ) async throws {
     while true {
       let request = try await connection.receive("a request", within: configuration.frameTimeout)
+      switch request {
+      case .vector, .blobQuery, .blobRequest, .blob:
+        try await requireMember(device, &connection)
+      default:
+        break
+      }
       switch request {
       case .vectorRequest:
         let vector = try await offload { [database] in try database.versionVector() }

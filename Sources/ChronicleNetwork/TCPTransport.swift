@@ -75,37 +75,37 @@ public struct TCPTransport: SyncTransport {
   /// Blobs the server does not hold either are listed in the report's
   /// ``BlobTransferReport/unavailable``. Connects only when something is missing.
   ///
-  /// - Parameter peer: who this side is in the handshake (the local database's
-  ///   ``ChronicleDatabase/peerID``; the server's allow list applies to it).
+  /// - Parameter database: who this side is in the handshake: its peer id
+  ///   and device key (the server's allow list and member list apply to it).
   public func fetchBlobs(
-    _ hashes: some Sequence<BlobHash>, into store: some BlobStore, as peer: PeerID, progress: (@Sendable (BlobTransferReport) -> Void)? = nil
+    _ hashes: some Sequence<BlobHash>, into store: some BlobStore, as database: ChronicleDatabase, progress: (@Sendable (BlobTransferReport) -> Void)? = nil
   ) async throws -> BlobTransferReport {
     let missing = try await offload { [hashes = Array(hashes)] in try store.missing(hashes) }
     guard !missing.isEmpty else { return BlobTransferReport() }
-    return try await blobSession(as: peer) { connection in
+    return try await blobSession(as: database) { connection in
       try await BlobStreams.fetch(missing, into: store, over: &connection, configuration: configuration, progress: progress)
     }
   }
 
   /// Sends the server the blobs of `hashes` it lacks, read from `store`.
   /// Blobs `store` does not hold are listed in ``BlobTransferReport/unavailable``.
-  /// `peer` is this side in the handshake, as for ``fetchBlobs(_:into:as:progress:)``.
+  /// `database` is this side in the handshake, as for ``fetchBlobs(_:into:as:progress:)``.
   public func sendBlobs(
-    _ hashes: some Sequence<BlobHash>, from store: some BlobStore, as peer: PeerID, progress: (@Sendable (BlobTransferReport) -> Void)? = nil
+    _ hashes: some Sequence<BlobHash>, from store: some BlobStore, as database: ChronicleDatabase, progress: (@Sendable (BlobTransferReport) -> Void)? = nil
   ) async throws -> BlobTransferReport {
     var unique = Set<BlobHash>()
     let hashes = hashes.filter { unique.insert($0).inserted }
     guard !hashes.isEmpty else { return BlobTransferReport() }
-    return try await blobSession(as: peer) { connection in
+    return try await blobSession(as: database) { connection in
       try await BlobStreams.push(hashes, from: store, over: &connection, configuration: configuration, progress: progress)
     }
   }
 
-  private func blobSession(as peer: PeerID, _ body: @escaping (inout FramedConnection) async throws -> BlobTransferReport) async throws -> BlobTransferReport {
+  private func blobSession(as database: ChronicleDatabase, _ body: @escaping (inout FramedConnection) async throws -> BlobTransferReport) async throws -> BlobTransferReport {
     try await withTaskExecutorPreference(SessionExecutor.shared) {
       let channel = try await connect()
       return try await channel.run { connection in
-        _ = try await Handshake.client(&connection, local: peer, configuration: configuration)
+        _ = try await Handshake.client(&connection, local: database.peerID, device: database.deviceKey, configuration: configuration)
         let report = try await body(&connection)
         try await connection.send(.bye)
         return report
@@ -134,7 +134,8 @@ public struct TCPTransport: SyncTransport {
     let channel = try await connect()
     return try await channel.run { connection in
       var report = NetworkSyncReport()
-      report.remotePeer = try await Handshake.client(&connection, local: database.peerID, configuration: configuration)
+      report.remotePeer = try await Handshake.client(
+        &connection, local: database.peerID, device: database.deviceKey, configuration: configuration)
       if push {
         try await connection.send(.vectorRequest)
         let answer = try await connection.receive("its version vector", within: configuration.frameTimeout)

@@ -52,15 +52,15 @@ struct BlobTransferTests {
     let transport = TCPTransport(host: "127.0.0.1", port: server_.port, configuration: configuration)
     let absent = BlobHash(of: Array("nowhere".utf8))
 
-    let fetched = try await transport.fetchBlobs(onServer.map { BlobHash(of: $0) } + [absent], into: clientBlobs, as: client.peerID)
+    let fetched = try await transport.fetchBlobs(onServer.map { BlobHash(of: $0) } + [absent], into: clientBlobs, as: client)
     #expect(fetched.stored == 4 && fetched.unavailable == [absent])
     for bytes in onServer { #expect(try clientBlobs.read(BlobHash(of: bytes)) == bytes) }
-    let sent = try await transport.sendBlobs(onClient.map { BlobHash(of: $0) } + [BlobHash(of: onServer[1]), absent], from: clientBlobs, as: client.peerID)
+    let sent = try await transport.sendBlobs(onClient.map { BlobHash(of: $0) } + [BlobHash(of: onServer[1]), absent], from: clientBlobs, as: client)
     #expect(sent.stored == 3 && sent.unavailable == [absent])
     for bytes in onClient { #expect(try serverBlobs.read(BlobHash(of: bytes)) == bytes) }
     // Nothing left to move: no connection at all for a fetch.
-    #expect(try await transport.fetchBlobs(onServer.map { BlobHash(of: $0) }, into: clientBlobs, as: client.peerID) == BlobTransferReport())
-    #expect(try await transport.sendBlobs(onClient.map { BlobHash(of: $0) }, from: clientBlobs, as: client.peerID).stored == 0)
+    #expect(try await transport.fetchBlobs(onServer.map { BlobHash(of: $0) }, into: clientBlobs, as: client) == BlobTransferReport())
+    #expect(try await transport.sendBlobs(onClient.map { BlobHash(of: $0) }, from: clientBlobs, as: client).stored == 0)
     server_.shutdown(gracePeriod: .seconds(1))
     try await running.value
   }
@@ -77,7 +77,7 @@ struct BlobTransferTests {
     let running = Task(executorPreference: SessionExecutor.shared) { try await lying.run() }
     let transport = TCPTransport(host: "127.0.0.1", port: lying.port, configuration: configuration)
     // A damaged blob is not served: the client learns it is unavailable there.
-    let fetched = try await transport.fetchBlobs([BlobHash(of: bytes)], into: clientBlobs, as: client.peerID)
+    let fetched = try await transport.fetchBlobs([BlobHash(of: bytes)], into: clientBlobs, as: client)
     #expect(fetched.stored == 0 && fetched.unavailable == [BlobHash(of: bytes)])
     #expect(try clientBlobs.allHashes().isEmpty)
     // Nor copied from a damaged store.
@@ -88,7 +88,7 @@ struct BlobTransferTests {
     let other = Array("client's".utf8)
     try clientBlobs.write(other, as: BlobHash(of: other))
     await #expect {
-      try await transport.sendBlobs([BlobHash(of: other)], from: liar, as: client.peerID)
+      try await transport.sendBlobs([BlobHash(of: other)], from: liar, as: client)
     } throws: { error in
       "\(error)".contains("corrupted or forged")
     }
@@ -105,7 +105,7 @@ struct BlobTransferTests {
       let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration)
       let store = try FileBlobStore(folder: directory.url.appendingPathComponent("blobs"))
       await #expect {
-        try await transport.fetchBlobs([BlobHash(of: [1])], into: store, as: client.peerID)
+        try await transport.fetchBlobs([BlobHash(of: [1])], into: store, as: client)
       } throws: { error in
         "\(error)".contains("keeps no blobs")
       }

@@ -55,7 +55,7 @@ struct HostilePeerTests {
   }
 
   func hello(_ peer: PeerID = .generate()) -> [UInt8] {
-    frame([0] + WireMessage.hello(version: 1, peer: peer, nonce: Array(repeating: 7, count: 32)).encoded())
+    frame([0] + WireMessage.hello(version: WireMessage.protocolVersion, peer: peer, nonce: Array(repeating: 7, count: 32)).encoded())
   }
 
   @Test func garbageOversizedFramesAndStrangersAreCutAndLogged() async throws {
@@ -79,7 +79,7 @@ struct HostilePeerTests {
       // A sealed frame before any handshake.
       _ = try await rawSession(port: running.port, [frame([1] + Array(repeating: 9, count: 40))])
       // A hello, then a forged proof.
-      let forged = try await rawSession(port: running.port, [hello(), frame([0] + WireMessage.proof(Array(repeating: 1, count: 32)).encoded())])
+      let forged = try await rawSession(port: running.port, [hello(), frame([0] + WireMessage.proof(Array(repeating: 1, count: 32), device: nil).encoded())])
       #expect(String(decoding: forged.answer, as: UTF8.self).contains("authentication failed"))
       // A peer that says hello and then nothing.
       let silent = try await rawSession(port: running.port, [hello()])
@@ -112,7 +112,7 @@ struct HostilePeerTests {
     var configuration = testConfiguration(key: .generate())
     configuration.handshakeTimeout = .milliseconds(300)
     // A valid opening: hello, then a proof (that cannot be right without the key).
-    let opening = hello() + frame([0] + WireMessage.proof(Array(repeating: 2, count: 32)).encoded())
+    let opening = hello() + frame([0] + WireMessage.proof(Array(repeating: 2, count: 32), device: nil).encoded())
     var random = SeededGenerator(seed: seed)
     try await withServer(server, configuration: configuration) { running in
       for round in 0..<60 {

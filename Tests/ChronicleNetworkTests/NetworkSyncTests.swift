@@ -119,6 +119,46 @@ struct NetworkSyncTests {
     #expect(logs.messages(atLeast: .warning).contains { $0.contains("disconnected") && $0.contains("rejected") })
   }
 
+  @Test func aServerInAGroupAdmitsItsMembersOnlyAndRefusesARevokedDevicesEvents() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    let member = try makePeer(directory, "member")
+    let revoked = try makePeer(directory, "revoked")
+    let outsider = try makePeer(directory, "outsider")
+    try server.createGroup()
+    try member.join(try server.invite())
+    try revoked.join(try server.invite())
+    let logs = LogRecorder()
+    let configuration = testConfiguration(key: .generate(), logs: logs)
+    try await withServer(server, configuration: configuration) { running in
+      func transport() -> TCPTransport { TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration) }
+      // Members sync; the server learns of them from their join events, which
+      // travel only once they are admitted: the first sync of each is a push
+      // of its join, admitted because its invitation is the server's.
+      _ = try await transport().sync(member)
+      _ = try await transport().sync(revoked)
+      try writeItems(revoked, from: 1, count: 2)
+      _ = try await transport().sync(revoked)
+      #expect(try await server.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") } == 2)
+
+      // A device outside the group holds the group key but is refused at the handshake.
+      let refused = await #expect(throws: NetworkSyncError.self) { try await transport().sync(outsider) }
+      #expect("\(String(describing: refused))".contains("not a member"))
+
+      // Revoked: its later events are refused, directly and relayed by a member.
+      try server.revoke(revoked.peerID)
+      try writeItems(revoked, from: 10, count: 1)
+      let again = await #expect(throws: NetworkSyncError.self) { try await transport().sync(revoked) }
+      #expect("\(String(describing: again))".contains("revoked"))
+      _ = try await MemoryTransport(peer: revoked).fetch(into: member)  // the member has not heard of the revocation yet
+      let before = try server.fingerprint()
+      let relayed = await #expect(throws: NetworkSyncError.self) { try await transport().send(from: member) }
+      #expect("\(String(describing: relayed))".contains("revoked"))
+      #expect(try server.fingerprint() == before)
+    }
+    #expect(logs.messages(atLeast: .warning).contains { $0.contains("not a member") })
+  }
+
   @Test func twentyPeersAtOnceEachGetTheRightResult() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")

@@ -12,8 +12,10 @@ struct WireTests {
   static let samples: [WireMessage] = [
     .hello(version: 1, peer: .generate(), nonce: Array(repeating: 3, count: 32)),
     .challenge(version: 1, peer: .generate(), nonce: Array(repeating: 4, count: 32)),
-    .proof(Array(repeating: 5, count: 32)),
-    .welcome(proof: Array(repeating: 6, count: 32)),
+    .proof(Array(repeating: 5, count: 32), device: nil),
+    .proof(Array(repeating: 5, count: 32), device: DeviceProof(publicKey: Array(repeating: 7, count: 32), signature: Array(repeating: 8, count: 64))),
+    .welcome(proof: Array(repeating: 6, count: 32), device: nil),
+    .welcome(proof: Array(repeating: 6, count: 32), device: DeviceProof(publicKey: Array(repeating: 9, count: 32), signature: Array(repeating: 1, count: 64))),
     .failure("nope: ünïcode"),
     .vectorRequest,
     .vector(VersionVector([.generate(): 12, .generate(): 1 << 40])),

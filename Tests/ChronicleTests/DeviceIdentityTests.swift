@@ -197,4 +197,35 @@ struct DeviceIdentityTests {
     try push(legacy, to: b)
     #expect(try listNames(b) == ["Old", "New", "Later"])
   }
+
+  @Test func verifyReportsBadlySignedAndUnsignedEventsOfOtherDevices() throws {
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    try push(a, to: b)
+    #expect(try b.verify().isValid)
+    let sequence = Int(try #require(try a.log.events().last).event.sequence)
+    // A copy changed behind Chronicle's back: its signature no longer holds.
+    var tampered = try payload(b, a.peerID, sequence)
+    tampered[tampered.count - 20] ^= 0x01
+    tampered = withFixedChecksum(tampered)
+    let checksum = tampered.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    try plainConnection(b.path).write { db in
+      try db.execute(
+        sql: "UPDATE chronicle_events SET payload = ?, checksum = ? WHERE origin = ? AND sequence = ?",
+        arguments: [Data(tampered), Int64(checksum), Data(a.peerID.bytes), sequence])
+    }
+    let report = try b.verify()
+    #expect(report.problems.map(\.kind) == [.badSignature])
+    #expect(report.problems.first?.event == "\(a.peerID.shortDescription):\(sequence)")
+    // The unsigned form of a later event, from a device that signs its events.
+    try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'Work')") }
+    let later = sequence + 1
+    let unsigned = Data(try payload(a, a.peerID, later))
+    try push(a, to: b)
+    try plainConnection(b.path).write { db in
+      try db.execute(
+        sql: "UPDATE chronicle_events SET payload = ?, format_version = 1, stored_size = ?, checksum = ? WHERE origin = ? AND sequence = ?",
+        arguments: [unsigned, unsigned.count, Int64(unsigned.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }), Data(a.peerID.bytes), later])
+    }
+    #expect(try b.verify().problems.map(\.kind).contains(.unsignedEvent))
+  }
 }

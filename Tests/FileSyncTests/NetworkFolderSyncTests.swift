@@ -118,7 +118,7 @@ struct NetworkFolderSyncTests {
       let wrong = TCPTransport(host: transport.host, port: transport.port, configuration: NetworkSyncConfiguration(key: .generate()))
       await #expect(throws: NetworkSyncError.self) { try await intruder.sync(with: wrong) }
       let hashes = try server.chunksOfCurrentContents()
-      await #expect(throws: NetworkSyncError.self) { try await wrong.fetchBlobs(hashes, into: intruder.objects, as: intruder.database.peerID) }
+      await #expect(throws: NetworkSyncError.self) { try await wrong.fetchBlobs(hashes, into: intruder.objects, as: intruder.database) }
     }
     #expect(try tree(intruder.root).isEmpty)
     #expect(try intruder.objects.allHashes().isEmpty)

@@ -14,6 +14,7 @@ struct ChronicleCommand: AsyncParsableCommand {
     subcommands: [
       Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self, MigrateKeys.self, Compact.self, Clone.self,
       Sync.self, Keygen.self, Serve.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
+      Identity.self, Group.self, Invite.self, Join.self, Members.self, Revoke.self,
     ])
 
   /// Parses and runs the command, mapping every way out to the exit statuses above.
@@ -43,6 +44,8 @@ enum ExitStatus {
     switch error {
     case let code as ExitCode: code.rawValue
     case ChronicleError.replayFailed, ChronicleError.corruptEvent, ChronicleError.rebuildFailed: finding
+    // Rejected sync input, however it came (import, folder, peer).
+    case SyncError.badBundle, SyncError.malformedEvent, SyncError.forgedEvent, SyncError.unauthenticatedEvent: finding
     default: inputError
     }
   }

@@ -116,6 +116,33 @@ extension ChronicleDatabase {
     }
   }
 
+  /// This device's key, nil when its key file is missing.
+  package var deviceKey: DeviceKey? { device.withLock { $0.key } }
+
+  /// Why `peer`, which proved it holds `publicKey` (nil: it proved nothing),
+  /// may not sync with this database; nil when it may. A database in a group
+  /// admits its active members only; with `requiringMembership` false, also
+  /// devices it does not know yet (which may push their join, nothing more).
+  package func deviceRefusal(_ peer: PeerID, publicKey: [UInt8]?, requiringMembership: Bool = true) throws -> String? {
+    if let publicKey, peer.isKeyDerived, PeerID(publicKey: publicKey) != peer {
+      return "its key is not the one its peer id \(peer) is derived from"
+    }
+    return try read { db in
+      if let publicKey, let known = try DeviceRegistry(db: db).device(peer), known.publicKey != publicKey {
+        return "its key is not the one device \(peer) signs its events with"
+      }
+      let membership = GroupMembership(db: db)
+      guard try membership.group() != nil else { return nil }
+      guard let publicKey else { return "this database's group admits devices by their key, and it proved none (its key file is missing)" }
+      guard let member = try membership.member(peer) else {
+        return requiringMembership ? "device \(peer) is not a member of this group (invite it: chronicle invite DB)" : nil
+      }
+      if let key = member.publicKey, key != publicKey { return "its key is not the one member \(peer) was added with" }
+      if let by = member.revokedBy { return "device \(peer) was revoked by \(by)" }
+      return nil
+    }
+  }
+
   /// Writes one event carrying the membership change `make` returns, and
   /// applies it to this database's member list, in one transaction.
   private func writeMembership(_ make: (Database, PeerID) throws -> MembershipChange) throws {

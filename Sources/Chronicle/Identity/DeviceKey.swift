@@ -33,6 +33,9 @@ public struct DeviceKey: @unchecked Sendable {
   /// The peer id derived from this key (see ``PeerID/init(publicKey:)``).
   public var derivedPeerID: PeerID { PeerID(publicKey: publicKey) }
 
+  /// Signs `bytes` (as in the sync handshake).
+  package func signature(for bytes: [UInt8]) -> [UInt8] { sign(bytes) }
+
   /// Signs `bytes`.
   func sign(_ bytes: some DataProtocol) -> [UInt8] {
     // Signing with a well-formed key cannot fail.

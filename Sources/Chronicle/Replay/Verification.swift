@@ -16,6 +16,13 @@ public struct VerificationReport: Sendable {
       case replayFailed
       /// A table's replay differs from the live table.
       case tableDiffers
+      /// A signed event whose signature does not verify, or is not its origin's.
+      case badSignature
+      /// An unsigned event of a device that signs its events.
+      case unsignedEvent
+      /// An event of a device that is not a member of the group (or was
+      /// revoked before it).
+      case notAMember
     }
 
     public var kind: Kind
@@ -54,6 +61,9 @@ public struct VerificationReport: Sendable {
 extension ChronicleLogSource {
   /// Checks the log and the tables against each other:
   /// - every event decodes (its CRC-32 checks) and its log row agrees with it;
+  /// - every event of another device is signed by that device (an unsigned
+  ///   one is a warning when it predates the device's key) and, in a group,
+  ///   the device was a member when it wrote it;
   /// - each origin's sequence numbers run without gaps (a gap in this peer's
   ///   own events is a problem; in another peer's, a warning: sync fills it);
   /// - a replay of the whole log gives each tracked table's live digest, and
@@ -66,6 +76,10 @@ extension ChronicleLogSource {
     let peer = peerID
     var eventCount = 0
     try read { db in
+      // An archive from before device keys has neither table.
+      let knowsDevices = try db.tableExists("chronicle_devices")
+      let devices = DeviceRegistry(db: db)
+      let membership = GroupMembership(db: db)
       let rows = try Row.fetchCursor(db, sql: """
         SELECT id, origin, sequence, hlc, schema_epoch, payload, stored_size, checksum, row_changes
         FROM chronicle_events ORDER BY id
@@ -97,6 +111,30 @@ extension ChronicleLogSource {
           problems.append(.init(
             kind: .indexMismatch, position: position, event: name,
             message: "event #\(position) (\(name)): the log row's \(mismatches.joined(separator: ", ")) disagree with its payload"))
+        }
+        if payload[4] >= 2 {
+          let signer = try? EventSignature.verifiedSigner(of: payload)
+          let known = knowsDevices ? try devices.device(event.origin)?.publicKey : nil
+          let isOrigins = signer.map { event.origin.isKeyDerived ? PeerID(publicKey: $0) == event.origin : (known == nil || known == $0) } ?? false
+          if !isOrigins {
+            problems.append(.init(
+              kind: .badSignature, position: position, event: name,
+              message: "event #\(position) (\(name)): \(signer == nil ? EventSignature.Problem.badSignature : .notTheOriginsKey)"))
+          }
+        } else if event.origin != peer {
+          let firstSigned = knowsDevices ? try devices.device(event.origin)?.firstSignedSequence : nil
+          if event.origin.isKeyDerived || firstSigned.map({ event.sequence >= $0 }) == true {
+            problems.append(.init(
+              kind: .unsignedEvent, position: position, event: name,
+              message: "event #\(position) (\(name)) is not signed, and device \(event.origin.shortDescription) signs its events"))
+          } else {
+            warnings.append(.init(
+              kind: .unsignedEvent, position: position, event: name,
+              message: "event #\(position) (\(name)) is not signed: device \(event.origin.shortDescription) wrote it before it had a key"))
+          }
+        }
+        if knowsDevices, event.origin != peer, let refusal = try membership.refusal(of: event.origin, sequence: event.sequence) {
+          problems.append(.init(kind: .notAMember, position: position, event: name, message: "event #\(position) (\(name)): \(refusal)"))
         }
       }
       // Each origin's sequences run on from the baseline (or from 1) without a gap.

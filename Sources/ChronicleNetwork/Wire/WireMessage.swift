@@ -7,10 +7,12 @@ enum WireMessage: Equatable {
   case hello(version: UInt8, peer: PeerID, nonce: [UInt8])
   /// Server's answer: who it is and its nonce.
   case challenge(version: UInt8, peer: PeerID, nonce: [UInt8])
-  /// Client: HMAC of the transcript under the group key.
-  case proof([UInt8])
-  /// Server, first sealed frame: its own HMAC of the transcript.
-  case welcome(proof: [UInt8])
+  /// Client: HMAC of the transcript under the group key, and, from a device
+  /// with its key, the device's signature of the transcript.
+  case proof([UInt8], device: DeviceProof?)
+  /// Server, first sealed frame: its own HMAC of the transcript, and its
+  /// device's signature.
+  case welcome(proof: [UInt8], device: DeviceProof?)
   /// Either side: the session ends, and why.
   case failure(String)
   /// Client: send me your version vector (I am about to push).
@@ -40,7 +42,7 @@ enum WireMessage: Equatable {
   case blobsStored(count: Int, bytes: Int)
 
   static let magic: [UInt8] = Array("CHRN".utf8)
-  static let protocolVersion: UInt8 = 1
+  static let protocolVersion: UInt8 = 2
   static let nonceSize = 32
   /// The first byte of a failure message, the one message accepted unsealed at any time.
   static let failureTag = Kind.failure.rawValue
@@ -66,12 +68,14 @@ enum WireMessage: Equatable {
       writer.byte(version)
       writer.raw(peer.bytes)
       writer.raw(nonce)
-    case .proof(let mac):
+    case .proof(let mac, let device):
       writer.byte(Kind.proof.rawValue)
       writer.raw(mac)
-    case .welcome(let mac):
+      if let device { writer.raw(device.publicKey + device.signature) }
+    case .welcome(let mac, let device):
       writer.byte(Kind.welcome.rawValue)
       writer.raw(mac)
+      if let device { writer.raw(device.publicKey + device.signature) }
     case .failure(let message):
       writer.byte(Kind.failure.rawValue)
       writer.raw(Array(message.utf8))
@@ -143,9 +147,9 @@ enum WireMessage: Equatable {
       let version = try reader.byte()
       self = .challenge(version: version, peer: try peer(), nonce: try reader.raw(Self.nonceSize))
     case .proof:
-      self = .proof(try reader.raw(32))
+      self = .proof(try reader.raw(32), device: try DeviceProof.read(&reader))
     case .welcome:
-      self = .welcome(proof: try reader.raw(32))
+      self = .welcome(proof: try reader.raw(32), device: try DeviceProof.read(&reader))
     case .failure:
       self = .failure(String(decoding: try reader.raw(reader.remaining), as: UTF8.self))
     case .vectorRequest:

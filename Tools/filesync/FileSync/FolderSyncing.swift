@@ -46,14 +46,13 @@ extension SyncedFolder {
     try await exclusively {
       var report = FileSyncReport()
       report.scan = try scan()
-      let peer = database.peerID
-      report.sentChunks = try await transport.sendBlobs(try chunksOfCurrentContents(), from: objects, as: peer)
+      report.sentChunks = try await transport.sendBlobs(try chunksOfCurrentContents(), from: objects, as: database)
       let session = try await transport.sync(database)
       report.sentEvents = session.sentEvents
       report.merged = session.received
       report.conflicts = try resolveConflicts()
       if !report.conflicts.isEmpty { report.sentEvents += try await transport.send(from: database) }
-      report.receivedChunks = try await transport.fetchBlobs(try chunksOfCurrentContents(), into: objects, as: peer, progress: chunkProgress)
+      report.receivedChunks = try await transport.fetchBlobs(try chunksOfCurrentContents(), into: objects, as: database, progress: chunkProgress)
       report.materialized = try materialize()
       return report
     }

@@ -1,0 +1,67 @@
+import Chronicle
+import ChronicleTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// `chronicle identity`, `group`, `invite`, `join`, `members`, `revoke`, and
+/// how `import` and `verify` treat events of devices that are not members.
+@Suite("chronicle identity, group, invite, join, members, revoke")
+struct DeviceCommandsTests {
+  let tool = ReplayCommandsTests()
+
+  func folder() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-devices-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
+
+  @Test func aGroupIsMadeJoinedListedAndARevokedDevicesBundleRefused() throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let (a, b) = (directory.appendingPathComponent("a.sqlite").path, directory.appendingPathComponent("b.sqlite").path)
+    for path in [a, b] {
+      let database = try Chronicle.open(path: path)
+      try database.write { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL) STRICT") }
+    }
+
+    let initialized = try tool.chronicle("init", a)
+    #expect(initialized.output.contains("device key \(a)-device.key"), "\(initialized.output)")
+    let identity = try tool.chronicle("identity", a)
+    #expect(identity.status == 0 && identity.output.contains("public key "), "\(identity.errors)")
+
+    #expect(try tool.chronicle("invite", a).status == 2)  // no group yet
+    let created = try tool.chronicle("group", a, "--create")
+    #expect(created.status == 0, "\(created.errors)")
+    let invitation = try tool.chronicle("invite", a, "--hours", "1")
+    #expect(invitation.status == 0 && invitation.output.hasPrefix("chronicle-invitation-v1:"), "\(invitation.errors)")
+    let joined = try tool.chronicle("join", b, invitation.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    #expect(joined.status == 0, "\(joined.errors)")
+    #expect(try tool.chronicle("join", b, "chronicle-invitation-v1:AAAA").status == 2)
+
+    // b's join and a note reach a through a bundle; a's member list has both.
+    _ = try tool.chronicle("sql", b, "INSERT INTO notes VALUES (1, 'from b')")
+    let bundle = directory.appendingPathComponent("b.chrb").path
+    #expect(try tool.chronicle("export", b, "--out", bundle).status == 0)
+    let imported = try tool.chronicle("import", a, bundle)
+    #expect(imported.status == 0, "\(imported.errors)")
+    let members = try tool.chronicle("members", a, "--json")
+    let listed = try #require(try JSONSerialization.jsonObject(with: Data(members.output.utf8)) as? [[String: Any]])
+    #expect(listed.map { $0["admission"] as? String } == ["founder", "invitation"])
+    let bID = try #require(listed.last?["device"] as? String)
+    #expect(try tool.chronicle("members", a).output.contains("\(bID)  invitation by "))
+
+    // Revoked: b's later bundle is refused whole, naming b and the reason.
+    #expect(try tool.chronicle("revoke", a, bID).status == 0)
+    #expect(try tool.chronicle("members", a).output.contains("REVOKED"))
+    _ = try tool.chronicle("sql", b, "INSERT INTO notes VALUES (2, 'after revocation')")
+    #expect(try tool.chronicle("export", b, "--out", bundle).status == 0)
+    let refused = try tool.chronicle("import", a, bundle)
+    #expect(refused.status == 1, "\(refused.output) \(refused.errors)")
+    #expect(refused.errors.contains("device \(bID)") && refused.errors.contains("revoked"), "\(refused.errors)")
+    let notes = try Chronicle.open(path: a).read { db in try String.fetchAll(db, sql: "SELECT body FROM notes ORDER BY id") }
+    #expect(notes == ["from b"])
+    let verified = try tool.chronicle("verify", a)
+    #expect(verified.status == 0, "\(verified.output) \(verified.errors)")
+  }
+}

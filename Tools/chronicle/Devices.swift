@@ -1,0 +1,144 @@
+import ArgumentParser
+import Chronicle
+import Foundation
+
+/// This database as a device: its peer id, its public key and its key file.
+struct Identity: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Show this database's device: peer id, public key (what `chronicle invite --device` takes) and key file.")
+
+  @Argument(help: "The SQLite file.") var database: String
+
+  func run() {
+    reportingErrors {
+      let identity = try Chronicle.open(path: database).identity
+      print("peer \(identity.peerID)")
+      print("public key \(identity.publicKey.map { String(format: "%02x", $0) }.joined())")
+      print("key file \(identity.keyFile.path)\(identity.canSign ? "" : " (missing: this copy cannot write)")")
+    }
+  }
+}
+
+struct Group: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Show this database's group, or create one with --create (this device and those it already syncs with become its members).")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Flag(help: "Create a group with this device as its first member.") var create = false
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      if create {
+        print("group \(try db.createGroup().uuidString.lowercased())")
+      } else if let group = try db.group {
+        print("group \(group.uuidString.lowercased())")
+      } else {
+        print("no group: this database syncs with any device whose events are signed (create one with --create)")
+      }
+    }
+  }
+}
+
+struct Invite: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print an invitation into this database's group (give it to the new device: chronicle join), or add a device by its key.")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Option(help: "How long the invitation admits, in hours.") var hours: Int = 168
+  @Option(help: "Add this device's public key (64 hex digits, from `chronicle identity` on it) instead of printing an invitation.")
+  var device: String?
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      if let device {
+        guard let key = hexBytes(device), key.count == 32 else {
+          throw ValidationError("--device takes a public key: 64 hex digits, as `chronicle identity` prints it on that device")
+        }
+        try db.addMember(publicKey: key)
+        print("added device \(PeerID(publicKey: key))")
+      } else {
+        guard hours > 0 else { throw ValidationError("--hours must be at least 1") }
+        print(try db.invite(expiresIn: .seconds(hours * 3600)).text)
+      }
+    }
+  }
+
+  private func hexBytes(_ text: String) -> [UInt8]? {
+    let digits = Array(text.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+  }
+}
+
+struct Join: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Join the group of an invitation (from `chronicle invite` on a member); then sync to receive its data.")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Argument(help: "The invitation (chronicle-invitation-v1:...).") var invitation: String
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      let invitation = try Invitation(text: invitation)
+      try db.join(invitation)
+      print("joined group \(invitation.group.uuidString.lowercased()), invited by \(invitation.inviter)")
+    }
+  }
+}
+
+struct Members: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "List the devices of this database's group: who added each and when, and revocations.")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Flag(help: "Print JSON.") var json = false
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      let members = try db.members()
+      if json {
+        try EventDescription.printJSON(members.map { member in
+          [
+            "device": member.device.description, "admission": member.admission.rawValue,
+            "addedBy": member.addedBy?.description ?? NSNull(), "addedAt": "\(member.addedAt)",
+            "revokedBy": member.revokedBy?.description ?? NSNull(),
+            "revokedAfterSequence": member.revokedAfterSequence.map { Int($0) as Any } ?? NSNull(),
+            "self": member.device == db.peerID,
+          ] as [String: Any]
+        })
+        return
+      }
+      guard !members.isEmpty else {
+        print("no group (create one: chronicle group DB --create)")
+        return
+      }
+      for member in members {
+        var line = "\(member.device)  \(member.admission.rawValue)"
+        if let by = member.addedBy { line += " by \(by.shortDescription)" }
+        if member.addedAt.rawValue > 0 { line += " at \(member.addedAt)" }
+        if let by = member.revokedBy { line += "  REVOKED by \(by.shortDescription) after :\(member.revokedAfterSequence ?? 0)" }
+        if member.device == db.peerID { line += "  (this device)" }
+        print(line)
+      }
+    }
+  }
+}
+
+struct Revoke: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Revoke a device: every peer that syncs this change refuses its events after the last one this database holds.")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Argument(help: "The device's peer id (as `chronicle members` lists it).") var device: String
+
+  func run() {
+    reportingErrors {
+      guard let peer = PeerID(device) else { throw ValidationError("\(device) is not a peer id (a UUID, as chronicle members lists it)") }
+      try Chronicle.open(path: database).revoke(peer)
+      print("revoked \(peer)")
+    }
+  }
+}
