@@ -60,6 +60,10 @@ public struct ChronicleConfiguration: Sendable {
   public var wallClock: @Sendable () -> UInt64 = HybridLogicalClock.systemMilliseconds
   /// GRDB settings of the underlying connections. Foreign keys are always on.
   public var database = Configuration()
+  /// Whether events are signed before they leave and received ones checked.
+  /// Only chronicle-bench turns this off, to measure what signatures cost;
+  /// peers that do not sign cannot sync with peers that do.
+  package var signsEvents = true
 
   public init() {}
 }

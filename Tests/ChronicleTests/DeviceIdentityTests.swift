@@ -214,8 +214,10 @@ struct DeviceIdentityTests {
         arguments: [Data(tampered), Int64(checksum), Data(a.peerID.bytes), sequence])
     }
     let report = try b.verify()
-    #expect(report.problems.map(\.kind) == [.badSignature])
-    #expect(report.problems.first?.event == "\(a.peerID.shortDescription):\(sequence)")
+    #expect(report.problems.map(\.kind) == [.badSignature, .replayFailed])
+    #expect(report.problems.allSatisfy { $0.event == "\(a.peerID.shortDescription):\(sequence)" })
+    // Nor does such a log replay.
+    #expect(throws: ChronicleError.self) { try b.replay(into: directory.path("tampered-replay.sqlite")) }
     // The unsigned form of a later event, from a device that signs its events.
     try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'Work')") }
     let later = sequence + 1

@@ -149,4 +149,26 @@ struct GroupMembershipTests {
     try insert(c, 9, "Other group")
     expectRefused(c.peerID, "another group") { try push(c, to: a) }
   }
+
+  @Test func aCloneIsANewDeviceThatKnowsTheGroupAndJoinsIt() throws {
+    let group = try a.createGroup()
+    try insert(a, 1, "Home")
+    let path = directory.path("clone.sqlite")
+    let peer = try a.clone(into: path)
+    var configuration = ChronicleConfiguration()
+    configuration.wallClock = clock.reader(skew: 0)
+    let clone = try Chronicle.open(path: path, configuration: configuration)
+    #expect(try clone.peerID == peer && peer.isKeyDerived && clone.identity.canSign)
+    #expect(try clone.group == group)
+    #expect(try clone.members().map(\.device) == [a.peerID])
+    try insert(clone, 2, "From the clone")
+    expectRefused(peer, "not a member") { try push(clone, to: a) }
+    try clone.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 2") }
+    // Joined, it syncs.
+    try clone.join(try a.invite())
+    try insert(clone, 3, "After joining")
+    try push(clone, to: a)
+    #expect(try names(a) == ["Home", "After joining"])
+    #expect(throws: ChronicleError.self) { try clone.join(try a.invite()) }  // a member already
+  }
 }

@@ -13,13 +13,13 @@ struct SyncWorkload {
   var rowChanges: Int { rows * 2 }
 
   /// The source peer, with its history written (not timed).
-  func makeSource(in folder: URL) throws -> ChronicleDatabase {
-    try makeSource(at: folder.appendingPathComponent("source-\(UUID()).sqlite").path)
+  func makeSource(in folder: URL, configuration: ChronicleConfiguration = ChronicleConfiguration()) throws -> ChronicleDatabase {
+    try makeSource(at: folder.appendingPathComponent("source-\(UUID()).sqlite").path, configuration: configuration)
   }
 
   /// The source peer, written to `path`.
-  func makeSource(at path: String) throws -> ChronicleDatabase {
-    let source = try Chronicle.open(path: path)
+  func makeSource(at path: String, configuration: ChronicleConfiguration = ChronicleConfiguration()) throws -> ChronicleDatabase {
+    let source = try Chronicle.open(path: path, configuration: configuration)
     try source.write { db in try db.execute(sql: schema) }
     for start in stride(from: 1, through: rows, by: rowsPerEvent) {
       try source.write { db in
@@ -38,8 +38,8 @@ struct SyncWorkload {
   }
 
   /// A fresh peer with the same schema, at the same epoch.
-  func makeTarget(in folder: URL) throws -> ChronicleDatabase {
-    let target = try Chronicle.open(path: folder.appendingPathComponent("target-\(UUID()).sqlite").path)
+  func makeTarget(in folder: URL, configuration: ChronicleConfiguration = ChronicleConfiguration()) throws -> ChronicleDatabase {
+    let target = try Chronicle.open(path: folder.appendingPathComponent("target-\(UUID()).sqlite").path, configuration: configuration)
     try target.write { db in try db.execute(sql: schema) }
     return target
   }

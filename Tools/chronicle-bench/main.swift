@@ -2,7 +2,7 @@
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
-//                                        [--filesync-mib 256] [--only capture|query|sync|replay|filesync]
+//                                        [--filesync-mib 256] [--only capture|query|sync|replay|filesync|signing]
 //                                        [--scenario N]  (only the Nth capture scenario, for profiling)
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
@@ -191,6 +191,11 @@ if options.only == nil || options.only == "sync" {
 if options.only == nil || options.only == "replay" {
   try runReplayBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)
   try runRebuildBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)
+}
+if options.only == nil || options.only == "signing" {
+  try await runSigningBenchmark(
+    transactions: options.transactions, rowsEach: options.rowsPerTransaction,
+    sync: SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
 }
 if options.only == nil || options.only == "filesync" {
   try await runFileSyncBenchmark(FileSyncWorkload(largeMiB: options.fileSyncMiB), repeats: options.repeats, folder: folder)

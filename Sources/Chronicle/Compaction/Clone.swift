@@ -8,13 +8,28 @@ extension ChronicleLogSource {
   /// syncs from there, asking only for what it lacks, even when older events
   /// were compacted away here.
   ///
+  /// The new peer is a new device, with its own key beside the new file (its
+  /// peer id derived from it). It knows the group and its members as this
+  /// database does, but is not a member itself: invite it (or add its key)
+  /// before it syncs with the group.
+  ///
   /// - Returns: the new peer's identity.
   @discardableResult
   public func clone(into path: String) throws -> PeerID {
     let source = peerID
     let epoch = try read { db in try LocalLogPosition.read(db, origin: source).schemaEpoch }
+    // What this database knows of devices and of its group, which no replay
+    // derives (the events that made the member list may be compacted away).
+    let (devices, group, members) = try read { db -> ([Row], [Row], [Row]) in
+      guard try db.tableExists("chronicle_devices") else { return ([], [], []) }
+      return (
+        try Row.fetchAll(db, sql: "SELECT * FROM chronicle_devices WHERE peer_id <> ?", arguments: [Data(source.bytes)]),
+        try Row.fetchAll(db, sql: "SELECT * FROM chronicle_group"),
+        try Row.fetchAll(db, sql: "SELECT * FROM chronicle_members"))
+    }
     try replay(into: path, options: ReplayOptions(computesDigests: false))
-    let peer = PeerID.generate()
+    let key = DeviceKey.generate()
+    let peer = key.derivedPeerID
     do {
       var configuration = Configuration()
       configuration.foreignKeysEnabled = false
@@ -42,7 +57,18 @@ extension ChronicleLogSource {
           arguments: [Data(peer.bytes), ISO8601DateFormatter().string(from: Date())])
         // The new peer starts at the schema epoch the source had reached.
         try db.execute(sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('epoch_floor', ?)", arguments: [Int64(epoch)])
+        try db.execute(sql: "DELETE FROM chronicle_devices; DELETE FROM chronicle_group; DELETE FROM chronicle_members")
+        for (table, rows) in [("chronicle_devices", devices), ("chronicle_group", group), ("chronicle_members", members)] {
+          for row in rows {
+            let columns = Array(row.columnNames)
+            try db.execute(
+              sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+              arguments: StatementArguments(row.databaseValues))
+          }
+        }
+        try DeviceRegistry(db: db).record(peer, .init(publicKey: key.publicKey, firstSignedSequence: 1))
       }
+      try key.write(to: DeviceKey.fileURL(forDatabaseAt: path), replacing: true)
       try queue.close()
     } catch {
       DatabaseFiles.remove(path)

@@ -24,6 +24,8 @@ public final class ChronicleDatabase: Sendable {
   /// The file path.
   public let path: String
   let session: CaptureSession
+  /// See ``ChronicleConfiguration/signsEvents``.
+  let signsEvents: Bool
 
   init(path: String, peer: PeerIdentity, tables declared: [String], configuration: ChronicleConfiguration) throws {
     guard chronicle_preupdate_hook_available() == 1 else { throw ChronicleError.preupdateHookUnavailable }
@@ -67,6 +69,7 @@ public final class ChronicleDatabase: Sendable {
     self.clock = session.clock
     self.path = path
     self.session = session
+    self.signsEvents = configuration.signsEvents
   }
 
   /// Runs `updates` in a write transaction and appends one event describing

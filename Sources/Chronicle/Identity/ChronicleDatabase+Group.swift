@@ -76,15 +76,25 @@ extension ChronicleDatabase {
       throw ChronicleError.invalidInvitation("it is signed by another key than its inviter's")
     }
     guard invitation.expires > Date() else { throw ChronicleError.invalidInvitation("it expired at \(invitation.expires)") }
-    try writeMembership { db, _ in
+    try writeMembership { db, peer in
       let membership = GroupMembership(db: db)
       if let current = try membership.group() {
-        throw ChronicleError.membership(
-          current == invitation.group
-            ? "this database is in that group already"
-            : "this database is in group \(current.uuidString.lowercased()) already; a database belongs to one group")
+        // A database that knows the group (a clone, or one that received its
+        // events) joins it like any device; the inviter must be a member.
+        guard current == invitation.group else {
+          throw ChronicleError.membership("this database is in group \(current.uuidString.lowercased()) already; a database belongs to one group")
+        }
+        if let member = try membership.member(peer), member.isActive {
+          throw ChronicleError.membership("this device is a member of that group already")
+        }
+        do {
+          try membership.checkInviter(of: invitation)
+        } catch let problem as GroupMembership.Problem {
+          throw ChronicleError.invalidInvitation("\(problem)")
+        }
+      } else {
+        try membership.enter(with: invitation)
       }
-      try membership.enter(with: invitation)
       return .join(invitation: invitation)
     }
   }

@@ -86,7 +86,8 @@ extension ChronicleDatabase {
   /// it: every transport and export calls this first. Capture writes events
   /// unsigned (version 1) because a signature costs more than a small commit;
   /// sealing gives them their version 2 form, once.
-  func sealOwnEvents() throws {
+  package func sealOwnEvents() throws {
+    guard signsEvents else { return }
     let state = device.withLock { $0 }
     let peer = state.peer
     let pending = try read { db -> Bool in

@@ -40,6 +40,20 @@ enum EventSignature {
     return publicKey
   }
 
+  /// Why a signed event is not its origin's (its signature does not verify,
+  /// or its key is not the one its key-derived origin comes from); nil for a
+  /// sound or an unsigned event. Binding a key to an older (not key-derived)
+  /// origin takes the log's device records: admission and verify check that.
+  static func originProblem(of bytes: [UInt8], origin: PeerID) -> Problem? {
+    guard bytes.count > 4, bytes[4] >= 2 else { return nil }
+    do {
+      let signer = try verifiedSigner(of: bytes)
+      return origin.isKeyDerived && PeerID(publicKey: signer) != origin ? .notTheOriginsKey : nil
+    } catch {
+      return error
+    }
+  }
+
   /// Why an event's origin is not proven.
   enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
     /// A version 1 event: no signature.

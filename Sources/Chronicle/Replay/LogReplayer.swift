@@ -59,6 +59,11 @@ final class LogReplayer {
 
   /// Applies one event (inside the caller's transaction).
   func apply(_ stored: StoredEvent, bytes: [UInt8], _ db: Database) throws {
+    // A signed event must still be its device's: a log changed after the
+    // fact does not replay.
+    if let problem = EventSignature.originProblem(of: bytes, origin: stored.event.origin) {
+      throw ChronicleError.replayFailed(event: stored.event.id.description, reason: problem.description)
+    }
     var event = stored.event
     if let selection {
       let wanted = try selection.wantedTableIndexes(of: event, db)

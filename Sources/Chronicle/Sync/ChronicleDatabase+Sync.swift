@@ -84,7 +84,7 @@ extension ChronicleDatabase {
       try db.inTransaction(.immediate) {
         let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
         // Every event must come from the device it names, or none is applied.
-        var admission = DeviceAdmission(db)
+        var admission = DeviceAdmission(db, checksSignatures: signsEvents)
         try admission.admit(events, source: source)
         let applier = MergeApplier(db, local: peer, localEpoch: epoch)
         applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
