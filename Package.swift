@@ -92,6 +92,7 @@ let package = Package(
         "ChronicleNetwork",
         "FileSync",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ],
       path: "Tools/chronicle-bench"
     ),

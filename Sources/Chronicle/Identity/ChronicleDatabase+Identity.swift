@@ -101,25 +101,33 @@ extension ChronicleDatabase {
     guard let key = state.key else {
       throw ChronicleError.deviceKeyMissing(path: DeviceKey.fileURL(forDatabaseAt: path).path, peer: peer)
     }
-    try writer.write { db in
-      guard let device = try DeviceRegistry(db: db).device(peer) else { return }
-      let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
-      let rows = try Row.fetchAll(db, sql: """
-        SELECT id, sequence, payload FROM chronicle_events
-        WHERE origin = ? AND sequence >= ? AND format_version = 1 ORDER BY sequence
-        """, arguments: [Data(peer.bytes), from])
-      let update = try db.makeStatement(sql: """
-        UPDATE chronicle_events SET format_version = 2, payload = ?, stored_size = ?, checksum = ? WHERE id = ?
-        """)
-      var through = from - 1
-      for row in rows {
-        let signed = EventSignature.seal(Array(row[2] as Data), with: key)
-        let checksum = signed.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        try update.execute(arguments: [Data(signed), signed.count, Int64(checksum), row[0] as Int64])
-        through = row[1]
+    // A page at a time (bounded memory, and the writer is let go between
+    // pages), each page signed on all cores.
+    var done = false
+    while !done {
+      try writer.write { db in
+        guard let device = try DeviceRegistry(db: db).device(peer) else { done = true; return }
+        let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
+        let rows = try Row.fetchAll(db, sql: """
+          SELECT id, sequence, payload, format_version FROM chronicle_events
+          WHERE origin = ? AND sequence >= ? ORDER BY sequence LIMIT 1024
+          """, arguments: [Data(peer.bytes), from])
+        guard let last = rows.last else { done = true; return }
+        let unsigned = rows.filter { ($0[3] as Int) == 1 }
+        let signed = unsigned.map { (id: $0[0] as Int64, bytes: Array($0[2] as Data)) }.concurrentMap { row in
+          (id: row.id, bytes: EventSignature.seal(row.bytes, with: key))
+        }
+        let update = try db.cachedStatement(sql: """
+          UPDATE chronicle_events SET format_version = 2, payload = ?, stored_size = ?, checksum = ? WHERE id = ?
+          """)
+        for (id, bytes) in signed {
+          let checksum = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+          try update.execute(arguments: [Data(bytes), bytes.count, Int64(checksum), id])
+        }
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('sealed_through', ?)", arguments: [last[1] as Int64])
+        done = rows.count < 1024
       }
-      try db.execute(
-        sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('sealed_through', ?)", arguments: [through])
     }
   }
 

@@ -35,11 +35,19 @@ struct DeviceAdmission {
     func refused(_ event: ChangeEvent, _ reason: String) -> SyncError {
       .unauthenticatedEvent(source: source, event: event.id.description, device: event.origin, reason: reason)
     }
+    // The signatures are checked on all cores first; the rules below read the results.
+    let checks = checksSignatures
+      ? fresh.map(\.encoded.bytes).concurrentMap { bytes -> Result<[UInt8], EventSignature.Problem>? in
+        bytes[4] >= 2 ? Result { () throws(EventSignature.Problem) in try EventSignature.verifiedSigner(of: bytes) } : nil
+      }
+      : []
+    var checked: [EventID: Result<[UInt8], EventSignature.Problem>] = [:]
+    for (incoming, check) in zip(fresh, checks) { checked[incoming.event.id] = check }
     var signers: [EventID: [UInt8]] = [:]
     for incoming in fresh.sorted(by: { ($0.event.origin, $0.event.sequence) < ($1.event.origin, $1.event.sequence) }) {
       let event = incoming.event
       do {
-        signers[event.id] = try admit(event.origin, event.sequence, incoming.encoded)
+        signers[event.id] = try admit(event.origin, event.sequence, incoming.encoded, checked: checked[event.id])
       } catch let problem as EventSignature.Problem {
         throw refused(event, problem.description)
       }
@@ -56,15 +64,25 @@ struct DeviceAdmission {
         }
       }
     }
+    guard try membership.group() != nil else { return }
+    var members: [PeerID: GroupMember?] = [:]
     for incoming in fresh {
-      if let problem = try membership.refusal(of: incoming.event.origin, sequence: incoming.event.sequence) {
+      let origin = incoming.event.origin
+      let member: GroupMember?
+      if let cached = members[origin] { member = cached } else {
+        member = try membership.member(origin)
+        members[origin] = member
+      }
+      if let problem = GroupMembership.refusal(of: member, origin: origin, sequence: incoming.event.sequence) {
         throw refused(incoming.event, problem.description)
       }
     }
   }
 
   /// The signer's key of a signed event, nil for an admitted unsigned one.
-  private mutating func admit(_ origin: PeerID, _ sequence: UInt64, _ encoded: EventCodec.Encoded) throws -> [UInt8]? {
+  private mutating func admit(
+    _ origin: PeerID, _ sequence: UInt64, _ encoded: EventCodec.Encoded, checked: Result<[UInt8], EventSignature.Problem>?
+  ) throws -> [UInt8]? {
     guard checksSignatures else { return nil }
     let device: DeviceRegistry.Device?
     if let cached = known[origin] {
@@ -79,7 +97,7 @@ struct DeviceAdmission {
       if let device, sequence >= device.firstSignedSequence { throw EventSignature.Problem.unsigned }
       return nil
     }
-    let signer = try EventSignature.verifiedSigner(of: encoded.bytes)
+    let signer = try (checked ?? Result { () throws(EventSignature.Problem) in try EventSignature.verifiedSigner(of: encoded.bytes) }).get()
     if origin.isKeyDerived {
       guard PeerID(publicKey: signer) == origin else { throw EventSignature.Problem.notTheOriginsKey }
     } else if let device {

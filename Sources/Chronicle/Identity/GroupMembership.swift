@@ -82,7 +82,13 @@ struct GroupMembership {
   /// (always, while this database is in no group).
   func refusal(of origin: PeerID, sequence: UInt64) throws -> Problem? {
     guard try group() != nil else { return nil }
-    guard let member = try member(origin) else { return .notAMember(origin) }
+    return Self.refusal(of: try member(origin), origin: origin, sequence: sequence)
+  }
+
+  /// Why an event of `origin`, whose member record (in a group) is `member`,
+  /// is not admitted at `sequence`; nil when it is.
+  static func refusal(of member: GroupMember?, origin: PeerID, sequence: UInt64) -> Problem? {
+    guard let member else { return .notAMember(origin) }
     if let by = member.revokedBy, let after = member.revokedAfterSequence, sequence > after {
       return .revoked(origin, by: by, afterSequence: after)
     }
