@@ -171,4 +171,18 @@ struct GroupMembershipTests {
     #expect(try names(a) == ["Home", "After joining"])
     #expect(throws: ChronicleError.self) { try clone.join(try a.invite()) }  // a member already
   }
+
+  @Test func knowingTheGroupsIDDoesNotLetADeviceEnrollItself() throws {
+    let group = try a.createGroup()
+    try b.join(try a.invite())
+    try push(b, to: a)
+    try push(a, to: c)  // c holds the group's events (and so its id) but was never invited
+    // c writes a creation of a's group naming itself its founder.
+    c.session.pendingMembership = .createGroup(group: group, nonce: Array(repeating: 1, count: 16), founders: [])
+    try c.write { _ in }
+    try insert(c, 5, "Enrolled?")
+    expectRefused(c.peerID, "did not create this group") { try push(c, to: a) }
+    expectRefused(c.peerID, "did not create this group") { try push(c, to: b) }
+    #expect(try a.members().map(\.device) == [a.peerID, b.peerID])
+  }
 }

@@ -26,7 +26,9 @@ extension ChronicleDatabase {
   /// - Throws: ``ChronicleError/membership(_:)`` when the database is in a group already.
   @discardableResult
   public func createGroup() throws -> UUID {
-    let group = UUID()
+    var generator = SystemRandomNumberGenerator()
+    let nonce = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    let group = MembershipChange.groupID(founder: peerID, nonce: nonce)
     try writeMembership { db, peer in
       if let current = try GroupMembership(db: db).group() {
         throw ChronicleError.membership("this database is in group \(current.uuidString.lowercased()) already; a database belongs to one group")
@@ -36,7 +38,7 @@ extension ChronicleDatabase {
       let founders = try origins.filter { $0 != peer }.sorted().map { device in
         FoundingMember(device: device, publicKey: try registry.device(device)?.publicKey)
       }
-      return .createGroup(group: group, founders: founders)
+      return .createGroup(group: group, nonce: nonce, founders: founders)
     }
     return group
   }

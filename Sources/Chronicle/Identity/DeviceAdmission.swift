@@ -52,17 +52,28 @@ struct DeviceAdmission {
         throw refused(event, problem.description)
       }
     }
+    // Membership changes, oldest first; one that depends on a change later in
+    // the batch (a join whose inviter is added later, anything before the
+    // group's creation) waits for it: passes run until none applies.
     let membership = GroupMembership(db: db)
+    var waiting: [(event: ChangeEvent, change: MembershipChange)] = []
     for incoming in fresh.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
-      let event = incoming.event
-      for case .membership(let change) in event.operations {
+      for case .membership(let change) in incoming.event.operations { waiting.append((incoming.event, change)) }
+    }
+    while !waiting.isEmpty {
+      var failed: [(event: ChangeEvent, change: MembershipChange, problem: GroupMembership.Problem)] = []
+      for (event, change) in waiting {
         do {
           let key = try signers[event.id] ?? registry.device(event.origin)?.publicKey
           try membership.apply(change, by: event.origin, writerKey: key, at: event.timestamp)
         } catch let problem as GroupMembership.Problem {
-          throw refused(event, "its membership change (\(change)) is refused: \(problem)")
+          failed.append((event, change, problem))
         }
       }
+      if let first = failed.first, failed.count == waiting.count {
+        throw refused(first.event, "its membership change (\(first.change)) is refused: \(first.problem)")
+      }
+      waiting = failed.map { ($0.event, $0.change) }
     }
     guard try membership.group() != nil else { return }
     var members: [PeerID: GroupMember?] = [:]

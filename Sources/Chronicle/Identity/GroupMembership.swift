@@ -46,6 +46,7 @@ struct GroupMembership {
     case otherGroup(UUID)
     case noGroup
     case notAMember(PeerID)
+    case notTheFounder(PeerID)
     case revoked(PeerID, by: PeerID, afterSequence: UInt64)
     case invitation(String)
     case keyNotTheDevices(PeerID)
@@ -55,6 +56,7 @@ struct GroupMembership {
       case .otherGroup(let group): "it belongs to another group (\(group.uuidString.lowercased())) than this database's"
       case .noGroup: "it changes the member list of a group this database has not received the creation of"
       case .notAMember(let device): "device \(device) is not a member of this group"
+      case .notTheFounder(let device): "device \(device) did not create this group (its id is not derived from that device's)"
       case .revoked(let device, let by, let after):
         "device \(device) was revoked by \(by.shortDescription): its events after :\(after) are refused"
       case .invitation(let reason): "its invitation \(reason)"
@@ -100,8 +102,9 @@ struct GroupMembership {
   func apply(_ change: MembershipChange, by writer: PeerID, writerKey: [UInt8]?, at timestamp: HLCTimestamp) throws {
     let current = try group()
     switch change {
-    case .createGroup(let group, let founders):
+    case .createGroup(let group, let nonce, let founders):
       if let current, current != group { throw Problem.otherGroup(current) }
+      guard MembershipChange.groupID(founder: writer, nonce: nonce) == group else { throw Problem.notTheFounder(writer) }
       try db.execute(
         sql: """
           INSERT INTO chronicle_group (singleton, group_id, founder, created_hlc) VALUES (1, ?, ?, ?)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A change of a group's member list, carried by an event of the device that
@@ -8,8 +9,11 @@ import Foundation
 /// up to the sequence at which it was revoked.
 public enum MembershipChange: Hashable, Sendable {
   /// The writer creates group `group`; the writer and `founders` (the devices
-  /// whose events its log already held) are its first members.
-  case createGroup(group: UUID, founders: [FoundingMember])
+  /// whose events its log already held) are its first members. The group id
+  /// is derived from the writer's peer id and `nonce`
+  /// (``MembershipChange/groupID(founder:nonce:)``), so only its founder can
+  /// create it: knowing a group's id does not let anyone enroll themselves.
+  case createGroup(group: UUID, nonce: [UInt8], founders: [FoundingMember])
   /// The writer, a member, adds the device with this key.
   case add(device: PeerID, publicKey: [UInt8])
   /// The writer joins with an invitation a member signed (see ``Invitation``).
@@ -24,12 +28,24 @@ extension MembershipChange: CustomStringConvertible {
   /// `join with an invitation from 4f2c1a9e`, `revoke 9b0d7e21 after :12`.
   public var description: String {
     switch self {
-    case .createGroup(let group, let founders):
+    case .createGroup(let group, _, let founders):
       "create group \(group.uuidString.lowercased()) with \(founders.map(\.device.shortDescription).joined(separator: ", "))"
     case .add(let device, _): "add \(device.shortDescription)"
     case .join(let invitation): "join with an invitation from \(invitation.inviter.shortDescription)"
     case .revoke(let device, let after): "revoke \(device.shortDescription) after :\(after)"
     }
+  }
+}
+
+extension MembershipChange {
+  /// The id of the group that `founder` creates with `nonce` (16 random
+  /// bytes): the first 16 bytes of SHA-256 of a label, the founder's peer id
+  /// and the nonce, as a UUID of version 8.
+  public static func groupID(founder: PeerID, nonce: [UInt8]) -> UUID {
+    var bytes = Array(SHA256.hash(data: Array("chronicle group v1".utf8) + founder.bytes + nonce).prefix(16))
+    bytes[6] = bytes[6] & 0x0F | 0x80
+    bytes[8] = bytes[8] & 0x3F | 0x80
+    return PeerID(bytes: bytes)!.uuid
   }
 }
 
@@ -52,9 +68,10 @@ extension EventCodec {
 
   static func writeMembership(_ change: MembershipChange, to writer: inout BinaryWriter) {
     switch change {
-    case .createGroup(let group, let founders):
+    case .createGroup(let group, let nonce, let founders):
       writer.writeByte(MembershipKind.createGroup.rawValue)
       writer.writeBytes(withUnsafeBytes(of: group.uuid) { Array($0) })
+      writer.writeBytes(nonce)
       writer.writeVarint(founders.count)
       for founder in founders {
         writer.writeBytes(founder.device.bytes)
@@ -93,6 +110,7 @@ extension EventCodec {
     switch kind {
     case .createGroup:
       let group = try peer().uuid
+      let nonce = Array(try reader.readBytes(16))
       let count = try reader.readLength()
       var founders: [FoundingMember] = []
       for _ in 0..<count {
@@ -104,7 +122,7 @@ extension EventCodec {
         case let other: throw EventFormatError(problem: .valueOutOfRange("key flag \(other)"), region: .body, offset: flagOffset)
         }
       }
-      return .createGroup(group: group, founders: founders)
+      return .createGroup(group: group, nonce: nonce, founders: founders)
     case .add:
       return .add(device: try peer(), publicKey: Array(try reader.readBytes(32)))
     case .join:
