@@ -31,6 +31,29 @@ struct ReplayCommandsTests {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
   }
 
+  @Test func blameTakesNegativeKeysAndSQLSaysWhenATableIsNotTracked() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("app.sqlite").path
+    let created = try chronicle("sql", path, """
+      CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT) STRICT;
+      INSERT INTO t VALUES (-9223372036854775808, 'min'), (-5, 'neg');
+      CREATE TABLE loose (id INTEGER PRIMARY KEY, v TEXT)
+      """)
+    #expect(created.status == 0, "\(created.errors)")
+    #expect(created.errors.contains("warning: table loose is not tracked") && created.errors.contains("STRICT"), "\(created.errors)")
+    #expect(!created.errors.contains("table t "))
+    // Said once, when the table is made.
+    #expect(!(try chronicle("sql", path, "INSERT INTO loose VALUES (1, 'x')").errors.contains("warning")))
+
+    let minimum = try chronicle("blame", path, "t", "-9223372036854775808", "--json")
+    #expect(minimum.status == 0, "\(minimum.errors)")
+    #expect((try json(minimum.output)["key"] as? [String: Any])?["id"] as? Int64 == Int64.min)
+    let negative = try chronicle("blame", path, "t", "-5", "v")
+    #expect(negative.status == 0 && negative.output.contains("'neg'"), "\(negative.errors)")
+  }
+
   @Test func textWithNULIsPrintedWholeInTextAndJSON() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

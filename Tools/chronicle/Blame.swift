@@ -13,7 +13,8 @@ struct Blame: ParsableCommand {
 
   @Argument(help: "The Chronicle database.") var database: String
   @Argument(help: "The table.") var table: String
-  @Argument(help: "The primary key value(s), then optionally a column.") var keyAndColumn: [String]
+  @Argument(parsing: .allUnrecognized, help: "The primary key value(s), then optionally a column (negative numbers included).")
+  var keyAndColumn: [String]
   @Flag(help: "Print JSON.") var json = false
 
   func run() throws {

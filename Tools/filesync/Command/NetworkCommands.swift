@@ -93,7 +93,7 @@ struct Serve: AsyncParsableCommand {
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await server.run() }
       group.addTask {
-        while !stop.isFired {
+        while !stop.isFired && !Task.isCancelled {
           do {
             let round = try synced.refresh()
             Printer.refresh(round.scan, round.conflicts, round.materialized)
@@ -103,6 +103,10 @@ struct Serve: AsyncParsableCommand {
           try? await Task.sleep(for: .milliseconds(Int64(period * 1000)))
         }
       }
+      // When the server stops (on a signal), the refresh loop stops too,
+      // without waiting out its interval.
+      try await group.next()
+      group.cancelAll()
       try await group.waitForAll()
     }
     signals.forEach { $0.cancel() }
