@@ -117,7 +117,9 @@ enum Handshake {
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "its device signature does not verify")
     }
     let device = clientDevice?.publicKey
-    if let refusal = try await offload({ try database.deviceRefusal(client, publicKey: device, requiringMembership: false) }) {
+    // A short read on a reader connection, made here rather than queued
+    // behind the long merges `offload` runs for other sessions.
+    if let refusal = try database.deviceRefusal(client, publicKey: device, requiringMembership: false) {
       await connection.sendFailureQuietly("device \(client) is not admitted: \(refusal)")
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "device \(client) is not admitted: \(refusal)")
     }

@@ -73,6 +73,8 @@ public final class SyncServer: Sendable {
   /// Serves connections until ``shutdown(gracePeriod:)``; returns when the
   /// sessions in progress have ended.
   public func run() async throws {
+    // A shutdown that came before run (a signal right after bind) stops it at once.
+    guard !state.withLock({ $0.isShuttingDown }) else { return }
     try await withTaskExecutorPreference(SessionExecutor.shared) {
       try await listener.executeThenClose { connections in
         try await withThrowingDiscardingTaskGroup { group in
@@ -166,7 +168,8 @@ public final class SyncServer: Sendable {
   /// Refuses a request of a device that is not (or no longer) a member of
   /// the server's group: only pushing its events (its join) is open to it.
   private func requireMember(_ device: (peer: PeerID, key: [UInt8]?), _ connection: inout FramedConnection) async throws {
-    guard let refusal = try await offload({ [database] in try database.deviceRefusal(device.peer, publicKey: device.key) }) else { return }
+    // A short read, as in the handshake: not queued behind other sessions' merges.
+    guard let refusal = try database.deviceRefusal(device.peer, publicKey: device.key) else { return }
     await connection.sendFailureQuietly("device \(device.peer) may not fetch from or store on this server: \(refusal)")
     throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: refusal)
   }

@@ -146,6 +146,39 @@ struct InspectionToolsTests {
     #expect(throws: ChronicleError.noSuchTable("nope")) { try a.blame(table: "nope", key: ["1"]) }
   }
 
+  @Test func verifyReadsOneSnapshotWhileAnotherConnectionWrites() async throws {
+    let directory = try TemporaryDirectory()
+    let database = try makeDatabase(directory)
+    try await database.write { db in try db.execute(sql: "INSERT INTO remindersLists (id, title) VALUES ('l', 'List')") }
+    let archive = try ChronicleArchive(path: database.path)
+    // 300 writes on a dispatch thread while verify runs again and again.
+    let writes = 300
+    let writer = Task.detached {
+      try await offThePool {
+        for id in 1...writes {
+          try database.write { db in
+            try db.execute(sql: "INSERT INTO reminders (id, title, listID) VALUES (?, 'r', 'l')", arguments: [id])
+            try db.execute(sql: "UPDATE reminders SET isCompleted = 1 - isCompleted WHERE id = ?", arguments: [id / 2])
+          }
+        }
+      }
+    }
+    let (findings, runs) = try await offThePool {
+      var findings: [String] = []
+      var runs = 0
+      while try runs < 4 || (database.eventCount() < writes && runs < 200) {
+        for source in [database as any ChronicleLogSource, archive] {
+          findings += try source.verify().problems.map(\.message)
+          runs += 1
+        }
+      }
+      return (findings, runs)
+    }
+    try await writer.value
+    #expect(findings.isEmpty, "\(findings.count) findings in \(runs) runs: \(findings.prefix(3))")
+    #expect(try database.eventCount() > writes)
+  }
+
   @Test func verifyPassesOnAHealthyDatabase() throws {
     let directory = try TemporaryDirectory()
     let database = try makeDatabase(directory)

@@ -16,7 +16,11 @@ struct DeviceCommandsTests {
     return directory
   }
 
-  @Test func aGroupIsMadeJoinedListedAndARevokedDevicesBundleRefused() throws {
+  @Test func aGroupIsMadeJoinedListedAndARevokedDevicesBundleRefused() async throws {
+    try await offThePool { try groupFlow() }
+  }
+
+  func groupFlow() throws {
     let directory = try folder()
     defer { try? FileManager.default.removeItem(at: directory) }
     let (a, b) = (directory.appendingPathComponent("a.sqlite").path, directory.appendingPathComponent("b.sqlite").path)

@@ -31,7 +31,11 @@ struct ReplayCommandsTests {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
   }
 
-  @Test func blameTakesNegativeKeysAndSQLSaysWhenATableIsNotTracked() throws {
+  @Test func blameTakesNegativeKeysAndSQLSaysWhenATableIsNotTracked() async throws {
+    try await offThePool { try negativeKeysAndUntrackedTables() }
+  }
+
+  func negativeKeysAndUntrackedTables() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -54,7 +58,11 @@ struct ReplayCommandsTests {
     #expect(negative.status == 0 && negative.output.contains("'neg'"), "\(negative.errors)")
   }
 
-  @Test func textWithNULIsPrintedWholeInTextAndJSON() throws {
+  @Test func textWithNULIsPrintedWholeInTextAndJSON() async throws {
+    try await offThePool { try textWithNUL() }
+  }
+
+  func textWithNUL() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }

@@ -11,19 +11,6 @@ struct FileSyncCommandsTests {
     try ChildProcess.run("filesync", arguments)
   }
 
-  @Test func serveStopsPromptlyOnSIGTERMWhateverItsInterval() throws {
-    let directory = try TemporaryDirectory()
-    let folder = directory.path("a"), key = directory.path("group.key")
-    #expect(try filesync("keygen", key).status == 0)
-    #expect(try filesync("init", folder, "--name", "alice").status == 0)
-    let server = try ChildProcess("filesync", ["serve", folder, "--port", "0", "--key", key, "--interval", "120"])
-    _ = try server.waitForLine(containing: "listening on")
-    let start = ContinuousClock.now
-    #expect(server.stop(with: SIGTERM) == 0)
-    // It used to sleep out the rest of its interval (up to 120 s here).
-    #expect(ContinuousClock.now - start < .seconds(20))
-  }
-
   @Test func initScanServeSyncStatusHistoryRestore() throws {
     let directory = try TemporaryDirectory()
     let a = directory.path("a"), b = directory.path("b"), key = directory.path("group.key")

@@ -66,8 +66,8 @@ struct Serve: AsyncParsableCommand {
     }
     let db = try Chronicle.open(path: database)
     let server = try await SyncServer.bind(db, host: host, port: port, configuration: configuration)
-    print("listening on \(host):\(server.port)")
-    fflush(nil)
+    // Signals are handled before readiness is announced: a SIGTERM sent right
+    // after "listening on" is never lost between SIG_IGN and the handler.
     let signals = [SIGINT, SIGTERM].map { number in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -75,6 +75,8 @@ struct Serve: AsyncParsableCommand {
       source.resume()
       return source
     }
+    print("listening on \(host):\(server.port)")
+    fflush(nil)
     try await server.run()
     signals.forEach { $0.cancel() }
   }

@@ -69,8 +69,15 @@ extension ChronicleLogSource {
   /// - a replay of the whole log gives each tracked table's live digest, and
   ///   where it does not, which rows differ.
   ///
-  /// The replay goes to a temporary file, removed afterwards.
+  /// The replay goes to a temporary file, removed afterwards. Every check
+  /// reads one snapshot of the database, so `verify` is a health check a
+  /// process can run while another one writes.
   public func verify(progress: (@Sendable (ReplayProgress) -> Void)? = nil) throws -> VerificationReport {
+    try read { db in try PinnedLogSource(base: self, db: db).verifyOneSnapshot(progress: progress) }
+  }
+
+  /// ``verify(progress:)``, for a source whose reads all see one snapshot.
+  fileprivate func verifyOneSnapshot(progress: (@Sendable (ReplayProgress) -> Void)?) throws -> VerificationReport {
     var problems: [VerificationReport.Finding] = []
     var warnings: [VerificationReport.Finding] = []
     let peer = peerID
@@ -192,4 +199,19 @@ extension ChronicleLogSource {
     }
     return VerificationReport(eventCount: eventCount, problems: problems, warnings: warnings, tables: tables, differences: differences)
   }
+}
+
+/// A log source whose every read runs on one connection inside one read
+/// transaction: one snapshot of the database, whatever writes meanwhile.
+/// It lives only as long as that transaction (inside a `read` closure).
+private struct PinnedLogSource<Base: ChronicleLogSource>: ChronicleLogSource, @unchecked Sendable {
+  // Unchecked: `db` is used only on the thread that runs the enclosing read.
+  let base: Base
+  let db: Database
+
+  var path: String { base.path }
+  var peerID: PeerID { base.peerID }
+  var log: EventLog { base.log }
+
+  func read<T>(_ value: (Database) throws -> T) throws -> T { try value(db) }
 }

@@ -76,8 +76,6 @@ struct Serve: AsyncParsableCommand {
     let synced = try folder.open()
     let configuration = try network.configuration(label: "filesync.serve")
     let server = try await SyncServer.bind(synced.database, host: host, port: port, configuration: configuration, blobs: synced.objects)
-    print("listening on \(host):\(server.port)")
-    fflush(nil)
     let stop = StopSignal()
     let signals = [SIGINT, SIGTERM].map { number in
       signal(number, SIG_IGN)
@@ -89,6 +87,9 @@ struct Serve: AsyncParsableCommand {
       source.resume()
       return source
     }
+    // Announced once the signals are handled, so a SIGTERM right after it is not lost.
+    print("listening on \(host):\(server.port)")
+    fflush(nil)
     let period = interval
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await server.run() }
