@@ -37,7 +37,7 @@ public struct SyncKey: Sendable {
         path: path, problem: "is accessible by other users (mode \(String(mode, radix: 8))). Fix: chmod 600 \(path)")
     }
     let text = try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard text.hasPrefix(Self.prefix), let bytes = Self.bytes(hex: String(text.dropFirst(Self.prefix.count))), bytes.count == 32 else {
+    guard text.hasPrefix(Self.prefix), let bytes = [UInt8](hexadecimal: String(text.dropFirst(Self.prefix.count))), bytes.count == 32 else {
       throw NetworkSyncError.keyFile(path: path, problem: "is not a Chronicle sync key (expected one line '\(Self.prefix)' and 64 hex digits, as chronicle keygen writes)")
     }
     self.bytes = bytes
@@ -62,18 +62,5 @@ public struct SyncKey: Sendable {
     }
   }
 
-  private var hex: String {
-    bytes.map { String(format: "%02x", $0) }.joined()
-  }
-
-  private static func bytes(hex: String) -> [UInt8]? {
-    let digits = Array(hex.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var bytes: [UInt8] = []
-    for index in stride(from: 0, to: digits.count, by: 2) {
-      guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
-      bytes.append(byte)
-    }
-    return bytes
-  }
+  private var hex: String { bytes.hexadecimal }
 }

@@ -13,7 +13,7 @@ struct Identity: ParsableCommand {
     reportingErrors {
       let identity = try Chronicle.open(path: database).identity
       print("peer \(identity.peerID)")
-      print("public key \(identity.publicKey.map { String(format: "%02x", $0) }.joined())")
+      print("public key \(identity.publicKey.hexadecimal)")
       print("key file \(identity.keyFile.path)\(identity.canSign ? "" : " (missing: this copy cannot write)")")
     }
   }
@@ -53,7 +53,7 @@ struct Invite: ParsableCommand {
     reportingErrors {
       let db = try Chronicle.open(path: database)
       if let device {
-        guard let key = hexBytes(device), key.count == 32 else {
+        guard let key = [UInt8](hexadecimal: device), key.count == 32 else {
           throw ValidationError("--device takes a public key: 64 hex digits, as `chronicle identity` prints it on that device")
         }
         try db.addMember(publicKey: key)
@@ -63,12 +63,6 @@ struct Invite: ParsableCommand {
         print(try db.invite(expiresIn: .seconds(hours * 3600)).text)
       }
     }
-  }
-
-  private func hexBytes(_ text: String) -> [UInt8]? {
-    let digits = Array(text.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
   }
 }
 

@@ -21,11 +21,6 @@ extension Statement {
     }
   }
 
-  /// Column `index` of the current row of a stepped statement.
-  package func exactValue(at index: Int) -> SQLiteValue {
-    SQLiteValue(statement: sqliteStatement, column: Int32(index))
-  }
-
   /// Every column of the current row of a stepped statement.
   package func exactValues() -> [SQLiteValue] {
     (0..<Int32(columnCount)).map { SQLiteValue(statement: sqliteStatement, column: $0) }

@@ -78,7 +78,7 @@ public struct DeviceKey: @unchecked Sendable {
       throw ChronicleError.deviceKeyFile(path: path, problem: "is accessible by other users (mode \(String(mode, radix: 8))). Fix: chmod 600 \(path)")
     }
     let text = try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard text.hasPrefix(prefix), let raw = hexBytes(String(text.dropFirst(prefix.count))), raw.count == 32,
+    guard text.hasPrefix(prefix), let raw = [UInt8](hexadecimal: String(text.dropFirst(prefix.count))), raw.count == 32,
           let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
     else {
       throw ChronicleError.deviceKeyFile(path: path, problem: "is not a Chronicle device key (one line '\(prefix)' and 64 hex digits)")
@@ -100,7 +100,7 @@ public struct DeviceKey: @unchecked Sendable {
     guard descriptor >= 0 else {
       throw ChronicleError.deviceKeyFile(path: path, problem: "could not be created (\(String(cString: strerror(errno))))")
     }
-    let hex = privateKey.rawRepresentation.map { String(format: "%02x", $0) }.joined()
+    let hex = privateKey.rawRepresentation.hexadecimal
     let text = Array((Self.prefix + hex + "\n").utf8)
     let written = text.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
     let flushed = fsync(descriptor) == 0
@@ -110,18 +110,6 @@ public struct DeviceKey: @unchecked Sendable {
       unlink(temporary)
       throw ChronicleError.deviceKeyFile(path: path, problem: "could not be written (\(reason))")
     }
-  }
-
-  private static func hexBytes(_ hex: String) -> [UInt8]? {
-    let digits = Array(hex.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(digits.count / 2)
-    for index in stride(from: 0, to: digits.count, by: 2) {
-      guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-      bytes.append(byte)
-    }
-    return bytes
   }
 }
 
