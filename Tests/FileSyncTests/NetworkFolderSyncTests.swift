@@ -21,7 +21,15 @@ func serving<T>(
 
 @Suite("filesync: peers over TCP")
 struct NetworkFolderSyncTests {
-  let configuration = NetworkSyncConfiguration(key: .generate())
+  /// A generous handshake deadline: under the full suite on 2 cores a
+  /// handshake here has stalled past the default 10 s now and then (a known,
+  /// not yet explained stall; these tests are about file sync, not timeouts,
+  /// which HostilePeerTests covers).
+  let configuration: NetworkSyncConfiguration = {
+    var configuration = NetworkSyncConfiguration(key: .generate())
+    configuration.handshakeTimeout = .seconds(60)
+    return configuration
+  }()
 
   @Test func threePeersConvergeThroughAServingPeer() async throws {
     let fixture = try FolderFixture()
