@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "Chronicle", targets: ["Chronicle"]),
     .library(name: "ChronicleQuery", targets: ["ChronicleQuery"]),
     .library(name: "ChronicleNetwork", targets: ["ChronicleNetwork"]),
+    .library(name: "ChronicleRelay", targets: ["ChronicleRelay"]),
     .executable(name: "chronicle", targets: ["chronicle"]),
     .executable(name: "chronicle-bench", targets: ["chronicle-bench"]),
     .executable(name: "filesync", targets: ["filesync"]),
@@ -20,6 +21,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
@@ -73,6 +80,23 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "WSClient", package: "swift-websocket"),
+        .product(name: "WSCore", package: "swift-websocket"),
+      ]
+    ),
+    .target(
+      name: "ChronicleRelay",
+      dependencies: [
+        "Chronicle",
+        "ChronicleNetwork",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .executableTarget(
@@ -80,6 +104,7 @@ let package = Package(
       dependencies: [
         "Chronicle",
         "ChronicleNetwork",
+        "ChronicleRelay",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
@@ -138,6 +163,20 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "ChronicleRelayTests",
+      dependencies: [
+        "Chronicle",
+        "ChronicleNetwork",
+        "ChronicleRelay",
+        "ChronicleTestSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "WSClient", package: "swift-websocket"),
+        .product(name: "WSCore", package: "swift-websocket"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ]
     ),
     .testTarget(

@@ -24,6 +24,8 @@ public struct OutgoingEvents: Sendable {
 
   private let database: ChronicleDatabase
   private let lastPosition: Int64
+  /// When set, only this origin's events are sent.
+  private let onlyOrigin: PeerID?
   private var position: Int64 = 0
 
   /// Snapshots the events of `database`'s log beyond `vector`, after
@@ -32,8 +34,15 @@ public struct OutgoingEvents: Sendable {
   /// - Throws: ``SyncError/compactedAway(origin:needed:baseline:)`` when the
   ///   receiver lacks events this log compacted into its baseline.
   public init(from database: ChronicleDatabase, beyond vector: VersionVector) throws {
+    try self.init(from: database, beyond: vector, onlyFrom: nil)
+  }
+
+  /// The events of `origin` alone beyond `vector` (a relay takes each
+  /// device's events from that device only).
+  package init(from database: ChronicleDatabase, beyond vector: VersionVector, onlyFrom only: PeerID?) throws {
     self.database = database
     self.vector = vector
+    self.onlyOrigin = only
     try database.sealOwnEvents()
     (lastPosition, count, bytes) = try database.read { db in
       try LogBaseline.requireCovered(vector, in: db)
@@ -45,7 +54,7 @@ public struct OutgoingEvents: Sendable {
         let originBytes: Data = row[1]
         guard let origin = origins[originBytes] ?? PeerID(bytes: originBytes) else { continue }
         origins[originBytes] = origin
-        guard !vector.contains(origin: origin, sequence: UInt64(row[2] as Int64)) else { continue }
+        guard origin == only ?? origin, !vector.contains(origin: origin, sequence: UInt64(row[2] as Int64)) else { continue }
         count += 1
         bytes += row[3] as Int
       }
@@ -57,18 +66,24 @@ public struct OutgoingEvents: Sendable {
   /// first event that reaches `maxBytes` (a page holds at least one event);
   /// `nil` when all were read.
   public mutating func nextPage(maxEvents: Int, maxBytes: Int) throws -> [[UInt8]]? {
+    try nextIdentifiedPage(maxEvents: maxEvents, maxBytes: maxBytes)?.map(\.bytes)
+  }
+
+  /// ``nextPage(maxEvents:maxBytes:)`` with each event's id.
+  package mutating func nextIdentifiedPage(maxEvents: Int, maxBytes: Int) throws -> [(id: EventID, bytes: [UInt8])]? {
     while position < lastPosition {
-      let (page, reached) = try database.read { [position, lastPosition, vector] db in
-        var page: [[UInt8]] = [], size = 0, reached = position
+      let (page, reached) = try database.read { [position, lastPosition, vector, onlyOrigin] db in
+        var page: [(id: EventID, bytes: [UInt8])] = [], size = 0, reached = position
         let rows = try Row.fetchCursor(
           db, sql: "SELECT id, origin, sequence, payload FROM chronicle_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
           arguments: [position, lastPosition, max(1, maxEvents)])
         while let row = try rows.next() {
           reached = row[0]
-          guard let origin = PeerID(bytes: row[1] as Data),
-                !vector.contains(origin: origin, sequence: UInt64(row[2] as Int64)) else { continue }
+          let sequence = UInt64(row[2] as Int64)
+          guard let origin = PeerID(bytes: row[1] as Data), origin == onlyOrigin ?? origin,
+                !vector.contains(origin: origin, sequence: sequence) else { continue }
           let payload: Data = row[3]
-          page.append([UInt8](payload))
+          page.append((EventID(origin: origin, sequence: sequence), [UInt8](payload)))
           size += payload.count
           if size >= maxBytes { break }
         }

@@ -120,9 +120,26 @@ public final class SyncEngine: Sendable {
 
   /// Starts syncing every `interval` (until ``stop()``). Failures are reported
   /// on ``events`` and retried at the next tick.
+  ///
+  /// With a transport that can stay connected (``LiveSyncTransport``, such as
+  /// a relay), the engine stays connected instead: this database's events
+  /// are sent as they are written and the others' merged as they arrive;
+  /// `interval` is not used.
   public func start(every interval: Duration = .seconds(5)) {
     state.withLock { state in
       guard state.task == nil else { return }
+      if let live = transport as? any LiveSyncTransport {
+        let database = self.database
+        state.task = Task { [weak self] in
+          do {
+            try await live.watch(database) { [weak self] event in self?.emit(event) }
+          } catch is CancellationError {
+          } catch {
+            self?.emit(.failed("\(error)"))
+          }
+        }
+        return
+      }
       state.task = Task { [weak self] in
         while !Task.isCancelled {
           guard let self else { return }

@@ -20,6 +20,19 @@ extension SyncTransport {
   }
 }
 
+/// A transport that can stay connected: it sends this database's events as
+/// they are written and merges the others' as they arrive, instead of
+/// syncing on a timer. ``SyncEngine/start(every:)`` uses ``watch(_:report:)``
+/// for such a transport.
+public protocol LiveSyncTransport: SyncTransport {
+  /// Syncs, then stays connected, reconnecting after failures (each one
+  /// reported, then retried with a growing delay) until the task is cancelled.
+  ///
+  /// - Throws: only for problems retrying cannot fix (a setting, a missing
+  ///   key file), and `CancellationError` when cancelled.
+  func watch(_ database: ChronicleDatabase, report: @escaping @Sendable (SyncEngine.Event) -> Void) async throws
+}
+
 /// What a fetch did. Problems with one source (a corrupt file) are reported
 /// here and do not stop the others.
 public struct FetchReport: Sendable {

@@ -1,6 +1,6 @@
 /// Appends the fields of a message: bytes, big-endian integers, varints
 /// (unsigned LEB128) and length-prefixed byte strings.
-struct WireWriter {
+package struct WireWriter {
   private(set) var bytes: [UInt8] = []
 
   mutating func byte(_ value: UInt8) { bytes.append(value) }
@@ -24,9 +24,9 @@ struct WireWriter {
 
 /// Reads what ``WireWriter`` wrote; every read checks the bounds and throws
 /// ``WireReader/Malformed`` with the problem instead of trapping.
-struct WireReader {
-  struct Malformed: Error, CustomStringConvertible {
-    var description: String
+package struct WireReader {
+  package struct Malformed: Error, CustomStringConvertible {
+    package var description: String
   }
 
   private let bytes: [UInt8]

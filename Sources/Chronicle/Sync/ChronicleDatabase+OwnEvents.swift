@@ -1,0 +1,51 @@
+import Foundation
+import GRDB
+
+extension ChronicleDatabase {
+  /// This device's events after `sequence`, in order, signed: at most
+  /// `maxEvents`, stopping at the first that reaches `maxBytes` (at least one
+  /// when there is one). What a relay client pushes as the device writes.
+  package func ownEvents(after sequence: UInt64, maxEvents: Int, maxBytes: Int) throws -> [(sequence: UInt64, bytes: [UInt8])] {
+    try sealOwnEvents()
+    return try read { db in
+      var page: [(sequence: UInt64, bytes: [UInt8])] = [], size = 0
+      let rows = try Row.fetchCursor(
+        db, sql: "SELECT sequence, payload FROM chronicle_events WHERE origin = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+        arguments: [Data(peerID.bytes), Int64(clamping: sequence), max(1, maxEvents)])
+      while let row = try rows.next() {
+        let payload: Data = row[1]
+        page.append((UInt64(row[0] as Int64), Array(payload)))
+        size += payload.count
+        if size >= maxBytes { break }
+      }
+      return page
+    }
+  }
+
+  /// The highest sequence of this device's events in the log (0 when none).
+  package func lastOwnSequence() throws -> UInt64 {
+    try read { db in
+      UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM chronicle_events WHERE origin = ?", arguments: [Data(peerID.bytes)]) ?? 0)
+    }
+  }
+
+  /// A signal each time a transaction of this process adds events to the
+  /// log, and every `pollInterval` (for events written by other processes,
+  /// which this process cannot observe). Ends when the consuming task ends.
+  package func logGrowth(pollInterval: Duration) -> AsyncStream<Void> {
+    let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    let observation = DatabaseRegionObservation(tracking: GRDB.Table<Row>("chronicle_events"))
+    let cancellable = observation.start(in: writer, onError: { _ in }, onChange: { _ in continuation.yield() })
+    let poll = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: pollInterval)
+        continuation.yield()
+      }
+    }
+    continuation.onTermination = { _ in
+      cancellable.cancel()
+      poll.cancel()
+    }
+    return stream
+  }
+}

@@ -1,0 +1,187 @@
+import Chronicle
+import Foundation
+import WSCore
+
+/// One connection of a device to a relay: the handshake, the push of this
+/// device's events, the pull of the group's, and, when watching, both as
+/// they happen.
+struct RelayClientSession: Sendable {
+  let url: String
+  let configuration: RelayConfiguration
+  let database: ChronicleDatabase
+  let key: DeviceKey
+  let group: UUID
+  let membership: [[UInt8]]
+  let cipher: RelayEventCipher
+
+  /// The messages from the relay, with the deadline for each.
+  struct Incoming {
+    let link: RelayLink
+    var frames: WebSocketInboundStream.AsyncIterator
+    let relay: String
+    let maxSize: Int
+
+    mutating func next(_ what: String, within limit: Duration?) async throws -> RelayMessage {
+      link.expect(what, within: limit)
+      guard let message = try await link.receive(&frames, maxSize: maxSize) else { throw RelayError.connectionClosed(relay: relay, waitingFor: what) }
+      if case .failure(let text, let retryable) = message { throw RelayError.refused(relay: relay, message: text, retryable: retryable) }
+      return message
+    }
+  }
+
+  func run(
+    _ link: RelayLink, inbound: WebSocketInboundStream, push: Bool, pull: Bool, live: RelayTransport.LiveHooks?
+  ) async throws -> RelaySyncReport {
+    var incoming = Incoming(link: link, frames: inbound.makeAsyncIterator(), relay: url, maxSize: configuration.maxMessageBytes)
+    let me = database.peerID
+    let challenge = try await incoming.next("challenge", within: configuration.handshakeTimeout)
+    guard case .challenge(let version, let nonce) = challenge else { throw unexpected(challenge, waitingFor: "a challenge") }
+    guard version == RelayMessage.protocolVersion else {
+      throw RelayError.refused(
+        relay: url, message: "it speaks relay protocol \(version) and this device \(RelayMessage.protocolVersion): update the older side",
+        retryable: false)
+    }
+    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: me, publicKey: key.publicKey)
+    try await link.send(.hello(
+      version: RelayMessage.protocolVersion, group: group, device: me, publicKey: key.publicKey,
+      signature: key.signature(for: transcript), membership: membership))
+    let welcome = try await incoming.next("welcome", within: configuration.handshakeTimeout)
+    guard case .welcome(let relayVector) = welcome else { throw unexpected(welcome, waitingFor: "a welcome") }
+
+    var report = RelaySyncReport()
+    var pushedThrough = relayVector[me]
+    if push {
+      (report.sentEvents, pushedThrough) = try await pushOwnEvents(after: pushedThrough, link: link, incoming: &incoming)
+    }
+    guard pull else {
+      try await link.send(.bye)
+      return report
+    }
+    let vector = try await offload { try database.versionVector() }
+    try await link.send(.pull(vector, live: live != nil))
+    guard let live else {
+      try await receive(&incoming, into: &report, live: nil)
+      try await link.send(.bye)
+      return report
+    }
+    // Watching: one task pushes as the log grows, this one applies what arrives.
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+      tasks.addTask { [pushedThrough] in try await pushAsWritten(after: pushedThrough, link: link) }
+      try await receive(&incoming, into: &report, live: live)
+      tasks.cancelAll()
+    }
+    return report
+  }
+
+  /// Pushes this device's events after `start`, a page at a time, each
+  /// acknowledged before the next; returns how many the relay stored and
+  /// the last sequence pushed.
+  private func pushOwnEvents(after start: UInt64, link: RelayLink, incoming: inout Incoming) async throws -> (Int, UInt64) {
+    var through = start, stored = 0
+    while true {
+      let page = try await nextPage(after: through)
+      guard let last = page.last else { return (stored, through) }
+      try await link.send(.push(page))
+      let answer = try await incoming.next("stored report", within: configuration.responseTimeout)
+      guard case .stored(let upTo, let new) = answer else { throw unexpected(answer, waitingFor: "a stored report") }
+      guard upTo >= last.sequence else {
+        throw RelayError.protocolViolation(relay: url, reason: "it reported holding this device's events up to :\(upTo) after a push through :\(last.sequence)")
+      }
+      stored += new
+      through = last.sequence
+    }
+  }
+
+  /// While watching: pushes this device's new events each time the log grows.
+  private func pushAsWritten(after start: UInt64, link: RelayLink) async throws {
+    var through = start
+    for await _ in database.logGrowth(pollInterval: configuration.localPollInterval) {
+      while true {
+        let page = try await nextPage(after: through)
+        guard let last = page.last else { break }
+        try await link.send(.push(page))
+        through = last.sequence
+      }
+    }
+  }
+
+  private func nextPage(after sequence: UInt64) async throws -> [SealedEvent] {
+    let page = try await offload { [database, configuration] in
+      try database.ownEvents(after: sequence, maxEvents: 1_000, maxBytes: configuration.pushBatchBytes)
+    }
+    let me = database.peerID
+    return try page.map { try cipher.seal($0.bytes, origin: me, sequence: $0.sequence) }
+  }
+
+  /// Receives the pull: applies events in batches until the relay has sent
+  /// all it held (then returns, unless watching: then applies each message
+  /// as it arrives, until the connection ends).
+  private func receive(_ incoming: inout Incoming, into report: inout RelaySyncReport, live: RelayTransport.LiveHooks?) async throws {
+    var pending: [[UInt8]] = [], pendingBytes = 0, caughtUp = false
+    let source = "relay:\(url)"
+    while true {
+      let message = try await incoming.next("events", within: caughtUp ? nil : configuration.responseTimeout)
+      switch message {
+      case .events(let sealed):
+        for event in sealed {
+          let bytes = try cipher.open(event)
+          pending.append(bytes)
+          pendingBytes += bytes.count
+        }
+        if caughtUp || pendingBytes >= configuration.applyBatchBytes || pending.count >= configuration.applyBatchEvents {
+          let merged = try await apply(pending, source: source)
+          report.received.add(merged)
+          pending = []
+          pendingBytes = 0
+          if caughtUp { live?.applied(merged) }
+        }
+      case .caughtUp:
+        guard !caughtUp else { throw unexpected(message, waitingFor: "events") }
+        if !pending.isEmpty {
+          report.received.add(try await apply(pending, source: source))
+          pending = []
+          pendingBytes = 0
+        }
+        caughtUp = true
+        guard let live else { return }
+        live.caughtUp(report.sentEvents, report.received)
+      case .stored(_, let new):
+        // The answer to a push made while watching.
+        guard live != nil else { throw unexpected(message, waitingFor: "events") }
+        if new > 0 {
+          report.sentEvents += new
+          live?.pushed(new)
+        }
+      default:
+        throw unexpected(message, waitingFor: "events")
+      }
+    }
+  }
+
+  private func apply(_ batch: [[UInt8]], source: String) async throws -> MergeReport {
+    try await offload { [database] in try database.applyRemote(serializedEvents: batch, source: source) }
+  }
+
+  private func unexpected(_ message: RelayMessage, waitingFor what: String) -> RelayError {
+    .protocolViolation(relay: url, reason: "it sent a \(message.name) while this device waited for \(what)")
+  }
+
+  /// The error to report for `error`, which ended the session.
+  func relayError(_ error: any Error, link: RelayLink) -> any Error {
+    switch error {
+    case let timeout as RelayLink.Timeout:
+      let seconds = Double(timeout.limit.components.seconds) + Double(timeout.limit.components.attoseconds) / 1e18
+      return RelayError.timedOut(relay: url, waitingFor: timeout.what, seconds: seconds)
+    case let malformed as RelayLink.Malformed:
+      return RelayError.protocolViolation(relay: url, reason: malformed.reason)
+    case is RelayError, is SyncError, is CancellationError, is ChronicleError:
+      return error
+    default:
+      if let timeout = link.timedOut {
+        let seconds = Double(timeout.limit.components.seconds) + Double(timeout.limit.components.attoseconds) / 1e18
+        return RelayError.timedOut(relay: url, waitingFor: timeout.what, seconds: seconds)
+      }
+      return RelayError.connectionClosed(relay: url, waitingFor: "the session to finish (\(error))")
+    }
+  }
+}

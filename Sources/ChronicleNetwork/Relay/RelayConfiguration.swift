@@ -1,0 +1,53 @@
+import Chronicle
+import Foundation
+import Logging
+
+/// Settings of a device syncing through a relay (``RelayTransport``).
+public struct RelayConfiguration: Sendable {
+  /// The group's key (`chronicle keygen`, copied to every device): events are
+  /// sealed with it before they leave the device, so the relay cannot read them.
+  public var key: SyncKey
+  /// The largest message accepted from the relay, and so the largest event
+  /// that can be synced. Use the relay's `--max-event-size` or more.
+  public var maxMessageBytes = 65 << 20
+  /// Events are pushed in messages of about this many bytes.
+  public var pushBatchBytes = 512 << 10
+  /// Received events are applied in transactions of about this many bytes
+  /// (or ``applyBatchEvents`` events): memory stays bounded, and an
+  /// interrupted sync keeps what it applied.
+  public var applyBatchBytes = 1 << 20
+  /// See ``applyBatchBytes``.
+  public var applyBatchEvents = 1_000
+  /// The relay must admit the device within this time of connecting.
+  public var handshakeTimeout: Duration = .seconds(10)
+  /// The relay must answer each request (a push, a pull) within this time.
+  public var responseTimeout: Duration = .seconds(60)
+  /// While watching, the first wait before reconnecting; it doubles after
+  /// each failure, up to ``maxReconnectDelay``, and resets once connected.
+  public var reconnectDelay: Duration = .milliseconds(250)
+  /// See ``reconnectDelay``.
+  public var maxReconnectDelay: Duration = .seconds(30)
+  /// While watching, how often the log is checked for events written by
+  /// other processes (events written through this process's database are
+  /// pushed as soon as they commit).
+  public var localPollInterval: Duration = .seconds(1)
+  /// Where connections and failures are logged.
+  public var logger: Logger
+
+  public init(key: SyncKey, logger: Logger = Logger(label: "chronicle.relay.client")) {
+    self.key = key
+    self.logger = logger
+  }
+}
+
+/// What one sync through a relay did.
+public struct RelaySyncReport: Sendable {
+  /// This device's events the relay stored (it already held any others sent).
+  public var sentEvents = 0
+  /// What the received events did here.
+  public var received = MergeReport()
+  public var bytesSent = 0
+  public var bytesReceived = 0
+
+  public init() {}
+}

@@ -1,0 +1,211 @@
+import Chronicle
+import Foundation
+
+/// An event as a relay holds it: who wrote it, its place in that device's
+/// log, and the event sealed with the group's key (``RelayEventCipher``), which
+/// the relay cannot open.
+package struct SealedEvent: Sendable, Equatable {
+  package var origin: PeerID
+  package var sequence: UInt64
+  package var sealed: [UInt8]
+
+  package init(origin: PeerID, sequence: UInt64, sealed: [UInt8]) {
+    self.origin = origin
+    self.sequence = sequence
+    self.sealed = sealed
+  }
+}
+
+/// The messages of the relay protocol (`Schemas/SYNC-PROTOCOL.md`, "Relay"),
+/// one per binary WebSocket message.
+package enum RelayMessage: Equatable, Sendable {
+  /// Relay, first: the protocol version and a fresh nonce the device signs.
+  case challenge(version: UInt8, nonce: [UInt8])
+  /// Device: the group it syncs, who it is (its key and signature of the
+  /// challenge), and the membership events it holds (signed, in the clear:
+  /// they carry no data), from which the relay learns who belongs.
+  case hello(version: UInt8, group: UUID, device: PeerID, publicKey: [UInt8], signature: [UInt8], membership: [[UInt8]])
+  /// Relay: admitted; what it holds of the group.
+  case welcome(VersionVector)
+  /// Device: its own events, the next in its sequence.
+  case push([SealedEvent])
+  /// Relay: it holds the device's events up to `upTo`, `new` of them just stored.
+  case stored(upTo: UInt64, new: Int)
+  /// Device: send me the group's events beyond this vector; with `live`,
+  /// keep sending new ones as they arrive.
+  case pull(VersionVector, live: Bool)
+  /// Relay: events of the group.
+  case events([SealedEvent])
+  /// Relay: every event it held when the pull began has been sent.
+  case caughtUp
+  /// Either side: the session ends, and why. `retryable`: the same request
+  /// may succeed later (a rate limit, a relay shutting down).
+  case failure(String, retryable: Bool)
+  /// Device: done.
+  case bye
+
+  package static let protocolVersion: UInt8 = 1
+  package static let nonceSize = 32
+
+  private enum Kind: UInt8 {
+    case challenge = 1, hello, welcome
+    case push = 0x10, stored, pull, events, caughtUp
+    case failure = 0x0F, bye = 0x1F
+  }
+
+  /// What the device signs in its hello.
+  package static func helloTranscript(nonce: [UInt8], group: UUID, device: PeerID, publicKey: [UInt8]) -> [UInt8] {
+    Array("chronicle-relay v1 hello".utf8) + nonce + PeerID(group).bytes + device.bytes + publicKey
+  }
+
+  package func encoded() -> [UInt8] {
+    var writer = WireWriter()
+    switch self {
+    case .challenge(let version, let nonce):
+      writer.byte(Kind.challenge.rawValue)
+      writer.byte(version)
+      writer.raw(nonce)
+    case .hello(let version, let group, let device, let publicKey, let signature, let membership):
+      writer.byte(Kind.hello.rawValue)
+      writer.byte(version)
+      writer.raw(PeerID(group).bytes)
+      writer.raw(device.bytes)
+      writer.raw(publicKey)
+      writer.raw(signature)
+      writer.varint(membership.count)
+      for event in membership { writer.data(event) }
+    case .welcome(let vector):
+      writer.byte(Kind.welcome.rawValue)
+      Self.write(vector, to: &writer)
+    case .push(let events):
+      writer.byte(Kind.push.rawValue)
+      Self.write(events, to: &writer)
+    case .stored(let upTo, let new):
+      writer.byte(Kind.stored.rawValue)
+      writer.varint(Int(clamping: upTo))
+      writer.varint(new)
+    case .pull(let vector, let live):
+      writer.byte(Kind.pull.rawValue)
+      writer.byte(live ? 1 : 0)
+      Self.write(vector, to: &writer)
+    case .events(let events):
+      writer.byte(Kind.events.rawValue)
+      Self.write(events, to: &writer)
+    case .caughtUp:
+      writer.byte(Kind.caughtUp.rawValue)
+    case .failure(let message, let retryable):
+      writer.byte(Kind.failure.rawValue)
+      writer.byte(retryable ? 1 : 0)
+      writer.data(Array(message.utf8))
+    case .bye:
+      writer.byte(Kind.bye.rawValue)
+    }
+    return writer.bytes
+  }
+
+  /// Decodes one message.
+  ///
+  /// - Throws: ``WireReader/Malformed`` naming what is wrong.
+  package init(decoding bytes: [UInt8]) throws(WireReader.Malformed) {
+    var reader = WireReader(bytes)
+    let tag = try reader.byte()
+    guard let kind = Kind(rawValue: tag) else { throw WireReader.Malformed(description: "unknown message type \(tag)") }
+    switch kind {
+    case .challenge:
+      self = .challenge(version: try reader.byte(), nonce: try reader.raw(Self.nonceSize))
+    case .hello:
+      let version = try reader.byte()
+      let group = try Self.peer(&reader).uuid
+      let device = try Self.peer(&reader)
+      let publicKey = try reader.raw(32)
+      let signature = try reader.raw(64)
+      let count = try reader.varint()
+      guard count <= reader.remaining else { throw WireReader.Malformed(description: "hello claims \(count) membership events, more than its bytes hold") }
+      var membership: [[UInt8]] = []
+      for _ in 0..<count { membership.append(try reader.data()) }
+      self = .hello(version: version, group: group, device: device, publicKey: publicKey, signature: signature, membership: membership)
+    case .welcome:
+      self = .welcome(try Self.vector(&reader))
+    case .push:
+      self = .push(try Self.events(&reader))
+    case .stored:
+      self = .stored(upTo: UInt64(try reader.varint()), new: try reader.varint())
+    case .pull:
+      let live = try reader.byte()
+      guard live <= 1 else { throw WireReader.Malformed(description: "pull flag \(live)") }
+      self = .pull(try Self.vector(&reader), live: live == 1)
+    case .events:
+      self = .events(try Self.events(&reader))
+    case .caughtUp:
+      self = .caughtUp
+    case .failure:
+      let retryable = try reader.byte() == 1
+      self = .failure(String(decoding: try reader.data(), as: UTF8.self), retryable: retryable)
+    case .bye:
+      self = .bye
+    }
+    try reader.expectEnd()
+  }
+
+  /// A short name for errors ("events", "welcome").
+  package var name: String {
+    switch self {
+    case .challenge: "challenge"
+    case .hello: "hello"
+    case .welcome: "welcome"
+    case .push: "push"
+    case .stored: "stored report"
+    case .pull: "pull"
+    case .events: "events"
+    case .caughtUp: "caught-up mark"
+    case .failure: "failure"
+    case .bye: "bye"
+    }
+  }
+
+  private static func peer(_ reader: inout WireReader) throws(WireReader.Malformed) -> PeerID {
+    let offset = reader.offset
+    guard let peer = PeerID(bytes: try reader.raw(16)) else { throw WireReader.Malformed(description: "bad peer id at byte \(offset)") }
+    return peer
+  }
+
+  private static func write(_ vector: VersionVector, to writer: inout WireWriter) {
+    let entries = vector.sequences.sorted { $0.key < $1.key }
+    writer.varint(entries.count)
+    for (peer, sequence) in entries {
+      writer.raw(peer.bytes)
+      writer.varint(Int(clamping: sequence))
+    }
+  }
+
+  private static func vector(_ reader: inout WireReader) throws(WireReader.Malformed) -> VersionVector {
+    let count = try reader.varint()
+    guard count <= reader.remaining / 17 else { throw WireReader.Malformed(description: "vector claims \(count) entries, more than its bytes hold") }
+    var sequences: [PeerID: UInt64] = [:]
+    for _ in 0..<count { sequences[try peer(&reader)] = UInt64(try reader.varint()) }
+    return VersionVector(sequences)
+  }
+
+  private static func write(_ events: [SealedEvent], to writer: inout WireWriter) {
+    writer.varint(events.count)
+    for event in events {
+      writer.raw(event.origin.bytes)
+      writer.varint(Int(clamping: event.sequence))
+      writer.data(event.sealed)
+    }
+  }
+
+  private static func events(_ reader: inout WireReader) throws(WireReader.Malformed) -> [SealedEvent] {
+    let count = try reader.varint()
+    guard count <= reader.remaining / 18 else { throw WireReader.Malformed(description: "claims \(count) events, more than its bytes hold") }
+    var events: [SealedEvent] = []
+    events.reserveCapacity(count)
+    for _ in 0..<count {
+      let origin = try peer(&reader)
+      let sequence = try reader.varint()
+      guard sequence > 0 else { throw WireReader.Malformed(description: "event sequence 0") }
+      events.append(SealedEvent(origin: origin, sequence: UInt64(sequence), sealed: try reader.data()))
+    }
+    return events
+  }
+}

@@ -1,0 +1,15 @@
+import Foundation
+
+/// What every session of a relay shares: its store, settings, metrics, and
+/// the hub that wakes watching connections.
+final class RelayCore: Sendable {
+  let store: any RelayStore
+  let configuration: RelayServerConfiguration
+  let metrics = RelayMetrics()
+  let hub = GroupHub()
+
+  init(store: any RelayStore, configuration: RelayServerConfiguration) {
+    self.store = store
+    self.configuration = configuration
+  }
+}

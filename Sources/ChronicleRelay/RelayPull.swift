@@ -1,0 +1,44 @@
+import Chronicle
+import ChronicleNetwork
+import Foundation
+
+/// Sends a device the group's events it lacks: those stored when it asked
+/// (found from its version vector), then, when it watches, each new one as
+/// it is stored. Reads the store a page at a time: memory stays flat however
+/// long the log.
+struct RelayPull {
+  let relay: RelayCore
+  let link: RelayLink
+  let group: UUID
+  let device: PeerID
+
+  func run(beyond vector: VersionVector, watching: AsyncStream<Void>?) async throws {
+    let store = relay.store
+    let last = try await store.lastPosition(of: group)
+    var position = try await store.position(before: vector, in: group) ?? last
+    while position < last {
+      let page = try await store.events(of: group, after: position, through: last, limit: 1_000, maxBytes: relay.configuration.pageBytes)
+      guard let end = page.last else { break }
+      position = end.position
+      try await send(page.map(\.event).filter { !vector.contains(origin: $0.origin, sequence: $0.sequence) })
+    }
+    try await link.send(.caughtUp)
+    guard let watching else { return }
+    position = last
+    for await _ in watching {
+      while true {
+        let page = try await store.events(of: group, after: position, through: nil, limit: 1_000, maxBytes: relay.configuration.pageBytes)
+        guard let end = page.last else { break }
+        position = end.position
+        try await send(page.map(\.event).filter { $0.origin != device })
+      }
+    }
+  }
+
+  private func send(_ events: [SealedEvent]) async throws {
+    guard !events.isEmpty else { return }
+    try await link.send(.events(events))
+    relay.metrics.eventsOut.increment(by: events.count)
+    relay.metrics.bytesOut.increment(by: events.reduce(0) { $0 + $1.sealed.count })
+  }
+}

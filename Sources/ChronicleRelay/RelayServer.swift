@@ -1,0 +1,117 @@
+import Chronicle
+import ChronicleNetwork
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// An always-on relay for groups of Chronicle devices: it stores the sealed
+/// events each device pushes and hands every device of the group the ones it
+/// lacks, pushing new ones to connected devices as they arrive, so devices
+/// sync without being online together. It cannot read the events (they are
+/// sealed with the group's key) and admits only the devices its groups'
+/// member lists name.
+///
+/// HTTP and WebSocket on one port:
+/// - `GET /v1/sync`: the relay protocol (a WebSocket; `Schemas/SYNC-PROTOCOL.md`).
+/// - `GET /health`: `ok` while the store answers.
+/// - `GET /metrics`: Prometheus metrics (connections, events and bytes in
+///   and out, refusals by kind).
+///
+/// ```swift
+/// let relay = try RelayServer(configuration: RelayServerConfiguration(storage: .sqlite(path: "relay.sqlite")))
+/// try await relay.run()   // until cancelled (or SIGTERM, when configured)
+/// ```
+public final class RelayServer: Sendable {
+  public let configuration: RelayServerConfiguration
+  private let core: RelayCore
+  private let bound = Mutex<(port: Int?, waiting: [CheckedContinuation<Int, Never>])>((nil, []))
+
+  /// Opens the store; nothing listens until ``run()``.
+  public init(configuration: RelayServerConfiguration) throws {
+    self.configuration = configuration
+    let store: any RelayStore
+    switch configuration.storage {
+    case .sqlite(let path): store = try SQLiteRelayStore(path: path)
+    }
+    core = RelayCore(store: store, configuration: configuration)
+  }
+
+  /// The port the relay listens on, once it does (waits until then).
+  public var port: Int {
+    get async {
+      await withCheckedContinuation { continuation in
+        let ready = bound.withLock { state -> Int? in
+          if let port = state.port { return port }
+          state.waiting.append(continuation)
+          return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+      }
+    }
+  }
+
+  /// Serves until the task is cancelled (or, with
+  /// ``RelayServerConfiguration/stopsOnTerminationSignals``, SIGTERM or
+  /// SIGINT arrives); then closes connections and the store.
+  public func run() async throws {
+    let core = self.core
+    let logger = configuration.logger
+    try await core.store.observeAppends { [hub = core.hub] group in hub.notify(group) }
+
+    let router = Router()
+    router.get("/health") { _, _ -> Response in
+      do {
+        _ = try await core.store.lastPosition(of: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+      } catch {
+        return Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "store unavailable: \(error)\n")))
+      }
+    }
+    router.get("/metrics") { _, _ -> Response in
+      Response(
+        status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+        body: ResponseBody(byteBuffer: ByteBuffer(string: core.metrics.text)))
+    }
+    let sockets = Router(context: BasicWebSocketRequestContext.self)
+    sockets.ws("/v1/sync") { inbound, outbound, context in
+      var logger = context.logger
+      logger[metadataKey: "connection"] = "\(UUID().uuidString.prefix(8).lowercased())"
+      let link = RelayLink(peerName: "device", outbound: outbound)
+      await RelaySession(relay: core, link: link, logger: logger).run(inbound)
+    }
+    let app = Application(
+      router: router,
+      server: .http1WebSocketUpgrade(
+        webSocketRouter: sockets,
+        configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2)))),
+      configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "chronicle-relay"),
+      onServerRunning: { [self] channel in
+        let port = channel.localAddress?.port ?? 0
+        let waiting = self.bound.withLock { state in
+          state.port = port
+          defer { state.waiting = [] }
+          return state.waiting
+        }
+        for continuation in waiting { continuation.resume(returning: port) }
+        logger.info("relay listening", metadata: ["port": "\(port)"])
+      },
+      logger: logger)
+    let services = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: [.init(service: app)],
+        gracefulShutdownSignals: configuration.stopsOnTerminationSignals ? [.sigterm, .sigint] : [],
+        logger: logger))
+    do {
+      try await services.run()
+    } catch {
+      core.hub.finishAll()
+      try? await core.store.close()
+      throw error
+    }
+    core.hub.finishAll()
+    try await core.store.close()
+  }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Logging
+
+/// Settings of a relay server (``RelayServer``): where it listens, what it
+/// stores in, and the limits it enforces.
+public struct RelayServerConfiguration: Sendable {
+  /// Where the relay keeps its groups' events.
+  public enum Storage: Sendable, Equatable {
+    /// One SQLite file: nothing else to set up; one relay process per file.
+    case sqlite(path: String)
+  }
+
+  /// The address to listen on (`0.0.0.0` for every interface).
+  public var host = "127.0.0.1"
+  /// The port; 0 picks a free one (see ``RelayServer/port``).
+  public var port = 7440
+  public var storage: Storage
+  /// The largest event (sealed) a device may push. Larger ones are refused
+  /// with an error that names this limit.
+  public var maxEventBytes = 64 << 20
+  /// The most bytes a group may store; nil: no quota.
+  public var groupQuotaBytes: Int?
+  /// The most bytes one connection may push per second (bursts of a few
+  /// seconds allowed); nil: no limit. A push over it is refused, to be
+  /// retried later; nothing of it is stored.
+  public var maxPushBytesPerSecond: Int?
+  /// A device must identify itself within this time of connecting.
+  public var handshakeTimeout: Duration = .seconds(10)
+  /// Events are sent to devices in messages of about this many bytes.
+  public var pageBytes = 512 << 10
+  /// Whether SIGTERM and SIGINT stop the relay gracefully (connections
+  /// closed, the store closed), as `chronicle relay` does. Off when the
+  /// relay is embedded: cancelling its task stops it.
+  public var stopsOnTerminationSignals = false
+  public var logger: Logger
+
+  public init(storage: Storage, logger: Logger = Logger(label: "chronicle.relay")) {
+    self.storage = storage
+    self.logger = logger
+  }
+}

@@ -1,0 +1,168 @@
+import Chronicle
+import ChronicleNetwork
+import Crypto
+import Foundation
+import Logging
+import WSCore
+
+/// One device's connection to the relay: it proves who it is and that the
+/// group's member list names it, then pushes its own sealed events and
+/// pulls the group's, once or as they arrive.
+struct RelaySession {
+  let relay: RelayCore
+  let link: RelayLink
+  var logger: Logger
+
+  /// Why the relay ends a session; the device is told `message`.
+  struct Refusal: Error {
+    /// The kind, as counted in the refusals metric.
+    var kind: String
+    var message: String
+    var retryable = false
+  }
+
+  /// The largest hello: a device's key and signature, and the group's
+  /// membership events (each a few hundred bytes).
+  static let maxHelloBytes = 4 << 20
+
+  func run(_ inbound: WebSocketInboundStream) async {
+    relay.metrics.connections.increment()
+    defer { relay.metrics.connections.decrement() }
+    var frames = inbound.makeAsyncIterator()
+    do {
+      try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { await link.watchDeadlines() }
+        try await serve(&frames, tasks: &tasks)
+        tasks.cancelAll()
+      }
+    } catch let refusal as Refusal {
+      relay.metrics.refused(refusal.kind)
+      logger.notice("refused", metadata: ["reason": "\(refusal.message)"])
+      await link.fail(refusal.message, retryable: refusal.retryable)
+      return
+    } catch is RelayLink.Timeout {
+      relay.metrics.refused("timeout")
+      logger.info("timed out", metadata: ["waiting for": "\(link.timedOut?.what ?? "a message")"])
+    } catch let malformed as RelayLink.Malformed {
+      relay.metrics.refused("malformed")
+      logger.notice("malformed message", metadata: ["problem": "\(malformed.reason)"])
+      await link.fail("a malformed message: \(malformed.reason)", retryable: false)
+      return
+    } catch is CancellationError {
+      await link.fail("the relay is shutting down", retryable: true)
+      return
+    } catch {
+      logger.info("connection ended", metadata: ["error": "\(error)"])
+    }
+    await link.close()
+  }
+
+  private func serve(_ frames: inout WebSocketInboundStream.AsyncIterator, tasks: inout ThrowingTaskGroup<Void, any Error>) async throws {
+    var nonce = [UInt8](repeating: 0, count: RelayMessage.nonceSize)
+    var generator = SystemRandomNumberGenerator()
+    for index in nonce.indices { nonce[index] = generator.next() }
+    try await link.send(.challenge(version: RelayMessage.protocolVersion, nonce: nonce))
+    link.expect("hello", within: relay.configuration.handshakeTimeout)
+    guard let hello = try await link.receive(&frames, maxSize: Self.maxHelloBytes) else { return }
+    guard case .hello(let version, let group, let device, let publicKey, let signature, let membership) = hello else {
+      throw Refusal(kind: "protocol", message: "the session must start with a hello, not a \(hello.name)")
+    }
+    guard version == RelayMessage.protocolVersion else {
+      throw Refusal(
+        kind: "version", message: "this relay speaks relay protocol \(RelayMessage.protocolVersion), the device \(version): update the older side")
+    }
+    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: device, publicKey: publicKey)
+    guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey), key.isValidSignature(signature, for: transcript) else {
+      throw Refusal(kind: "bad_signature", message: "the hello's signature does not verify with the key it carries")
+    }
+    var logger = self.logger
+    logger[metadataKey: "group"] = "\(group.uuidString.lowercased())"
+    logger[metadataKey: "device"] = "\(device.shortDescription)"
+    try await admit(device, publicKey: publicKey, to: group, membership: membership, logger: logger)
+    try await link.send(.welcome(try await relay.store.vector(of: group)))
+    logger.info("device connected")
+
+    var limit = relay.configuration.maxPushBytesPerSecond.map { PushRateLimit(rate: $0, largestEvent: relay.configuration.maxEventBytes) }
+    var pulling = false
+    let maxMessage = relay.configuration.maxEventBytes + (1 << 20)
+    while true {
+      link.expect("a request", within: nil)
+      guard let message = try await link.receive(&frames, maxSize: maxMessage) else { return }
+      switch message {
+      case .push(let events):
+        try await store(events, from: device, in: group, limit: &limit)
+      case .pull(let vector, let live):
+        guard !pulling else { throw Refusal(kind: "protocol", message: "a second pull on one connection") }
+        pulling = true
+        let watch = live ? relay.hub.watch(group) : nil
+        tasks.addTask { [relay, link] in
+          try await RelayPull(relay: relay, link: link, group: group, device: device).run(beyond: vector, watching: watch)
+        }
+      case .bye:
+        return
+      default:
+        throw Refusal(kind: "protocol", message: "a \(message.name) is not a request a device sends")
+      }
+    }
+  }
+
+  /// Admits `device` to `group` when the group's member list names it, after
+  /// applying the membership events it brought.
+  private func admit(_ device: PeerID, publicKey: [UInt8], to group: UUID, membership: [[UInt8]], logger: Logger) async throws {
+    var roster = GroupRoster(group: group)
+    var refused: [(event: MembershipEvent, reason: String)] = []
+    let stored = try await relay.store.membershipEvents(of: group).compactMap { try? MembershipEvent(stored: $0) }
+    roster.apply(stored, refused: &refused)
+    refused = []
+    var brought: [MembershipEvent] = []
+    for bytes in membership {
+      do {
+        brought.append(try MembershipEvent(verifying: bytes))
+      } catch {
+        throw Refusal(kind: "bad_membership", message: "a membership event it sent is refused: \(error)")
+      }
+    }
+    let applied = roster.apply(brought, refused: &refused)
+    try await relay.store.addMembershipEvents(applied, to: group)
+    for (event, reason) in refused {
+      logger.notice("membership event not applied", metadata: ["event": "\(event.origin.shortDescription):\(event.sequence)", "reason": "\(reason)"])
+    }
+    if let problem = roster.refusal(of: device, publicKey: publicKey) {
+      throw Refusal(kind: "not_a_member", message: problem)
+    }
+  }
+
+  /// Stores a push of the device's own events, all or none, and answers with what the relay holds.
+  private func store(_ events: [SealedEvent], from device: PeerID, in group: UUID, limit: inout PushRateLimit?) async throws {
+    let configuration = relay.configuration
+    if let other = events.first(where: { $0.origin != device }) {
+      throw Refusal(
+        kind: "forged_origin",
+        message: "it pushed an event of device \(other.origin) (:\(other.sequence)); a device pushes only its own events, under its own id")
+    }
+    if let large = events.first(where: { $0.sealed.count > configuration.maxEventBytes }) {
+      throw Refusal(
+        kind: "event_too_large",
+        message: "event :\(large.sequence) is \(large.sealed.count) bytes sealed, over this relay's limit of \(configuration.maxEventBytes) (chronicle relay --max-event-size); nothing of the push was stored")
+    }
+    let bytes = events.reduce(0) { $0 + $1.sealed.count }
+    if let wait = limit?.take(bytes) {
+      throw Refusal(
+        kind: "rate",
+        message: "this connection pushes faster than the relay's limit of \(configuration.maxPushBytesPerSecond ?? 0) bytes/s; nothing of the push was stored, retry in \(wait)",
+        retryable: true)
+    }
+    let outcome: AppendOutcome
+    do {
+      outcome = try await relay.store.append(events, origin: device, to: group, quota: configuration.groupQuotaBytes)
+    } catch let refusal as RelayStoreRefusal {
+      switch refusal {
+      case .gap: throw Refusal(kind: "gap", message: "\(refusal); nothing of the push was stored")
+      case .quotaExceeded: throw Refusal(kind: "quota", message: "\(refusal); nothing of the push was stored", retryable: true)
+      }
+    }
+    relay.metrics.eventsIn.increment(by: outcome.new)
+    relay.metrics.bytesIn.increment(by: outcome.newBytes)
+    try await link.send(.stored(upTo: outcome.upTo, new: outcome.new))
+  }
+}

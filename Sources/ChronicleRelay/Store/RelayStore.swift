@@ -1,0 +1,66 @@
+import Chronicle
+import ChronicleNetwork
+import Foundation
+
+/// Where a relay keeps its groups' sealed events and member lists: one
+/// SQLite file (``SQLiteRelayStore``) by default, PostgreSQL to share one
+/// store between several relay processes.
+package protocol RelayStore: Sendable {
+  /// The membership events stored for `group` (signed, verified when stored).
+  func membershipEvents(of group: UUID) async throws -> [[UInt8]]
+  /// Stores membership events the relay verified and applied.
+  func addMembershipEvents(_ events: [MembershipEvent], to group: UUID) async throws
+  /// The last sequence stored of each device of `group`.
+  func vector(of group: UUID) async throws -> VersionVector
+  /// Stores the next events of `origin` in `group`, all or none.
+  ///
+  /// Events the store holds already are skipped; the rest must continue the
+  /// origin's sequence without a gap, and fit in `quota` bytes for the group.
+  /// - Throws: ``RelayStoreRefusal`` when they do not (nothing is stored).
+  func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: Int?) async throws -> AppendOutcome
+  /// The position of the group's last stored event (0 when none).
+  func lastPosition(of group: UUID) async throws -> Int64
+  /// The position just before the first event of `group` that `vector`
+  /// lacks; nil when it lacks none.
+  func position(before vector: VersionVector, in group: UUID) async throws -> Int64?
+  /// The group's events after `position` (through `last`, when given), in
+  /// position order: at most `limit`, stopping at the first that reaches
+  /// `maxBytes`.
+  func events(of group: UUID, after position: Int64, through last: Int64?, limit: Int, maxBytes: Int) async throws -> [PositionedEvent]
+  /// What `group` stores.
+  func usage(of group: UUID) async throws -> (events: Int, bytes: Int)
+  /// Calls `onAppend` with the group each time events are stored in it,
+  /// through this process or (for a shared store) another; until `close()`.
+  func observeAppends(_ onAppend: @escaping @Sendable (UUID) -> Void) async throws
+  func close() async throws
+}
+
+/// An event with its place in the store's order.
+package struct PositionedEvent: Sendable {
+  package var position: Int64
+  package var event: SealedEvent
+}
+
+/// What ``RelayStore/append(_:origin:to:quota:)`` did.
+package struct AppendOutcome: Sendable, Equatable {
+  /// The origin's last stored sequence after the append.
+  package var upTo: UInt64
+  /// How many events were new.
+  package var new: Int
+  package var newBytes: Int
+}
+
+/// Why a store refused an append; nothing of it was stored.
+package enum RelayStoreRefusal: Error, Equatable, CustomStringConvertible {
+  case gap(origin: PeerID, expected: UInt64, got: UInt64)
+  case quotaExceeded(used: Int, adding: Int, quota: Int)
+
+  package var description: String {
+    switch self {
+    case .gap(let origin, let expected, let got):
+      "device \(origin)'s events must arrive in order: the relay holds them up to :\(expected - 1) and got :\(got)"
+    case .quotaExceeded(let used, let adding, let quota):
+      "the group's storage quota is full: it stores \(used) bytes, these events add \(adding), and the quota is \(quota) (ask the relay's operator to raise --group-quota)"
+    }
+  }
+}

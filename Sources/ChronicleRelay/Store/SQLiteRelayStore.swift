@@ -1,0 +1,150 @@
+import Chronicle
+import ChronicleNetwork
+import Foundation
+import GRDB
+import Synchronization
+
+/// A relay's store in one SQLite file (WAL mode): the default, with nothing
+/// to set up. One relay process uses a file at a time; to run several relay
+/// processes, share a PostgreSQL store instead.
+package final class SQLiteRelayStore: RelayStore {
+  private let pool: DatabasePool
+  private let listeners = Mutex<[@Sendable (UUID) -> Void]>([])
+
+  /// Opens (creating when needed) the store at `path`.
+  package init(path: String) throws {
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(10)
+    pool = try DatabasePool(path: path, configuration: configuration)
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("001") { db in try db.execute(sql: RelaySchema.sqlite001) }
+    try migrator.migrate(pool)
+  }
+
+  package func membershipEvents(of group: UUID) async throws -> [[UInt8]] {
+    try await pool.read { db in
+      try Data.fetchAll(db, sql: "SELECT event FROM relay_memberships WHERE group_id = ?", arguments: [Self.key(group)]).map { Array($0) }
+    }
+  }
+
+  package func addMembershipEvents(_ events: [MembershipEvent], to group: UUID) async throws {
+    guard !events.isEmpty else { return }
+    try await pool.write { db in
+      let insert = try db.cachedStatement(
+        sql: "INSERT INTO relay_memberships (group_id, origin, sequence, event) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+      for event in events {
+        try insert.execute(arguments: [Self.key(group), Data(event.origin.bytes), Int64(event.sequence), Data(event.bytes)])
+      }
+    }
+  }
+
+  package func vector(of group: UUID) async throws -> VersionVector {
+    try await pool.read { db in try Self.vector(db, group) }
+  }
+
+  package func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: Int?) async throws -> AppendOutcome {
+    let outcome = try await pool.write { db -> AppendOutcome in
+      let groupKey = Self.key(group), originKey = Data(origin.bytes)
+      let have = UInt64(
+        try Int64.fetchOne(
+          db, sql: "SELECT last_sequence FROM relay_origins WHERE group_id = ? AND origin = ?", arguments: [groupKey, originKey]) ?? 0)
+      let fresh = events.filter { $0.sequence > have }
+      var expected = have + 1
+      for event in fresh {
+        guard event.sequence == expected else { throw RelayStoreRefusal.gap(origin: origin, expected: expected, got: event.sequence) }
+        expected += 1
+      }
+      guard let last = fresh.last else { return AppendOutcome(upTo: have, new: 0, newBytes: 0) }
+      let adding = fresh.reduce(0) { $0 + $1.sealed.count }
+      let used = try Int.fetchOne(db, sql: "SELECT bytes FROM relay_groups WHERE group_id = ?", arguments: [groupKey]) ?? 0
+      if let quota, used + adding > quota { throw RelayStoreRefusal.quotaExceeded(used: used, adding: adding, quota: quota) }
+      let insert = try db.cachedStatement(sql: "INSERT INTO relay_events (group_id, origin, sequence, sealed) VALUES (?, ?, ?, ?)")
+      for event in fresh {
+        try insert.execute(arguments: [groupKey, originKey, Int64(event.sequence), Data(event.sealed)])
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO relay_origins (group_id, origin, last_sequence) VALUES (?, ?, ?)
+          ON CONFLICT (group_id, origin) DO UPDATE SET last_sequence = excluded.last_sequence
+          """,
+        arguments: [groupKey, originKey, Int64(last.sequence)])
+      try db.execute(
+        sql: """
+          INSERT INTO relay_groups (group_id, events, bytes) VALUES (?, ?, ?)
+          ON CONFLICT (group_id) DO UPDATE SET events = events + excluded.events, bytes = bytes + excluded.bytes
+          """,
+        arguments: [groupKey, fresh.count, adding])
+      return AppendOutcome(upTo: last.sequence, new: fresh.count, newBytes: adding)
+    }
+    if outcome.new > 0 {
+      for listener in listeners.withLock({ $0 }) { listener(group) }
+    }
+    return outcome
+  }
+
+  package func lastPosition(of group: UUID) async throws -> Int64 {
+    try await pool.read { db in
+      try Int64.fetchOne(db, sql: "SELECT MAX(position) FROM relay_events WHERE group_id = ?", arguments: [Self.key(group)]) ?? 0
+    }
+  }
+
+  package func position(before vector: VersionVector, in group: UUID) async throws -> Int64? {
+    try await pool.read { db in
+      let groupKey = Self.key(group)
+      let lookup = try db.cachedStatement(sql: "SELECT position FROM relay_events WHERE group_id = ? AND origin = ? AND sequence = ?")
+      var first: Int64?
+      for (origin, last) in try Self.vector(db, group).sequences where last > vector[origin] {
+        guard let position = try Int64.fetchOne(lookup, arguments: [groupKey, Data(origin.bytes), Int64(vector[origin] + 1)]) else { continue }
+        first = min(first ?? position, position)
+      }
+      return first.map { $0 - 1 }
+    }
+  }
+
+  package func events(of group: UUID, after position: Int64, through last: Int64?, limit: Int, maxBytes: Int) async throws -> [PositionedEvent] {
+    try await pool.read { db in
+      var page: [PositionedEvent] = [], size = 0
+      let rows = try Row.fetchCursor(
+        db,
+        sql: """
+          SELECT position, origin, sequence, sealed FROM relay_events
+          WHERE group_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?
+          """,
+        arguments: [Self.key(group), position, last ?? .max, max(1, limit)])
+      while let row = try rows.next() {
+        guard let origin = PeerID(bytes: row[1] as Data) else { continue }
+        let sealed: Data = row[3]
+        page.append(PositionedEvent(position: row[0], event: SealedEvent(origin: origin, sequence: UInt64(row[2] as Int64), sealed: Array(sealed))))
+        size += sealed.count
+        if size >= maxBytes { break }
+      }
+      return page
+    }
+  }
+
+  package func usage(of group: UUID) async throws -> (events: Int, bytes: Int) {
+    try await pool.read { db in
+      let row = try Row.fetchOne(db, sql: "SELECT events, bytes FROM relay_groups WHERE group_id = ?", arguments: [Self.key(group)])
+      return (row?[0] ?? 0, row?[1] ?? 0)
+    }
+  }
+
+  package func observeAppends(_ onAppend: @escaping @Sendable (UUID) -> Void) async throws {
+    listeners.withLock { $0.append(onAppend) }
+  }
+
+  package func close() async throws {
+    listeners.withLock { $0 = [] }
+    try pool.close()
+  }
+
+  private static func key(_ group: UUID) -> Data { Data(PeerID(group).bytes) }
+
+  private static func vector(_ db: Database, _ group: UUID) throws -> VersionVector {
+    var sequences: [PeerID: UInt64] = [:]
+    for row in try Row.fetchAll(db, sql: "SELECT origin, last_sequence FROM relay_origins WHERE group_id = ?", arguments: [key(group)]) {
+      if let origin = PeerID(bytes: row[0] as Data) { sequences[origin] = UInt64(row[1] as Int64) }
+    }
+    return VersionVector(sequences)
+  }
+}

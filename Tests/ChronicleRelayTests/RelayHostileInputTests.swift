@@ -1,0 +1,204 @@
+import Chronicle
+import ChronicleRelay
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+import ChronicleTestSupport
+
+@testable import ChronicleNetwork
+
+/// Every hostile or careless input is refused with a message that names the
+/// problem, stores nothing, and leaves the relay serving the others.
+@Suite("Relay: hostile input")
+struct RelayHostileInputTests {
+  /// A group of two devices with some notes, and the relay's store path.
+  struct Setup {
+    let directory: TemporaryDirectory
+    let phone: ChronicleDatabase
+    let laptop: ChronicleDatabase
+    let key = SyncKey.generate()
+    var store: String { directory.path("relay.sqlite") }
+
+    init() throws {
+      directory = try TemporaryDirectory()
+      phone = try makeDevice(directory, "phone")
+      laptop = try makeDevice(directory, "laptop")
+      try phone.createGroup()
+      try laptop.join(try phone.invite())
+      try writeNotes(phone, 1...10)
+    }
+
+    /// The relay's stored events, membership events and groups, to check that nothing changed.
+    func storeContents() throws -> String {
+      let queue = try DatabaseQueue(path: store)
+      return try queue.read { db in
+        let events = try Row.fetchAll(db, sql: "SELECT group_id, origin, sequence, hex(sealed) FROM relay_events ORDER BY position")
+        let members = try Int.fetchOne(db, sql: "SELECT count(*) FROM relay_memberships") ?? 0
+        let groups = try Row.fetchAll(db, sql: "SELECT * FROM relay_groups")
+        return "\(events) \(members) \(groups)"
+      }
+    }
+
+    /// A normal sync still works: the laptop gets the phone's notes.
+    func othersStillSync(_ url: String) async throws {
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      _ = try await transport.sync(phone)
+      _ = try await transport.sync(laptop)
+      #expect(try laptop.notesDigest() == phone.notesDigest())
+    }
+  }
+
+  /// The failure message an exchange ended with.
+  static func refusal(_ answer: RelayMessage?) -> String? {
+    guard case .failure(let message, _) = answer else { return nil }
+    return message
+  }
+
+  @Test func garbageAndOutOfTurnMessagesAreRefused() async throws {
+    let setup = try Setup()
+    try await withRelay(relayConfiguration(setup.store)) { url, _ in
+      _ = try await RelayTransport(url: url, configuration: clientConfiguration(setup.key)).sync(setup.phone)
+      let before = try setup.storeContents()
+      try await withRawConnection(url) { connection in
+        _ = try await connection.receive()  // the challenge
+        try await connection.sendRaw([0xFF, 0x00, 0x13, 0x37])
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("malformed message: unknown message type 255") == true, "\(String(describing: message))")
+      }
+      try await withRawConnection(url) { connection in
+        _ = try await connection.receive()
+        try await connection.send(.pull(VersionVector(), live: false))
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("must start with a hello, not a pull") == true, "\(String(describing: message))")
+      }
+      try await withRawConnection(url) { connection in
+        _ = try await connection.receive()
+        try await connection.sendRaw(Array(RelayMessage.caughtUp.encoded()) + [1, 2, 3])
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("3 unexpected bytes at the end") == true, "\(String(describing: message))")
+      }
+      #expect(try setup.storeContents() == before)
+      try await setup.othersStillSync(url)
+    }
+  }
+
+  @Test func aReplayedHelloIsRefused() async throws {
+    let setup = try Setup()
+    let phone = setup.phone
+    try await withRelay(relayConfiguration(setup.store)) { url, _ in
+      let recorded = Mutex<RelayMessage?>(nil)
+      try await withRawConnection(url) { connection in
+        let welcome = try await connection.identify(as: phone)
+        guard case .welcome = welcome else {
+          Issue.record("expected a welcome, got \(String(describing: welcome))")
+          return
+        }
+        recorded.withLock { $0 = connection.lastHello }
+      }
+      let hello = try #require(recorded.withLock { $0 })
+      try await withRawConnection(url) { connection in
+        _ = try await connection.receive()  // a new challenge, with a new nonce
+        try await connection.send(hello)
+        let message = Self.refusal(try await connection.receive())
+        #expect(message == "the hello's signature does not verify with the key it carries")
+      }
+      try await setup.othersStillSync(url)
+    }
+  }
+
+  @Test func aMemberCannotPushEventsUnderAnotherDevicesIdOrOutOfOrder() async throws {
+    let setup = try Setup()
+    let phone = setup.phone
+    try await withRelay(relayConfiguration(setup.store)) { url, _ in
+      _ = try await RelayTransport(url: url, configuration: clientConfiguration(setup.key)).sync(setup.phone)
+      let before = try setup.storeContents()
+      let laptop = setup.laptop.peerID
+      try await withRawConnection(url) { connection in
+        _ = try await connection.identify(as: phone)
+        try await connection.send(.push([SealedEvent(origin: laptop, sequence: 1, sealed: Array(repeating: 7, count: 64))]))
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("it pushed an event of device \(laptop)") == true, "\(String(describing: message))")
+      }
+      try await withRawConnection(url) { connection in
+        _ = try await connection.identify(as: phone)
+        let phoneID = phone.peerID
+        try await connection.send(.push([SealedEvent(origin: phoneID, sequence: 9, sealed: Array(repeating: 7, count: 64))]))
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("the relay holds them up to :3 and got :9") == true, "\(String(describing: message))")
+      }
+      #expect(try setup.storeContents() == before)
+      try await setup.othersStillSync(url)
+    }
+  }
+
+  @Test func anOversizedEventIsRefusedWithTheLimitAndNothingOfThePushIsStored() async throws {
+    let setup = try Setup()
+    var configuration = relayConfiguration(setup.store)
+    configuration.maxEventBytes = 64 << 10
+    try await withRelay(configuration) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(setup.key))
+      _ = try await transport.sync(setup.phone)
+      let before = try setup.storeContents()
+      try await setup.phone.write { db in
+        let noise = (0..<200_000).map { _ in UInt8.random(in: 0...255) }
+        try db.execute(sql: "INSERT INTO notes (id, body) VALUES (500, hex(?))", arguments: [Data(noise)])
+      }
+      do {
+        _ = try await transport.sync(setup.phone)
+        Issue.record("an event over the limit was accepted")
+      } catch let error as RelayError {
+        guard case .refused(_, let message, _) = error else { throw error }
+        #expect(message.contains("over this relay's limit of 65536 (chronicle relay --max-event-size)"), "\(message)")
+      }
+      #expect(try setup.storeContents() == before)
+    }
+  }
+
+  @Test func aGroupOverItsQuotaIsRefusedWholeAndKeepsWhatItHad() async throws {
+    let setup = try Setup()
+    var configuration = relayConfiguration(setup.store)
+    configuration.groupQuotaBytes = 4_000
+    try await withRelay(configuration) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(setup.key))
+      _ = try await transport.sync(setup.phone)
+      let before = try setup.storeContents()
+      try await setup.phone.write { db in
+        for id in 1_000..<1_200 { try db.execute(sql: "INSERT INTO notes (id, body) VALUES (?, hex(randomblob(40)))", arguments: [id]) }
+      }
+      do {
+        _ = try await transport.sync(setup.phone)
+        Issue.record("a push over the quota was accepted")
+      } catch let error as RelayError {
+        guard case .refused(_, let message, let retryable) = error else { throw error }
+        #expect(message.contains("the group's storage quota is full"), "\(message)")
+        #expect(message.contains("the quota is 4000"))
+        #expect(retryable)
+      }
+      #expect(try setup.storeContents() == before)
+    }
+  }
+
+  @Test func aRevokedDeviceIsRefused() async throws {
+    let setup = try Setup()
+    try await withRelay(relayConfiguration(setup.store)) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(setup.key))
+      _ = try await transport.sync(setup.phone)
+      _ = try await transport.sync(setup.laptop)
+      _ = try await transport.sync(setup.phone)  // the phone learns of the laptop's join
+      try setup.phone.revoke(setup.laptop.peerID)
+      _ = try await transport.sync(setup.phone)
+      try writeNotes(setup.laptop, 70...75)
+      let before = try setup.storeContents()
+      do {
+        _ = try await transport.sync(setup.laptop)
+        Issue.record("a revoked device synced")
+      } catch let error as RelayError {
+        guard case .refused(_, let message, _) = error else { throw error }
+        #expect(message == "device \(setup.laptop.peerID) was revoked from this group")
+      }
+      #expect(try setup.storeContents() == before)
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import Chronicle
+import ChronicleNetwork
+import ChronicleRelay
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+import WSClient
+import WSCore
+
+import ChronicleTestSupport
+
+@testable import ChronicleNetwork
+
+/// A device with a `notes` table.
+func makeDevice(_ directory: TemporaryDirectory, _ name: String) throws -> ChronicleDatabase {
+  let database = try Chronicle.open(path: directory.path("\(name).sqlite"))
+  try database.write { db in
+    try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, stars INTEGER NOT NULL DEFAULT 0) STRICT")
+  }
+  return database
+}
+
+/// Writes notes `ids`, one transaction for all, each body naming the writer and `tag`.
+func writeNotes(_ database: ChronicleDatabase, _ ids: some Sequence<Int>, tag: String = "") throws {
+  try database.write { db in
+    for id in ids {
+      try db.execute(
+        sql: "INSERT INTO notes (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body",
+        arguments: [id, "note \(id) by \(database.peerID.shortDescription)\(tag)"])
+    }
+  }
+}
+
+extension ChronicleDatabase {
+  func notesDigest() throws -> TableDigest? { try digests().first { $0.table == "notes" } }
+  func noteCount() throws -> Int { try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM notes") ?? 0 } }
+}
+
+let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// A relay configuration on a free loopback port, storing in `path`.
+func relayConfiguration(_ path: String) -> RelayServerConfiguration {
+  var configuration = RelayServerConfiguration(storage: .sqlite(path: path), logger: quietLogger)
+  configuration.port = 0
+  configuration.handshakeTimeout = .seconds(5)
+  return configuration
+}
+
+/// Runs a relay while `body` runs; stops it after.
+func withRelay<T>(_ configuration: RelayServerConfiguration, _ body: (_ url: String, _ relay: RelayServer) async throws -> T) async throws -> T {
+  let relay = try RelayServer(configuration: configuration)
+  let running = Task { try await relay.run() }
+  let port = await relay.port
+  do {
+    let result = try await body("ws://127.0.0.1:\(port)", relay)
+    running.cancel()
+    _ = try? await running.value
+    return result
+  } catch {
+    running.cancel()
+    _ = try? await running.value
+    throw error
+  }
+}
+
+/// A client configuration with the group's key and short timeouts.
+func clientConfiguration(_ key: SyncKey) -> RelayConfiguration {
+  var configuration = RelayConfiguration(key: key, logger: quietLogger)
+  configuration.handshakeTimeout = .seconds(5)
+  configuration.responseTimeout = .seconds(20)
+  configuration.reconnectDelay = .milliseconds(50)
+  configuration.maxReconnectDelay = .milliseconds(500)
+  configuration.localPollInterval = .milliseconds(200)
+  return configuration
+}
+
+/// Talks the relay protocol by hand, to play a careless or hostile device.
+final class RawRelayConnection {
+  let link: RelayLink
+  private let outbound: WebSocketOutboundWriter
+  private var frames: WebSocketInboundStream.AsyncIterator
+  /// The last hello sent, to replay it.
+  private(set) var lastHello: RelayMessage?
+
+  init(link: RelayLink, outbound: WebSocketOutboundWriter, frames: WebSocketInboundStream.AsyncIterator) {
+    self.link = link
+    self.outbound = outbound
+    self.frames = frames
+  }
+
+  func send(_ message: RelayMessage) async throws {
+    if case .hello = message { lastHello = message }
+    try await link.send(message)
+  }
+
+  /// Sends bytes that may not be a message at all.
+  func sendRaw(_ bytes: [UInt8]) async throws { try await outbound.writeBinaryMessage(ByteBuffer(bytes: bytes)) }
+
+  func receive() async throws -> RelayMessage? {
+    link.expect("a message", within: .seconds(10))
+    return try await link.receive(&frames, maxSize: 80 << 20)
+  }
+
+  /// Receives the challenge, then sends a hello signed as `database` for its group.
+  func identify(as database: ChronicleDatabase, group: UUID? = nil, membership: [[UInt8]]? = nil) async throws -> RelayMessage? {
+    guard case .challenge(_, let nonce) = try await receive() else { return nil }
+    let key = try #require(database.deviceKey)
+    let group = try group ?? #require(try database.group)
+    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: database.peerID, publicKey: key.publicKey)
+    try await send(.hello(
+      version: RelayMessage.protocolVersion, group: group, device: database.peerID, publicKey: key.publicKey,
+      signature: key.signature(for: transcript), membership: try membership ?? database.membershipEvents().map(\.bytes)))
+    return try await receive()
+  }
+}
+
+/// Opens a raw connection to the relay and runs `body` on it.
+func withRawConnection(_ url: String, _ body: @escaping @Sendable (RawRelayConnection) async throws -> Void) async throws {
+  let failure = Mutex<(any Error)?>(nil)
+  try await WebSocketClient.connect(url: url + "/v1/sync", configuration: .init(maxFrameSize: 1 << 20), logger: quietLogger) { inbound, outbound, _ in
+    let link = RelayLink(peerName: "relay", outbound: outbound)
+    do {
+      try await body(RawRelayConnection(link: link, outbound: outbound, frames: inbound.makeAsyncIterator()))
+    } catch {
+      failure.withLock { $0 = error }
+    }
+    await link.close()
+  }
+  if let error = failure.withLock({ $0 }) { throw error }
+}
+
+/// Waits until `condition` holds, checking every 50 ms, for at most `limit`.
+func eventually(within limit: Duration = .seconds(15), _ condition: () throws -> Bool) async throws -> Bool {
+  let deadline = ContinuousClock.now + limit
+  while ContinuousClock.now < deadline {
+    if try condition() { return true }
+    try await Task.sleep(for: .milliseconds(50))
+  }
+  return try condition()
+}

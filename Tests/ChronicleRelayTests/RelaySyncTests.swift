@@ -1,0 +1,133 @@
+import Chronicle
+import ChronicleNetwork
+import ChronicleRelay
+import Foundation
+import GRDB
+import Testing
+
+import ChronicleTestSupport
+
+@Suite("Sync through a relay")
+struct RelaySyncTests {
+  @Test func devicesOfAGroupSyncThroughTheRelayWithoutMeeting() async throws {
+    let directory = try TemporaryDirectory()
+    let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
+    try phone.createGroup()
+    try laptop.join(try phone.invite())
+    let key = SyncKey.generate()
+    try writeNotes(phone, 1...20)
+    try writeNotes(laptop, 100...104)
+
+    try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let first = try await transport.sync(phone)
+      #expect(first.sentEvents == 3)  // the table, the group, the notes
+      let second = try await transport.sync(laptop)
+      #expect(second.received.appliedEvents > 0)
+      _ = try await transport.sync(phone)
+      #expect(try phone.notesDigest() == laptop.notesDigest())
+      #expect(try phone.noteCount() == 25)
+      #expect(try phone.versionVector() == laptop.versionVector())
+      let again = try await transport.sync(laptop)
+      #expect(again.sentEvents == 0 && again.received.appliedEvents == 0)
+    }
+  }
+}
+
+extension RelaySyncTests {
+  @Test func theRelayStoresNoPlaintextOfAnyWrittenValue() async throws {
+    let directory = try TemporaryDirectory()
+    let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
+    try phone.createGroup()
+    try laptop.join(try phone.invite())
+    let key = SyncKey.generate()
+    let secrets = (1...40).map { "secret-\($0)-\(UUID().uuidString)" }
+    try await phone.write { db in
+      for (index, secret) in secrets.enumerated() {
+        try db.execute(sql: "INSERT INTO notes (id, body, stars) VALUES (?, ?, ?)", arguments: [index, secret, 987_654_321])
+      }
+    }
+    let storePath = directory.path("relay.sqlite")
+    try await withRelay(relayConfiguration(storePath)) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      _ = try await transport.sync(phone)
+      _ = try await transport.sync(laptop)
+    }
+    #expect(try laptop.notesDigest() == phone.notesDigest())
+    // Every byte the relay wrote: the database, its WAL, anything beside it.
+    var stored = Data()
+    for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path) where name.hasPrefix("relay.sqlite") {
+      stored.append(try Data(contentsOf: directory.url.appendingPathComponent(name)))
+    }
+    #expect(stored.count > 10_000)
+    for secret in secrets { #expect(stored.range(of: Data(secret.utf8)) == nil, "\(secret) is in the relay's files") }
+    #expect(stored.range(of: Data("secret-".utf8)) == nil)
+    #expect(stored.range(of: Data("CREATE TABLE notes".utf8)) == nil)
+    let relayStore = try DatabaseQueue(path: storePath)
+    let sealed = try await relayStore.read { db in try Data.fetchAll(db, sql: "SELECT sealed FROM relay_events") }
+    #expect(sealed.count == 5)  // the phone: its table, the group, the notes; the laptop: its table, its join
+    for blob in sealed { #expect(blob.prefix(4) != Data("CHRE".utf8), "an event is stored in the clear") }
+  }
+
+  @Test func devicesOutsideTheGroupAreRefusedAndNothingIsStored() async throws {
+    let directory = try TemporaryDirectory()
+    let phone = try makeDevice(directory, "phone"), stranger = try makeDevice(directory, "stranger")
+    let loner = try makeDevice(directory, "loner")
+    let group = try phone.createGroup()
+    let key = SyncKey.generate()
+    try writeNotes(phone, 1...5)
+    try writeNotes(stranger, 50...55)
+    try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      _ = try await transport.sync(phone)
+      // In no group: told to create or join one.
+      await #expect(throws: RelayError.notInAGroup) { try await transport.sync(loner) }
+      // Claiming the phone's group without being a member: refused by name.
+      try await withRawConnection(url) { connection in
+        let answer = try await connection.identify(as: stranger, group: group, membership: [])
+        guard case .failure(let message, let retryable) = answer else {
+          Issue.record("expected a refusal, got \(String(describing: answer))")
+          return
+        }
+        #expect(message.contains("is not a member of group \(group.uuidString.lowercased())"))
+        #expect(message.contains("chronicle join"))
+        #expect(!retryable)
+      }
+      let laptop = try makeDevice(directory, "laptop")
+      try laptop.join(try phone.invite())
+      _ = try await transport.sync(laptop)
+      #expect(try laptop.noteCount() == 5)
+      #expect(try laptop.notesDigest() == phone.notesDigest())
+    }
+  }
+
+  @Test func aDeviceWithAnotherKeyFileCannotReadAndAppliesNothing() async throws {
+    let directory = try TemporaryDirectory()
+    let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
+    try phone.createGroup()
+    try laptop.join(try phone.invite())
+    try writeNotes(phone, 1...5)
+    try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
+      _ = try await RelayTransport(url: url, configuration: clientConfiguration(.generate())).sync(phone)
+      let before = try laptop.fingerprintOfLog()
+      let wrongKey = try RelayTransport(url: url, configuration: clientConfiguration(.generate()))
+      do {
+        _ = try await wrongKey.sync(laptop)
+        Issue.record("a sync with another key file succeeded")
+      } catch let error as RelayError {
+        guard case .unreadableEvent(_, let reason) = error else {
+          Issue.record("unexpected \(error)")
+          return
+        }
+        #expect(reason.contains("different key file"))
+      }
+      #expect(try laptop.fingerprintOfLog() == before)
+      #expect(try laptop.noteCount() == 0)
+    }
+  }
+}
+
+extension ChronicleDatabase {
+  /// The log's size and the notes, to check that nothing changed.
+  func fingerprintOfLog() throws -> String { "\(try log.count()) events, \(String(describing: try notesDigest()))" }
+}
