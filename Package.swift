@@ -27,6 +27,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
@@ -96,6 +97,7 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -172,6 +174,7 @@ let package = Package(
         "ChronicleNetwork",
         "ChronicleRelay",
         "ChronicleTestSupport",
+        "chronicle",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "WSClient", package: "swift-websocket"),

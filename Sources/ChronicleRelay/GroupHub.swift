@@ -19,8 +19,12 @@ final class GroupHub: Sendable {
     return stream
   }
 
-  func notify(_ group: UUID) {
-    for continuation in watchers.withLock({ Array(($0[group] ?? [:]).values) }) { continuation.yield() }
+  /// Wakes the watchers of `group`; of every group when nil.
+  func notify(_ group: UUID?) {
+    let woken = watchers.withLock { watchers in
+      group.map { Array((watchers[$0] ?? [:]).values) } ?? watchers.values.flatMap(\.values)
+    }
+    for continuation in woken { continuation.yield() }
   }
 
   /// Ends every watch (the relay is stopping).

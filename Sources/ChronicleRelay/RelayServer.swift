@@ -21,7 +21,7 @@ import Synchronization
 ///   and out, refusals by kind).
 ///
 /// ```swift
-/// let relay = try RelayServer(configuration: RelayServerConfiguration(storage: .sqlite(path: "relay.sqlite")))
+/// let relay = try await RelayServer(configuration: RelayServerConfiguration(storage: .sqlite(path: "relay.sqlite")))
 /// try await relay.run()   // until cancelled (or SIGTERM, when configured)
 /// ```
 public final class RelayServer: Sendable {
@@ -29,12 +29,13 @@ public final class RelayServer: Sendable {
   private let core: RelayCore
   private let bound = Mutex<(port: Int?, waiting: [CheckedContinuation<Int, Never>])>((nil, []))
 
-  /// Opens the store; nothing listens until ``run()``.
-  public init(configuration: RelayServerConfiguration) throws {
+  /// Opens the store (creating its tables when missing); nothing listens until ``run()``.
+  public init(configuration: RelayServerConfiguration) async throws {
     self.configuration = configuration
     let store: any RelayStore
     switch configuration.storage {
     case .sqlite(let path): store = try SQLiteRelayStore(path: path)
+    case .postgres(let url): store = try await PostgresRelayStore(url: url, logger: configuration.logger)
     }
     core = RelayCore(store: store, configuration: configuration)
   }

@@ -8,6 +8,10 @@ public struct RelayServerConfiguration: Sendable {
   public enum Storage: Sendable, Equatable {
     /// One SQLite file: nothing else to set up; one relay process per file.
     case sqlite(path: String)
+    /// A PostgreSQL database (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`,
+    /// or `postgres://USER@/DATABASE?host=/socket/directory`), shared by any
+    /// number of relay processes, which are then interchangeable.
+    case postgres(url: String)
   }
 
   /// The address to listen on (`0.0.0.0` for every interface).

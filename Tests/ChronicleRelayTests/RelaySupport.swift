@@ -51,7 +51,7 @@ func relayConfiguration(_ path: String) -> RelayServerConfiguration {
 
 /// Runs a relay while `body` runs; stops it after.
 func withRelay<T>(_ configuration: RelayServerConfiguration, _ body: (_ url: String, _ relay: RelayServer) async throws -> T) async throws -> T {
-  let relay = try RelayServer(configuration: configuration)
+  let relay = try await RelayServer(configuration: configuration)
   let running = Task { try await relay.run() }
   let port = await relay.port
   do {

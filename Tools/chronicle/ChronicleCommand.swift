@@ -1,5 +1,6 @@
 import ArgumentParser
 import Chronicle
+import ChronicleNetwork
 import Foundation
 
 @main
@@ -13,7 +14,7 @@ struct ChronicleCommand: AsyncParsableCommand {
       """,
     subcommands: [
       Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self, MigrateKeys.self, Compact.self, Clone.self,
-      Sync.self, Keygen.self, Serve.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
+      Sync.self, Keygen.self, Serve.self, Relay.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
       Identity.self, Group.self, Invite.self, Join.self, Members.self, Revoke.self,
     ])
 
@@ -46,6 +47,7 @@ enum ExitStatus {
     case ChronicleError.replayFailed, ChronicleError.corruptEvent, ChronicleError.rebuildFailed: finding
     // Rejected sync input, however it came (import, folder, peer).
     case SyncError.badBundle, SyncError.malformedEvent, SyncError.forgedEvent, SyncError.unauthenticatedEvent: finding
+    case RelayError.unreadableEvent: finding
     default: inputError
     }
   }

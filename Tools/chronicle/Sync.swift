@@ -4,19 +4,32 @@ import Foundation
 
 struct Sync: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Sync with the other peers: through a shared folder, or with a peer serving over TCP (chronicle serve).")
+    abstract: "Sync with the other peers: through a shared folder, with a peer serving over TCP (chronicle serve), or through a relay (chronicle relay).")
 
   @Argument(help: "The SQLite file.") var database: String
   @Option(help: "The shared folder (each peer writes its own subfolder).") var folder: String?
   @Option(help: "A peer running chronicle serve, as HOST:PORT.") var peer: String?
+  @Option(help: "A relay (chronicle relay), as ws://HOST:PORT or wss://HOST.") var relay: String?
+  @Flag(help: "With --relay: stay connected, sending writes as they happen and merging the group's as they arrive, until SIGINT or SIGTERM.") var watch = false
   @Flag(help: "Print progress lines on stderr even when it is not a terminal.") var progress = false
   @OptionGroup var network: NetworkOptions
 
   func validate() throws {
-    guard (folder == nil) != (peer == nil) else { throw ValidationError("give exactly one of --folder DIR or --peer HOST:PORT") }
+    guard [folder, peer, relay].compactMap({ $0 }).count == 1 else {
+      throw ValidationError("give exactly one of --folder DIR, --peer HOST:PORT or --relay URL")
+    }
+    if watch, relay == nil { throw ValidationError("--watch works with --relay only") }
   }
 
   func run() async {
+    if let relay {
+      do {
+        try await RelaySync(database: database, url: relay, network: network, watch: watch).run()
+      } catch {
+        fail(error)
+      }
+      return
+    }
     if let peer {
       do {
         try await PeerSync(database: database, address: peer, network: network, showsProgress: progress).run()

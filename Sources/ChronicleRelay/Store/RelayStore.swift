@@ -30,8 +30,10 @@ package protocol RelayStore: Sendable {
   /// What `group` stores.
   func usage(of group: UUID) async throws -> (events: Int, bytes: Int)
   /// Calls `onAppend` with the group each time events are stored in it,
-  /// through this process or (for a shared store) another; until `close()`.
-  func observeAppends(_ onAppend: @escaping @Sendable (UUID) -> Void) async throws
+  /// through this process or (for a shared store) another, until `close()`;
+  /// with nil when any group may have changed unseen (the store's
+  /// notifications were interrupted).
+  func observeAppends(_ onAppend: @escaping @Sendable (UUID?) -> Void) async throws
   func close() async throws
 }
 

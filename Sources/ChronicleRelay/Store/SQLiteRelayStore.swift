@@ -9,7 +9,7 @@ import Synchronization
 /// processes, share a PostgreSQL store instead.
 package final class SQLiteRelayStore: RelayStore {
   private let pool: DatabasePool
-  private let listeners = Mutex<[@Sendable (UUID) -> Void]>([])
+  private let listeners = Mutex<[@Sendable (UUID?) -> Void]>([])
 
   /// Opens (creating when needed) the store at `path`.
   package init(path: String) throws {
@@ -129,7 +129,7 @@ package final class SQLiteRelayStore: RelayStore {
     }
   }
 
-  package func observeAppends(_ onAppend: @escaping @Sendable (UUID) -> Void) async throws {
+  package func observeAppends(_ onAppend: @escaping @Sendable (UUID?) -> Void) async throws {
     listeners.withLock { $0.append(onAppend) }
   }
 

@@ -1,0 +1,253 @@
+import Chronicle
+import ChronicleNetwork
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// A relay's store in PostgreSQL, shared by any number of relay processes:
+/// they are interchangeable behind a load balancer. An append in one process
+/// reaches devices connected to the others through `LISTEN`/`NOTIFY`.
+package final class PostgresRelayStore: RelayStore {
+  private let client: PostgresClient
+  private let running: Task<Void, Never>
+  private let logger: Logger
+  private let listening = Mutex<Task<Void, Never>?>(nil)
+  private static let channel = "chronicle_relay_appends"
+
+  /// Connects to the server at `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`,
+  /// or `postgres://USER@/DATABASE?host=/socket/directory` for a Unix socket)
+  /// and creates the relay's tables when missing.
+  package init(url: String, logger: Logger) async throws {
+    let configuration = try Self.configuration(url)
+    client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    running = Task { [client] in await client.run() }
+    self.logger = logger
+    do {
+      try await migrate()
+    } catch {
+      running.cancel()
+      throw error
+    }
+  }
+
+  /// Parses a connection URL.
+  static func configuration(_ url: String) throws -> PostgresClient.Configuration {
+    guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? "") else {
+      throw RelayStoreError.invalidURL(url, reason: "expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
+    }
+    let user = components.user ?? "postgres"
+    let database = components.path.split(separator: "/").first.map(String.init)
+    let socketDirectory = components.queryItems?.first { $0.name == "host" }?.value
+    var configuration: PostgresClient.Configuration
+    if let socketDirectory, socketDirectory.hasPrefix("/") {
+      let port = components.port ?? 5432
+      configuration = PostgresClient.Configuration(
+        unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: components.password, database: database)
+    } else {
+      guard let host = components.host, !host.isEmpty else { throw RelayStoreError.invalidURL(url, reason: "no host (or ?host=/socket/directory)") }
+      configuration = PostgresClient.Configuration(
+        host: host, port: components.port ?? 5432, username: user, password: components.password, database: database, tls: .disable)
+    }
+    configuration.options.minimumConnections = 0
+    configuration.options.maximumConnections = 16
+    return configuration
+  }
+
+  private func migrate() async throws {
+    try await client.withTransaction(logger: logger) { connection in
+      // One relay creates the tables; others starting at the same time wait for it.
+      try await connection.query("SELECT pg_advisory_xact_lock(7440)", logger: logger)
+      try await connection.query("CREATE TABLE IF NOT EXISTS relay_schema (version INTEGER PRIMARY KEY)", logger: logger)
+      let rows = try await connection.query("SELECT coalesce(max(version), 0) FROM relay_schema", logger: logger)
+      var version = 0
+      for try await (current) in rows.decode(Int.self) { version = current }
+      guard version < 1 else { return }
+      for statement in RelaySchema.postgres001.components(separatedBy: ";\n") {
+        let sql = statement.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
+        guard !sql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { continue }
+        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+      }
+      try await connection.query("INSERT INTO relay_schema (version) VALUES (1)", logger: logger)
+    }
+  }
+
+  package func membershipEvents(of group: UUID) async throws -> [[UInt8]] {
+    let rows = try await client.query("SELECT event FROM relay_memberships WHERE group_id = \(group)", logger: logger)
+    var events: [[UInt8]] = []
+    for try await (event) in rows.decode(ByteBuffer.self) { events.append(Array(event.readableBytesView)) }
+    return events
+  }
+
+  package func addMembershipEvents(_ events: [MembershipEvent], to group: UUID) async throws {
+    guard !events.isEmpty else { return }
+    let origins = events.map(\.origin.uuid), sequences = events.map { Int64($0.sequence) }
+    let bodies = events.map { ByteBuffer(bytes: $0.bytes) }
+    try await client.query(
+      """
+      INSERT INTO relay_memberships (group_id, origin, sequence, event)
+      SELECT \(group), * FROM unnest(\(origins)::uuid[], \(sequences)::bigint[], \(bodies)::bytea[])
+      ON CONFLICT DO NOTHING
+      """, logger: logger)
+  }
+
+  package func vector(of group: UUID) async throws -> VersionVector {
+    let rows = try await client.query("SELECT origin, last_sequence FROM relay_origins WHERE group_id = \(group)", logger: logger)
+    var sequences: [PeerID: UInt64] = [:]
+    for try await (origin, last) in rows.decode((UUID, Int64).self) { sequences[PeerID(origin)] = UInt64(last) }
+    return VersionVector(sequences)
+  }
+
+  package func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: Int?) async throws -> AppendOutcome {
+    let logger = self.logger
+    return try await client.withTransaction(logger: logger) { connection -> AppendOutcome in
+      try await connection.query("INSERT INTO relay_groups (group_id) VALUES (\(group)) ON CONFLICT DO NOTHING", logger: logger)
+      // The group's row lock orders its appends: positions commit in order.
+      var used: Int64 = 0, lastPosition: Int64 = 0
+      for try await (bytes, position) in try await connection.query(
+        "SELECT bytes, last_position FROM relay_groups WHERE group_id = \(group) FOR UPDATE", logger: logger
+      ).decode((Int64, Int64).self) {
+        (used, lastPosition) = (bytes, position)
+      }
+      var have: UInt64 = 0
+      for try await (last) in try await connection.query(
+        "SELECT last_sequence FROM relay_origins WHERE group_id = \(group) AND origin = \(origin.uuid)", logger: logger
+      ).decode(Int64.self) {
+        have = UInt64(last)
+      }
+      let fresh = events.filter { $0.sequence > have }
+      var expected = have + 1
+      for event in fresh {
+        guard event.sequence == expected else { throw RelayStoreRefusal.gap(origin: origin, expected: expected, got: event.sequence) }
+        expected += 1
+      }
+      guard let last = fresh.last else { return AppendOutcome(upTo: have, new: 0, newBytes: 0) }
+      let adding = fresh.reduce(0) { $0 + $1.sealed.count }
+      if let quota, Int(used) + adding > quota { throw RelayStoreRefusal.quotaExceeded(used: Int(used), adding: adding, quota: quota) }
+      let positions = (1...Int64(fresh.count)).map { lastPosition + $0 }
+      let sequences = fresh.map { Int64($0.sequence) }
+      let bodies = fresh.map { ByteBuffer(bytes: $0.sealed) }
+      try await connection.query(
+        """
+        INSERT INTO relay_events (group_id, position, origin, sequence, sealed)
+        SELECT \(group), p, \(origin.uuid), s, b FROM unnest(\(positions)::bigint[], \(sequences)::bigint[], \(bodies)::bytea[]) AS t(p, s, b)
+        """, logger: logger)
+      try await connection.query(
+        """
+        UPDATE relay_groups SET events = events + \(Int64(fresh.count)), bytes = bytes + \(Int64(adding)),
+          last_position = \(positions.last!) WHERE group_id = \(group)
+        """, logger: logger)
+      try await connection.query(
+        """
+        INSERT INTO relay_origins (group_id, origin, last_sequence) VALUES (\(group), \(origin.uuid), \(Int64(last.sequence)))
+        ON CONFLICT (group_id, origin) DO UPDATE SET last_sequence = excluded.last_sequence
+        """, logger: logger)
+      // Delivered at commit, to every relay process listening (this one too).
+      try await connection.query("SELECT pg_notify(\(Self.channel), \(group.uuidString))", logger: logger)
+      return AppendOutcome(upTo: last.sequence, new: fresh.count, newBytes: adding)
+    }
+  }
+
+  package func lastPosition(of group: UUID) async throws -> Int64 {
+    var last: Int64 = 0
+    for try await (position) in try await client.query(
+      "SELECT last_position FROM relay_groups WHERE group_id = \(group)", logger: logger
+    ).decode(Int64.self) {
+      last = position
+    }
+    return last
+  }
+
+  package func position(before vector: VersionVector, in group: UUID) async throws -> Int64? {
+    let held = try await self.vector(of: group)
+    let lacking = held.sequences.filter { $0.value > vector[$0.key] }
+    guard !lacking.isEmpty else { return nil }
+    let origins = lacking.keys.map(\.uuid), firsts = lacking.keys.map { Int64(vector[$0] + 1) }
+    var first: Int64?
+    for try await (position) in try await client.query(
+      """
+      SELECT min(e.position) FROM unnest(\(origins)::uuid[], \(firsts)::bigint[]) AS w(origin, sequence)
+      JOIN relay_events e ON e.group_id = \(group) AND e.origin = w.origin AND e.sequence = w.sequence
+      """, logger: logger
+    ).decode(Int64?.self) {
+      first = position
+    }
+    return first.map { $0 - 1 }
+  }
+
+  package func events(of group: UUID, after position: Int64, through last: Int64?, limit: Int, maxBytes: Int) async throws -> [PositionedEvent] {
+    let rows = try await client.query(
+      """
+      SELECT position, origin, sequence, sealed FROM relay_events
+      WHERE group_id = \(group) AND position > \(position) AND position <= \(last ?? .max)
+      ORDER BY position LIMIT \(Int64(max(1, limit)))
+      """, logger: logger)
+    var page: [PositionedEvent] = [], size = 0
+    for try await (position, origin, sequence, sealed) in rows.decode((Int64, UUID, Int64, ByteBuffer).self) {
+      guard size < maxBytes else { continue }  // the rest of the result is drained, not used
+      page.append(PositionedEvent(
+        position: position, event: SealedEvent(origin: PeerID(origin), sequence: UInt64(sequence), sealed: Array(sealed.readableBytesView))))
+      size += sealed.readableBytes
+    }
+    return page
+  }
+
+  package func usage(of group: UUID) async throws -> (events: Int, bytes: Int) {
+    var usage = (events: 0, bytes: 0)
+    for try await (events, bytes) in try await client.query(
+      "SELECT events, bytes FROM relay_groups WHERE group_id = \(group)", logger: logger
+    ).decode((Int64, Int64).self) {
+      usage = (Int(events), Int(bytes))
+    }
+    return usage
+  }
+
+  /// Listens on one connection for the appends of every relay process;
+  /// after an interruption (PostgreSQL restarting), listens again and
+  /// reports that any group may have changed meanwhile.
+  package func observeAppends(_ onAppend: @escaping @Sendable (UUID?) -> Void) async throws {
+    let client = self.client, logger = self.logger
+    let task = Task {
+      var delay: Duration = .milliseconds(100)
+      var first = true
+      while !Task.isCancelled {
+        do {
+          try await client.withConnection { connection in
+            try await connection.listen(on: Self.channel) { notifications in
+              if !first { onAppend(nil) }
+              first = false
+              delay = .milliseconds(100)
+              for try await notification in notifications {
+                onAppend(UUID(uuidString: notification.payload))
+              }
+            }
+          }
+        } catch {
+          guard !Task.isCancelled else { return }
+          logger.warning("listening for appends failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        first = false
+        try? await Task.sleep(for: delay)
+        delay = min(delay * 2, .seconds(5))
+      }
+    }
+    listening.withLock { $0 = task }
+  }
+
+  package func close() async throws {
+    listening.withLock { $0?.cancel() }
+    running.cancel()
+  }
+}
+
+/// A store that cannot be opened as configured.
+package enum RelayStoreError: Error, CustomStringConvertible {
+  case invalidURL(String, reason: String)
+
+  package var description: String {
+    switch self {
+    case .invalidURL(let url, let reason): "\(url) is not a PostgreSQL address: \(reason)"
+    }
+  }
+}

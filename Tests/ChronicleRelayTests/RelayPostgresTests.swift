@@ -1,0 +1,46 @@
+import Chronicle
+import ChronicleNetwork
+import ChronicleRelay
+import Foundation
+import Synchronization
+import Testing
+
+import ChronicleTestSupport
+
+@Suite("Relay: PostgreSQL store, several relay processes")
+struct RelayPostgresTests {
+  @Test func twoRelaysOverOnePostgresAreInterchangeableAndPushToEachOthersDevices() async throws {
+    let postgres = try TemporaryPostgres()
+    let directory = try TemporaryDirectory()
+    let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
+    try phone.createGroup()
+    try laptop.join(try phone.invite())
+    let key = SyncKey.generate()
+    var configuration = RelayServerConfiguration(storage: .postgres(url: postgres.url), logger: quietLogger)
+    configuration.port = 0
+    let east = try await RelayServer(configuration: configuration), west = try await RelayServer(configuration: configuration)
+    let eastRun = Task { try await east.run() }, westRun = Task { try await west.run() }
+    defer {
+      eastRun.cancel()
+      westRun.cancel()
+    }
+    let eastURL = "ws://127.0.0.1:\(await east.port)", westURL = "ws://127.0.0.1:\(await west.port)"
+
+    try writeNotes(phone, 1...10)
+    _ = try await RelayTransport(url: eastURL, configuration: clientConfiguration(key)).sync(phone)
+    // What was stored through one relay is served by the other.
+    let pulled = try await RelayTransport(url: westURL, configuration: clientConfiguration(key)).sync(laptop)
+    #expect(pulled.received.appliedEvents == 3)
+    #expect(try laptop.notesDigest() == phone.notesDigest())
+
+    // A device watching through one relay gets what another device pushes through the other, without polling.
+    let watching = SyncEngine(for: laptop, transport: try RelayTransport(url: westURL, configuration: clientConfiguration(key)))
+    watching.start()
+    defer { watching.stop() }
+    try await Task.sleep(for: .milliseconds(300))
+    try writeNotes(phone, 11...12)
+    _ = try await RelayTransport(url: eastURL, configuration: clientConfiguration(key)).sync(phone)
+    #expect(try await eventually { try laptop.noteCount() == 12 }, "the relay the laptop watches through never pushed the phone's news")
+    #expect(try laptop.notesDigest() == phone.notesDigest())
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// A throwaway PostgreSQL cluster for one test: `initdb` in a temporary
+/// folder, served on a free loopback port, removed at the end. PostgreSQL
+/// refuses to run as root, so as root the cluster belongs to the `postgres`
+/// user (Debian's `postgresql` package creates it) and its tools run through
+/// `runuser`.
+final class TemporaryPostgres: @unchecked Sendable {
+  let folder: URL
+  let port: Int
+  private let binaries: URL
+  private let owner: String?
+
+  /// The address a relay connects with.
+  var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  init() throws {
+    binaries = try Self.findBinaries()
+    owner = geteuid() == 0 ? "postgres" : nil
+    folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("chronicle-pg-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    if owner != nil {
+      try Self.run("/bin/chown", ["postgres:postgres", folder.path])
+    }
+    port = try Self.freePort()
+    try tool("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--no-instructions"])
+    try start()
+  }
+
+  private var data: String { folder.appendingPathComponent("data").path }
+
+  /// Starts the server (again, after ``stop(immediately:)``) and waits until it accepts connections.
+  func start() throws {
+    try tool("pg_ctl", [
+      "-D", data, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60",
+      "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+      "start",
+    ])
+  }
+
+  /// Stops the server: `immediately` is a crash (no checkpoint, clients cut off).
+  func stop(immediately: Bool = false) throws {
+    try tool("pg_ctl", ["-D", data, "-m", immediately ? "immediate" : "fast", "-w", "stop"])
+  }
+
+  deinit {
+    try? tool("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  private func tool(_ name: String, _ arguments: [String]) throws {
+    let path = binaries.appendingPathComponent(name).path
+    if let owner {
+      try Self.run("/sbin/runuser", ["-u", owner, "--", path] + arguments)
+    } else {
+      try Self.run(path, arguments)
+    }
+  }
+
+  private static func findBinaries() throws -> URL {
+    let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+    let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+    for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
+      let bin = root.appendingPathComponent(version).appendingPathComponent("bin")
+      if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
+    }
+    throw Failure(description: "PostgreSQL's server tools (initdb, pg_ctl) are not installed: apt-get install postgresql (.ci/run does)")
+  }
+
+  private static func freePort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+    }
+    guard bound else { throw Failure(description: "no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  /// Runs a tool to its end, its output into a file. Not through
+  /// Foundation's `Process`: that waits for a descriptor the server started
+  /// by `pg_ctl` inherits, so it would wait as long as the server runs.
+  private static func run(_ executable: String, _ arguments: [String]) throws {
+    let outputFile = NSTemporaryDirectory() + "chronicle-pg-output-\(UUID().uuidString)"
+    defer { unlink(outputFile) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw Failure(description: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    let exited = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    guard exited == 0 else {
+      let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+      throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited with \(exited): \(text)")
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Chronicle
+import ChronicleNetwork
+import ChronicleRelay
+import Foundation
+import Logging
+
+struct Relay: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run a relay: an always-on server the devices of any number of groups sync through (until SIGINT or SIGTERM).",
+    discussion: """
+      Prints 'relay listening on ws://HOST:PORT' when ready. Devices sync with: \
+      chronicle sync DB --relay ws://HOST:PORT --key FILE [--watch]. The relay stores events sealed \
+      with each group's key, which it never has, and admits only the devices of each group's member list. \
+      Serve it behind a TLS-terminating proxy (devices then use wss://). GET /health and GET /metrics \
+      (Prometheus) are on the same port.
+      """)
+
+  @Option(help: "The relay's SQLite store (created when missing), for a single relay process.") var data: String?
+  @Option(help: "A PostgreSQL database to store in instead (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE), shared by any number of relay processes.") var postgres: String?
+  @Option(help: "The address to listen on (0.0.0.0 for every interface).") var host = "127.0.0.1"
+  @Option(help: "The port to listen on (0 picks a free one).") var port = 7440
+  @Option(help: "The largest event a device may push, in bytes (suffixes k, m).") var maxEventSize = "64m"
+  @Option(help: "The most bytes one group may store (suffixes k, m, g); no quota when omitted.") var groupQuota: String?
+  @Option(help: "The most bytes one connection may push per second (suffixes k, m); no limit when omitted.") var maxPushRate: String?
+  @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
+
+  func run() async throws {
+    guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+    var logger = Logger(label: "chronicle.relay") { StreamLogHandler.standardError(label: $0) }
+    logger.logLevel = level
+    let storage: RelayServerConfiguration.Storage
+    switch (data, postgres) {
+    case (let path?, nil): storage = .sqlite(path: path)
+    case (nil, let url?): storage = .postgres(url: url)
+    default: throw ValidationError("give exactly one of --data FILE (an embedded store) or --postgres URL (a shared one)")
+    }
+    var configuration = RelayServerConfiguration(storage: storage, logger: logger)
+    configuration.host = host
+    configuration.port = port
+    configuration.maxEventBytes = try Self.size(maxEventSize, option: "--max-event-size")
+    configuration.groupQuotaBytes = try groupQuota.map { try Self.size($0, option: "--group-quota") }
+    configuration.maxPushBytesPerSecond = try maxPushRate.map { try Self.size($0, option: "--max-push-rate") }
+    configuration.stopsOnTerminationSignals = true
+    let relay = try await RelayServer(configuration: configuration)
+    let announce = Task {
+      let port = await relay.port
+      print("relay listening on ws://\(host):\(port)")
+      fflush(nil)
+    }
+    defer { announce.cancel() }
+    try await relay.run()
+  }
+
+  /// A byte count with an optional k, m or g suffix.
+  static func size(_ text: String, option: String) throws -> Int {
+    let lower = text.lowercased()
+    let scales: [Character: Int] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
+    let scale = lower.last.flatMap { scales[$0] } ?? 1
+    let digits = scale == 1 ? Substring(lower) : lower.dropLast()
+    guard let value = Int(digits), value > 0, value <= Int.max / scale else {
+      throw ValidationError("invalid \(option) '\(text)': expected a positive number of bytes, like 500k, 64m or 2g")
+    }
+    return value * scale
+  }
+}
+
+/// Syncs through a relay for `sync --relay`, once or (`--watch`) until stopped.
+struct RelaySync {
+  var database: String
+  var url: String
+  var network: NetworkOptions
+  var watch: Bool
+
+  func run() async throws {
+    let db = try Chronicle.open(path: database)
+    let base = try network.configuration(label: "chronicle.sync")
+    var configuration = RelayConfiguration(key: base.key, logger: base.logger)
+    configuration.responseTimeout = base.frameTimeout
+    let transport = try RelayTransport(url: url, configuration: configuration)
+    guard watch else {
+      let report = try await transport.sync(db)
+      print("synced through the relay at \(url)")
+      print("sent \(report.sentEvents) events")
+      print("received \(report.received.appliedEvents + report.received.duplicateEvents) events: merged \(report.received.appliedEvents) (\(report.received.rowChanges) row changes), \(report.received.duplicateEvents) already held")
+      if report.received.parkedRows > 0 { print("\(report.received.parkedRows) rows parked (see chronicle parked)") }
+      return
+    }
+    print("watching through the relay at \(url) (SIGINT or SIGTERM stops)")
+    fflush(nil)
+    let watching = Task {
+      try await transport.watch(db) { event in
+        switch event {
+        case .sent(let count) where count > 0: print("sent \(count) events")
+        case .fetched(let report) where report.merged.appliedEvents > 0:
+          print("merged \(report.merged.appliedEvents) events (\(report.merged.rowChanges) row changes)")
+        case .failed(let message): printError("relay: \(message) (reconnecting)")
+        default: break
+        }
+        fflush(nil)
+      }
+    }
+    let signals = [SIGINT, SIGTERM].map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { watching.cancel() }
+      source.resume()
+      return source
+    }
+    defer { signals.forEach { $0.cancel() } }
+    do {
+      try await watching.value
+    } catch is CancellationError {
+      print("stopped")
+    }
+  }
+}
