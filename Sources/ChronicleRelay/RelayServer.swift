@@ -37,7 +37,7 @@ public final class RelayServer: Sendable {
     case .sqlite(let path): store = try SQLiteRelayStore(path: path)
     case .postgres(let url): store = try await PostgresRelayStore(url: url, logger: configuration.logger)
     }
-    core = RelayCore(store: store, configuration: configuration)
+    core = RelayCore(store: DeadlineRelayStore(base: store, limit: configuration.storeTimeout), configuration: configuration)
   }
 
   /// The port the relay listens on, once it does (waits until then).

@@ -30,6 +30,10 @@ public struct RelayServerConfiguration: Sendable {
   public var maxPushBytesPerSecond: Int?
   /// A device must identify itself within this time of connecting.
   public var handshakeTimeout: Duration = .seconds(10)
+  /// Each call to the store must answer within this time; past it, the
+  /// device is told the relay is unavailable and to retry (a PostgreSQL
+  /// server restarting otherwise holds every session until it is back).
+  public var storeTimeout: Duration = .seconds(10)
   /// Events are sent to devices in messages of about this many bytes.
   public var pageBytes = 512 << 10
   /// Whether SIGTERM and SIGINT stop the relay gracefully (connections

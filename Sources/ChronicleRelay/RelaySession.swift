@@ -35,26 +35,39 @@ struct RelaySession {
         try await serve(&frames, tasks: &tasks)
         tasks.cancelAll()
       }
-    } catch let refusal as Refusal {
+    } catch {
+      await end(with: error)
+      return
+    }
+    await link.close()
+  }
+
+  /// Ends the session after `error`, telling the device why when it can still hear.
+  func end(with error: any Error) async {
+    switch error {
+    case let refusal as Refusal:
       relay.metrics.refused(refusal.kind)
       logger.notice("refused", metadata: ["reason": "\(refusal.message)"])
       await link.fail(refusal.message, retryable: refusal.retryable)
-      return
-    } catch is RelayLink.Timeout {
+    case is RelayLink.Timeout:
       relay.metrics.refused("timeout")
       logger.info("timed out", metadata: ["waiting for": "\(link.timedOut?.what ?? "a message")"])
-    } catch let malformed as RelayLink.Malformed {
+      await link.close()
+    case let malformed as RelayLink.Malformed:
       relay.metrics.refused("malformed")
       logger.notice("malformed message", metadata: ["problem": "\(malformed.reason)"])
       await link.fail("a malformed message: \(malformed.reason)", retryable: false)
-      return
-    } catch is CancellationError {
+    case is CancellationError:
       await link.fail("the relay is shutting down", retryable: true)
-      return
-    } catch {
-      logger.info("connection ended", metadata: ["error": "\(error)"])
+    case let unavailable as DeadlineRelayStore.Unavailable:
+      relay.metrics.refused("store_unavailable")
+      logger.warning("store unavailable", metadata: ["error": "\(unavailable)"])
+      await link.fail("\(unavailable); retry later", retryable: true)
+    default:
+      // The store failed (PostgreSQL restarting) or the connection did: say so if it can still be heard.
+      logger.warning("session ended by an error", metadata: ["error": "\(error)"])
+      await link.fail("the relay could not serve this request (\(error)); retry later", retryable: true)
     }
-    await link.close()
   }
 
   private func serve(_ frames: inout WebSocketInboundStream.AsyncIterator, tasks: inout ThrowingTaskGroup<Void, any Error>) async throws {
@@ -95,8 +108,13 @@ struct RelaySession {
         guard !pulling else { throw Refusal(kind: "protocol", message: "a second pull on one connection") }
         pulling = true
         let watch = live ? relay.hub.watch(group) : nil
-        tasks.addTask { [relay, link] in
-          try await RelayPull(relay: relay, link: link, group: group, device: device).run(beyond: vector, watching: watch)
+        tasks.addTask { [self] in
+          // A failed pull ends the session at once: the device may be waiting for events, not sending.
+          do {
+            try await RelayPull(relay: relay, link: link, group: group, device: device).run(beyond: vector, watching: watch)
+          } catch {
+            await end(with: error)
+          }
         }
       case .bye:
         return

@@ -45,7 +45,7 @@ let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler()
 func relayConfiguration(_ path: String) -> RelayServerConfiguration {
   var configuration = RelayServerConfiguration(storage: .sqlite(path: path), logger: quietLogger)
   configuration.port = 0
-  configuration.handshakeTimeout = .seconds(5)
+  configuration.handshakeTimeout = .seconds(20)
   return configuration
 }
 
@@ -69,7 +69,7 @@ func withRelay<T>(_ configuration: RelayServerConfiguration, _ body: (_ url: Str
 /// A client configuration with the group's key and short timeouts.
 func clientConfiguration(_ key: SyncKey) -> RelayConfiguration {
   var configuration = RelayConfiguration(key: key, logger: quietLogger)
-  configuration.handshakeTimeout = .seconds(5)
+  configuration.handshakeTimeout = .seconds(20)
   configuration.responseTimeout = .seconds(20)
   configuration.reconnectDelay = .milliseconds(50)
   configuration.maxReconnectDelay = .milliseconds(500)

@@ -23,9 +23,12 @@ struct RelayWatchTests {
     let url = "ws://127.0.0.1:\(configuration.port)"
     let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
     let phoneSync = SyncEngine(for: phone, transport: transport), laptopSync = SyncEngine(for: laptop, transport: transport)
-    let failures = Mutex<[String]>([])
+    let failures = FailureLog()
     let watch = Task {
-      for await event in laptopSync.events { if case .failed(let message) = event { failures.withLock { $0.append(message) } } }
+      for await event in laptopSync.events { if case .failed(let message) = event { failures.add("laptop: " + message) } }
+    }
+    let phoneWatch = Task {
+      for await event in phoneSync.events { if case .failed(let message) = event { failures.add("phone: " + message) } }
     }
     phoneSync.start()
     laptopSync.start()
@@ -33,6 +36,7 @@ struct RelayWatchTests {
       phoneSync.stop()
       laptopSync.stop()
       watch.cancel()
+      phoneWatch.cancel()
     }
 
     try writeNotes(phone, 1...3)
@@ -51,12 +55,19 @@ struct RelayWatchTests {
     _ = await second.port
     #expect(try await eventually { try laptop.noteCount() == 8 }, "the laptop did not catch up after the relay came back")
     try writeNotes(laptop, 30...30)
-    #expect(try await eventually { try phone.noteCount() == 9 })
+    #expect(try await eventually { try phone.noteCount() == 9 }, "failures: \(failures.all)")
     #expect(try phone.notesDigest() == laptop.notesDigest())
-    #expect(!failures.withLock { $0 }.isEmpty, "the outage was not reported")
+    #expect(failures.all.contains { $0.hasPrefix("laptop") }, "the outage was not reported")
     phoneSync.stop()
     laptopSync.stop()
     secondRun.cancel()
     _ = try? await secondRun.value
   }
+}
+
+/// Failures an engine reported, in order.
+final class FailureLog: Sendable {
+  private let entries = Mutex<[String]>([])
+  func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+  var all: [String] { entries.withLock { $0 } }
 }

@@ -42,6 +42,12 @@ final class TemporaryPostgres: @unchecked Sendable {
     ])
   }
 
+  /// The first value of `sql`'s result, as psql prints it.
+  func value(_ sql: String) throws -> String {
+    try Self.run(binaries.appendingPathComponent("psql").path, ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-tAc", sql])
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
   /// Stops the server: `immediately` is a crash (no checkpoint, clients cut off).
   func stop(immediately: Bool = false) throws {
     try tool("pg_ctl", ["-D", data, "-m", immediately ? "immediate" : "fast", "-w", "stop"])
@@ -89,7 +95,8 @@ final class TemporaryPostgres: @unchecked Sendable {
   /// Runs a tool to its end, its output into a file. Not through
   /// Foundation's `Process`: that waits for a descriptor the server started
   /// by `pg_ctl` inherits, so it would wait as long as the server runs.
-  private static func run(_ executable: String, _ arguments: [String]) throws {
+  @discardableResult
+  private static func run(_ executable: String, _ arguments: [String]) throws -> String {
     let outputFile = NSTemporaryDirectory() + "chronicle-pg-output-\(UUID().uuidString)"
     defer { unlink(outputFile) }
     var actions = posix_spawn_file_actions_t()
@@ -110,5 +117,6 @@ final class TemporaryPostgres: @unchecked Sendable {
       let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
       throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited with \(exited): \(text)")
     }
+    return (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
   }
 }

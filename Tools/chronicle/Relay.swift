@@ -23,6 +23,7 @@ struct Relay: AsyncParsableCommand {
   @Option(help: "The largest event a device may push, in bytes (suffixes k, m).") var maxEventSize = "64m"
   @Option(help: "The most bytes one group may store (suffixes k, m, g); no quota when omitted.") var groupQuota: String?
   @Option(help: "The most bytes one connection may push per second (suffixes k, m); no limit when omitted.") var maxPushRate: String?
+  @Option(help: "Seconds a store call may take before devices are told to retry (PostgreSQL restarting).") var storeTimeout: Double = 10
   @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
 
   func run() async throws {
@@ -41,6 +42,8 @@ struct Relay: AsyncParsableCommand {
     configuration.maxEventBytes = try Self.size(maxEventSize, option: "--max-event-size")
     configuration.groupQuotaBytes = try groupQuota.map { try Self.size($0, option: "--group-quota") }
     configuration.maxPushBytesPerSecond = try maxPushRate.map { try Self.size($0, option: "--max-push-rate") }
+    guard storeTimeout > 0 else { throw ValidationError("--store-timeout must be positive") }
+    configuration.storeTimeout = .milliseconds(Int64(storeTimeout * 1000))
     configuration.stopsOnTerminationSignals = true
     let relay = try await RelayServer(configuration: configuration)
     let announce = Task {

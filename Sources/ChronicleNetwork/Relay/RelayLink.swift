@@ -15,7 +15,7 @@ package final class RelayLink: Sendable {
     var what = "the next message"
     var limit: Duration?
     var deadline: ContinuousClock.Instant?
-    var timedOut: Duration?
+    var timedOut: (what: String, limit: Duration)?
   }
   private let wait = Mutex(Wait())
   private let counters = Mutex((sent: 0, received: 0))
@@ -80,7 +80,7 @@ package final class RelayLink: Sendable {
 
   /// The deadline that was missed, if one was.
   package var timedOut: (what: String, limit: Duration)? {
-    wait.withLock { state in state.timedOut.map { (state.what, $0) } }
+    wait.withLock { $0.timedOut }
   }
 
   /// Watches the deadline until cancelled; closes the connection when it passes.
@@ -88,8 +88,8 @@ package final class RelayLink: Sendable {
     while !Task.isCancelled {
       try? await Task.sleep(for: .milliseconds(200))
       let missed = wait.withLock { state -> Bool in
-        guard let deadline = state.deadline, state.timedOut == nil, ContinuousClock.now > deadline else { return false }
-        state.timedOut = state.limit
+        guard let deadline = state.deadline, let limit = state.limit, state.timedOut == nil, ContinuousClock.now > deadline else { return false }
+        state.timedOut = (state.what, limit)
         return true
       }
       if missed {
