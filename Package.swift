@@ -117,6 +117,7 @@ let package = Package(
       dependencies: [
         "Chronicle",
         "ChronicleNetwork",
+        "ChronicleTestSupport",
         "FileSync",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),

@@ -31,6 +31,7 @@ public final class ChildProcess: Sendable {
   public var standardOutput: String { output.withLock { String(decoding: $0, as: UTF8.self) } }
   public var standardError: String { errors.withLock { String(decoding: $0, as: UTF8.self) } }
   public var isRunning: Bool { process.isRunning }
+  public var processIdentifier: Int32 { process.processIdentifier }
 
   /// Waits until stdout or stderr has a line containing `text`; returns it.
   /// Blocks the calling thread (polling every 5 ms) rather than awaiting, so

@@ -2,7 +2,7 @@
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
-//                                        [--filesync-mib 256] [--only capture|query|sync|replay|filesync|signing]
+//                                        [--filesync-mib 256] [--only capture|query|sync|replay|filesync|signing|relay]
 //                                        [--scenario N]  (only the Nth capture scenario, for profiling)
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
@@ -15,7 +15,8 @@
 // The query scenarios compare the typed builder with hand-written GRDB
 // (QueryBenchmark.swift); the sync scenarios are in SyncBenchmark.swift, the
 // replay scenarios in ReplayBenchmark.swift, the filesync example's in
-// FileSyncBenchmark.swift.
+// FileSyncBenchmark.swift, the relay's in RelayBenchmark.swift (it runs the
+// `chronicle` built beside it: build both, `swift build -c release`).
 import Chronicle
 import Foundation
 import GRDB
@@ -46,7 +47,7 @@ struct Options {
       case "--scenario": scenario = Int(iterator.next() ?? "")
       case "--write-sync-source": syncSourcePath = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--only capture|query|sync|replay|filesync] [--scenario N] [--write-sync-source FILE]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--only capture|query|sync|replay|filesync|signing|relay] [--scenario N] [--write-sync-source FILE]\n".utf8))
         exit(2)
       }
     }
@@ -196,6 +197,9 @@ if options.only == nil || options.only == "signing" {
   try await runSigningBenchmark(
     transactions: options.transactions, rowsEach: options.rowsPerTransaction,
     sync: SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
+}
+if options.only == nil || options.only == "relay" {
+  try await runRelayBenchmark(SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
 }
 if options.only == nil || options.only == "filesync" {
   try await runFileSyncBenchmark(FileSyncWorkload(largeMiB: options.fileSyncMiB), repeats: options.repeats, folder: folder)

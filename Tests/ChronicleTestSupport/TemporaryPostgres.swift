@@ -5,20 +5,20 @@ import Foundation
 /// refuses to run as root, so as root the cluster belongs to the `postgres`
 /// user (Debian's `postgresql` package creates it) and its tools run through
 /// `runuser`.
-final class TemporaryPostgres: @unchecked Sendable {
-  let folder: URL
-  let port: Int
+public final class TemporaryPostgres: @unchecked Sendable {
+  public let folder: URL
+  public let port: Int
   private let binaries: URL
   private let owner: String?
 
   /// The address a relay connects with.
-  var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
+  public var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
 
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
   }
 
-  init() throws {
+  public init() throws {
     binaries = try Self.findBinaries()
     owner = geteuid() == 0 ? "postgres" : nil
     folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("chronicle-pg-\(UUID().uuidString.prefix(8))")
@@ -34,7 +34,7 @@ final class TemporaryPostgres: @unchecked Sendable {
   private var data: String { folder.appendingPathComponent("data").path }
 
   /// Starts the server (again, after ``stop(immediately:)``) and waits until it accepts connections.
-  func start() throws {
+  public func start() throws {
     try tool("pg_ctl", [
       "-D", data, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60",
       "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
@@ -43,13 +43,13 @@ final class TemporaryPostgres: @unchecked Sendable {
   }
 
   /// The first value of `sql`'s result, as psql prints it.
-  func value(_ sql: String) throws -> String {
+  public func value(_ sql: String) throws -> String {
     try Self.run(binaries.appendingPathComponent("psql").path, ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-tAc", sql])
       .trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   /// Stops the server: `immediately` is a crash (no checkpoint, clients cut off).
-  func stop(immediately: Bool = false) throws {
+  public func stop(immediately: Bool = false) throws {
     try tool("pg_ctl", ["-D", data, "-m", immediately ? "immediate" : "fast", "-w", "stop"])
   }
 

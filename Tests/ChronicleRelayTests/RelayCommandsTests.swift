@@ -1,0 +1,70 @@
+import Chronicle
+@testable import ChronicleRelay
+import Foundation
+import Testing
+
+import ChronicleTestSupport
+
+/// `chronicle relay` and `chronicle sync --relay`, as separate processes.
+@Suite("chronicle relay, chronicle sync --relay")
+struct RelayCommandsTests {
+  func chronicle(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
+    try ChildProcess.run("chronicle", arguments)
+  }
+
+  @Test func twoDevicesSyncThroughARelayProcessAndItStopsOnSigterm() async throws {
+    try await offThePool { try flow() }
+  }
+
+  func flow() throws {
+    let directory = try TemporaryDirectory()
+    let (phone, laptop) = (directory.path("phone.sqlite"), directory.path("laptop.sqlite"))
+    for path in [phone, laptop] {
+      #expect(try chronicle("init", path).status == 0)
+      #expect(try chronicle("sql", path, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL) STRICT").status == 0)
+    }
+    #expect(try chronicle("sql", phone, "INSERT INTO notes VALUES (1, 'from the phone')").status == 0)
+    #expect(try chronicle("group", phone, "--create").status == 0)
+    let invitation = try chronicle("invite", phone).output.split(separator: "\n").first { $0.hasPrefix("chronicle-invitation-v1:") }
+    #expect(try chronicle("join", laptop, String(try #require(invitation))).status == 0)
+    let key = directory.path("group.key")
+    #expect(try chronicle("keygen", key).status == 0)
+
+    let relay = try ChildProcess("chronicle", ["relay", "--data", directory.path("relay.sqlite"), "--port", "0"])
+    let url = String(try relay.waitForLine(containing: "relay listening on").split(separator: " ").last!)
+    #expect(url.hasPrefix("ws://127.0.0.1:"))
+
+    let pushed = try chronicle("sync", phone, "--relay", url, "--key", key)
+    #expect(pushed.status == 0, "\(pushed.errors)")
+    #expect(pushed.output.contains("sent 3 events"), "\(pushed.output)")
+    let watcher = try ChildProcess("chronicle", ["sync", laptop, "--relay", url, "--key", key, "--watch"])
+    _ = try watcher.waitForLine(containing: "merged 3 events")
+    #expect(try chronicle("sql", phone, "INSERT INTO notes VALUES (2, 'while the laptop watches')").status == 0)
+    #expect(try chronicle("sync", phone, "--relay", url, "--key", key).status == 0)
+    _ = try watcher.waitForLine(containing: "merged 1 events (1 row changes)")
+    #expect(watcher.stop() == 0)
+    #expect(watcher.standardOutput.contains("stopped"))
+    let rows = try chronicle("sql", laptop, "SELECT id, body FROM notes ORDER BY id")
+    #expect(rows.output.contains("1|'from the phone'") && rows.output.contains("2|'while the laptop watches'"), "\(rows.output)")
+
+    // A device outside the group is told why, and the exit status says so.
+    let stranger = directory.path("stranger.sqlite")
+    #expect(try chronicle("init", stranger).status == 0)
+    let refused = try chronicle("sync", stranger, "--relay", url, "--key", key)
+    #expect(refused.status == 2 && refused.errors.contains("this database is in no group"), "\(refused.errors)")
+    let unusable = try chronicle("sync", phone, "--relay", "http://example.com", "--key", key)
+    #expect(unusable.status == 2 && unusable.errors.contains("is not a relay address"), "\(unusable.errors)")
+
+    let start = ContinuousClock.now
+    #expect(relay.stop() == 0, "\(relay.standardError)")
+    #expect(ContinuousClock.now - start < .seconds(10))
+  }
+
+  @Test func theRelayStoreSchemasAreTheVersionedFiles() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    for (name, embedded) in [("sqlite-001.sql", RelaySchema.sqlite001), ("postgres-001.sql", RelaySchema.postgres001)] {
+      let text = try String(contentsOf: root.appendingPathComponent("Schemas/relay/\(name)"), encoding: .utf8)
+      #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == embedded.trimmingCharacters(in: .whitespacesAndNewlines), "\(name)")
+    }
+  }
+}
