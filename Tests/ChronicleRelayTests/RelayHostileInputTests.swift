@@ -81,6 +81,14 @@ struct RelayHostileInputTests {
       }
       #expect(try setup.storeContents() == before)
       try await setup.othersStillSync(url)
+      // Counted, by kind, beside the traffic; and the relay is healthy.
+      let metrics = try await httpGet(url, "/metrics")
+      #expect(metrics.status == 200)
+      #expect(metrics.body.contains(#"chronicle_relay_refusals_total{reason="malformed"} 2"#), "\(metrics.body)")
+      #expect(metrics.body.contains(#"chronicle_relay_refusals_total{reason="protocol"} 1"#))
+      #expect(metrics.body.contains("chronicle_relay_events_in_total 5"))  // the phone's 3, the laptop's 2
+      #expect(metrics.body.contains("chronicle_relay_connections 0"))
+      #expect(try await httpGet(url, "/health") == (200, "ok\n"))
     }
   }
 

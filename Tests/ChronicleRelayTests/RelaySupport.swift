@@ -2,6 +2,9 @@ import Chronicle
 import ChronicleNetwork
 import ChronicleRelay
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import GRDB
 import Logging
 import NIOCore
@@ -133,11 +136,18 @@ func withRawConnection(_ url: String, _ body: @escaping @Sendable (RawRelayConne
 }
 
 /// Waits until `condition` holds, checking every 50 ms, for at most `limit`.
-func eventually(within limit: Duration = .seconds(15), _ condition: () throws -> Bool) async throws -> Bool {
+func eventually(within limit: Duration = .seconds(60), _ condition: () throws -> Bool) async throws -> Bool {
   let deadline = ContinuousClock.now + limit
   while ContinuousClock.now < deadline {
     if try condition() { return true }
     try await Task.sleep(for: .milliseconds(50))
   }
   return try condition()
+}
+
+/// The body of an HTTP GET of `path` on the relay at `url` (a ws:// address).
+func httpGet(_ url: String, _ path: String) async throws -> (status: Int, body: String) {
+  let address = try #require(URL(string: url.replacingOccurrences(of: "ws://", with: "http://") + path))
+  let (data, response) = try await URLSession.shared.data(from: address)
+  return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
 }
