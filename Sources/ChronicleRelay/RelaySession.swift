@@ -53,6 +53,12 @@ struct RelaySession {
       relay.metrics.refused("timeout")
       logger.info("timed out", metadata: ["waiting for": "\(link.timedOut?.what ?? "a message")"])
       await link.close()
+    case let tooLarge as RelayLink.TooLarge:
+      relay.metrics.refused("event_too_large")
+      logger.notice("message too large", metadata: ["limit": "\(tooLarge.limit)"])
+      await link.fail(
+        "\(tooLarge), over this relay's limit (events up to \(relay.configuration.maxEventBytes) bytes sealed: chronicle relay --max-event-size); nothing of it was stored",
+        retryable: false)
     case let malformed as RelayLink.Malformed:
       relay.metrics.refused("malformed")
       logger.notice("malformed message", metadata: ["problem": "\(malformed.reason)"])
@@ -92,7 +98,7 @@ struct RelaySession {
     logger[metadataKey: "group"] = "\(group.uuidString.lowercased())"
     logger[metadataKey: "device"] = "\(device.shortDescription)"
     try await admit(device, publicKey: publicKey, to: group, membership: membership, logger: logger)
-    try await link.send(.welcome(try await relay.store.vector(of: group)))
+    try await link.send(.welcome(try await relay.store.vector(of: group), maxEventBytes: relay.configuration.maxEventBytes))
     logger.info("device connected")
 
     var limit = relay.configuration.maxPushBytesPerSecond.map { PushRateLimit(rate: $0, largestEvent: relay.configuration.maxEventBytes) }

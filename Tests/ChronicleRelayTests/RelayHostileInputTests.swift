@@ -143,6 +143,7 @@ struct RelayHostileInputTests {
 
   @Test func anOversizedEventIsRefusedWithTheLimitAndNothingOfThePushIsStored() async throws {
     let setup = try Setup()
+    let phone = setup.phone
     var configuration = relayConfiguration(setup.store)
     configuration.maxEventBytes = 64 << 10
     try await withRelay(configuration) { url, _ in
@@ -150,15 +151,30 @@ struct RelayHostileInputTests {
       _ = try await transport.sync(setup.phone)
       let before = try setup.storeContents()
       try await setup.phone.write { db in
-        let noise = (0..<200_000).map { _ in UInt8.random(in: 0...255) }
-        try db.execute(sql: "INSERT INTO notes (id, body) VALUES (500, hex(?))", arguments: [Data(noise)])
+        try db.execute(sql: "INSERT INTO notes (id, body) VALUES (500, hex(randomblob(100000)))")
       }
+      // The device knows the relay's limit (from its welcome) and says so before sending.
       do {
         _ = try await transport.sync(setup.phone)
-        Issue.record("an event over the limit was accepted")
+        Issue.record("an event over the limit was pushed")
       } catch let error as RelayError {
-        guard case .refused(_, let message, _) = error else { throw error }
-        #expect(message.contains("over this relay's limit of 65536 (chronicle relay --max-event-size)"), "\(message)")
+        guard case .eventTooLarge(let event, let size, let limit) = error else { throw error }
+        #expect(event == "\(setup.phone.peerID.shortDescription):4" && size > limit && limit == 65_536)
+        #expect(error.description.contains("its --max-event-size"))
+      }
+      // A device that pushes one anyway is refused by the relay, by the limit's name.
+      try await withRawConnection(url) { connection in
+        _ = try await connection.identify(as: phone)
+        try await connection.send(.push([SealedEvent(origin: phone.peerID, sequence: 4, sealed: Array(repeating: 1, count: 70_000))]))
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("is 70000 bytes sealed, over this relay's limit of 65536 (chronicle relay --max-event-size)") == true, "\(String(describing: message))")
+      }
+      // And one whose message is larger than any push may be is cut off at the limit.
+      try await withRawConnection(url) { connection in
+        _ = try await connection.identify(as: phone)
+        try await connection.send(.push([SealedEvent(origin: phone.peerID, sequence: 4, sealed: Array(repeating: 1, count: 1_200_000))]))
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("a message of more than 1114112 bytes, over this relay's limit") == true, "\(String(describing: message))")
       }
       #expect(try setup.storeContents() == before)
     }
@@ -188,6 +204,36 @@ struct RelayHostileInputTests {
     }
   }
 
+  @Test func aConnectionPushingFasterThanTheRateLimitIsToldToRetryAndKeepsWhatWasStored() async throws {
+    let setup = try Setup()
+    var configuration = relayConfiguration(setup.store)
+    configuration.maxEventBytes = 32 << 10
+    configuration.maxPushBytesPerSecond = 1_000  // allowance: one largest event and a push page, then 1 kB/s
+    try await withRelay(configuration) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(setup.key))
+      _ = try await transport.sync(setup.phone)
+      for id in 2_000..<2_200 {
+        try await setup.phone.write { db in try db.execute(sql: "INSERT INTO notes (id, body) VALUES (?, hex(randomblob(6000)))", arguments: [id]) }
+      }
+      try writeNotes(setup.phone, 3_000..<3_001)
+      let before = try setup.storeContents()
+      do {
+        _ = try await transport.sync(setup.phone)
+        Issue.record("a push over the rate limit was accepted")
+      } catch let error as RelayError {
+        guard case .refused(_, let message, let retryable) = error else { throw error }
+        #expect(message.contains("faster than the relay's limit of 1000 bytes/s"), "\(message)")
+        #expect(message.contains("retry in"))
+        #expect(retryable)
+      }
+      // Each push is whole or nothing: the events before the refused push stay, the rest waits.
+      let stored = try await RelayServerStoreReader(path: setup.store).vector()[setup.phone.peerID]
+      let written = try setup.phone.versionVector()[setup.phone.peerID]
+      #expect(stored > 3 && stored < written, "stored up to :\(stored) of :\(written)")
+      #expect(try setup.storeContents() != before)
+    }
+  }
+
   @Test func aRevokedDeviceIsRefused() async throws {
     let setup = try Setup()
     try await withRelay(relayConfiguration(setup.store)) { url, _ in
@@ -207,6 +253,23 @@ struct RelayHostileInputTests {
         #expect(message == "device \(setup.laptop.peerID) was revoked from this group")
       }
       #expect(try setup.storeContents() == before)
+    }
+  }
+}
+
+/// Reads a relay's SQLite store directly, as a test checks what it holds.
+struct RelayServerStoreReader {
+  let path: String
+
+  /// The last sequence stored of each device, over every group.
+  func vector() async throws -> VersionVector {
+    let queue = try DatabaseQueue(path: path)
+    return try await queue.read { db in
+      var sequences: [PeerID: UInt64] = [:]
+      for row in try Row.fetchAll(db, sql: "SELECT origin, last_sequence FROM relay_origins") {
+        if let origin = PeerID(bytes: row[0] as Data) { sequences[origin] = UInt64(row[1] as Int64) }
+      }
+      return VersionVector(sequences)
     }
   }
 }

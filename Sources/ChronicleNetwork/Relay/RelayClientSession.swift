@@ -46,12 +46,13 @@ struct RelayClientSession: Sendable {
       version: RelayMessage.protocolVersion, group: group, device: me, publicKey: key.publicKey,
       signature: key.signature(for: transcript), membership: membership))
     let welcome = try await incoming.next("welcome", within: configuration.handshakeTimeout)
-    guard case .welcome(let relayVector) = welcome else { throw unexpected(welcome, waitingFor: "a welcome") }
+    guard case .welcome(let relayVector, let maxEventBytes) = welcome else { throw unexpected(welcome, waitingFor: "a welcome") }
+    let session = Pushing(maxEventBytes: maxEventBytes)
 
     var report = RelaySyncReport()
     var pushedThrough = relayVector[me]
     if push {
-      (report.sentEvents, pushedThrough) = try await pushOwnEvents(after: pushedThrough, link: link, incoming: &incoming)
+      (report.sentEvents, pushedThrough) = try await pushOwnEvents(after: pushedThrough, session, link: link, incoming: &incoming)
     }
     guard pull else {
       try await link.send(.bye)
@@ -66,7 +67,7 @@ struct RelayClientSession: Sendable {
     }
     // Watching: one task pushes as the log grows, this one applies what arrives.
     try await withThrowingTaskGroup(of: Void.self) { tasks in
-      tasks.addTask { [pushedThrough] in try await pushAsWritten(after: pushedThrough, link: link) }
+      tasks.addTask { [pushedThrough] in try await pushAsWritten(after: pushedThrough, session, link: link) }
       try await receive(&incoming, into: &report, live: live)
       tasks.cancelAll()
     }
@@ -76,10 +77,10 @@ struct RelayClientSession: Sendable {
   /// Pushes this device's events after `start`, a page at a time, each
   /// acknowledged before the next; returns how many the relay stored and
   /// the last sequence pushed.
-  private func pushOwnEvents(after start: UInt64, link: RelayLink, incoming: inout Incoming) async throws -> (Int, UInt64) {
+  private func pushOwnEvents(after start: UInt64, _ session: Pushing, link: RelayLink, incoming: inout Incoming) async throws -> (Int, UInt64) {
     var through = start, stored = 0
     while true {
-      let page = try await nextPage(after: through)
+      let page = try await nextPage(after: through, session)
       guard let last = page.last else { return (stored, through) }
       try await link.send(.push(page))
       let answer = try await incoming.next("stored report", within: configuration.responseTimeout)
@@ -93,11 +94,11 @@ struct RelayClientSession: Sendable {
   }
 
   /// While watching: pushes this device's new events each time the log grows.
-  private func pushAsWritten(after start: UInt64, link: RelayLink) async throws {
+  private func pushAsWritten(after start: UInt64, _ session: Pushing, link: RelayLink) async throws {
     var through = start
     for await _ in database.logGrowth(pollInterval: configuration.localPollInterval) {
       while true {
-        let page = try await nextPage(after: through)
+        let page = try await nextPage(after: through, session)
         guard let last = page.last else { break }
         try await link.send(.push(page))
         through = last.sequence
@@ -105,12 +106,23 @@ struct RelayClientSession: Sendable {
     }
   }
 
-  private func nextPage(after sequence: UInt64) async throws -> [SealedEvent] {
+  /// What the relay said it accepts.
+  struct Pushing: Sendable {
+    var maxEventBytes: Int
+  }
+
+  private func nextPage(after sequence: UInt64, _ session: Pushing) async throws -> [SealedEvent] {
     let page = try await offload { [database, configuration] in
       try database.ownEvents(after: sequence, maxEvents: 1_000, maxBytes: configuration.pushBatchBytes)
     }
     let me = database.peerID
-    return try page.map { try cipher.seal($0.bytes, origin: me, sequence: $0.sequence) }
+    return try page.map { event in
+      let sealed = try cipher.seal(event.bytes, origin: me, sequence: event.sequence)
+      guard sealed.sealed.count <= session.maxEventBytes else {
+        throw RelayError.eventTooLarge(event: "\(me.shortDescription):\(event.sequence)", size: sealed.sealed.count, limit: session.maxEventBytes)
+      }
+      return sealed
+    }
   }
 
   /// Receives the pull: applies events in batches until the relay has sent

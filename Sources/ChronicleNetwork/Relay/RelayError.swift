@@ -12,6 +12,9 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The relay refused the session or a request, and said why. `retryable`:
   /// the same request may succeed later (a rate limit, a relay restarting).
   case refused(relay: String, message: String, retryable: Bool)
+  /// One of this device's events is larger than the relay accepts: it
+  /// cannot sync through that relay (the events before it were pushed).
+  case eventTooLarge(event: String, size: Int, limit: Int)
   /// The relay broke the protocol (garbage, a message out of turn).
   case protocolViolation(relay: String, reason: String)
   /// An event from the relay does not open with the group's key.
@@ -28,7 +31,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .refused(_, _, let retryable): retryable
     case .timedOut, .connectionClosed, .unreachable: true
-    case .invalidURL, .notInAGroup, .deviceKeyMissing, .protocolViolation, .unreadableEvent: false
+    case .invalidURL, .notInAGroup, .deviceKeyMissing, .protocolViolation, .unreadableEvent, .eventTooLarge: false
     }
   }
 
@@ -42,6 +45,8 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
       "this device's key file \(path) is missing, so it cannot prove to the relay who it is"
     case .refused(let relay, let message, let retryable):
       "\(relay) refused: \(message)\(retryable ? " (retry later)" : "")"
+    case .eventTooLarge(let event, let size, let limit):
+      "event \(event) is \(size) bytes sealed, over the relay's limit of \(limit) (its --max-event-size): it cannot sync through this relay; sync it through a shared folder or a relay with a higher limit (the events before it were pushed)"
     case .protocolViolation(let relay, let reason):
       "\(relay) broke the relay protocol: \(reason). Nothing of the batch in progress was applied."
     case .unreadableEvent(let event, let reason):

@@ -62,6 +62,8 @@ package final class RelayLink: Sendable {
       next = try await frames.nextMessage(maxSize: maxSize)
     } catch {
       if let timeout = timedOut { throw Timeout(what: timeout.what, limit: timeout.limit) }
+      // WSCore reports an oversized message with an error type it does not export.
+      if String(describing: error).contains("messageTooLarge") { throw TooLarge(limit: maxSize) }
       throw error
     }
     guard let next else {
@@ -113,6 +115,12 @@ package final class RelayLink: Sendable {
   package struct Timeout: Error {
     package var what: String
     package var limit: Duration
+  }
+
+  /// A message longer than the receiver accepts.
+  package struct TooLarge: Error, CustomStringConvertible {
+    package var limit: Int
+    package var description: String { "a message of more than \(limit) bytes" }
   }
 
   /// A message that is not one of the protocol's.

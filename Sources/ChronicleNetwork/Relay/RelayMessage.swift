@@ -25,8 +25,9 @@ package enum RelayMessage: Equatable, Sendable {
   /// challenge), and the membership events it holds (signed, in the clear:
   /// they carry no data), from which the relay learns who belongs.
   case hello(version: UInt8, group: UUID, device: PeerID, publicKey: [UInt8], signature: [UInt8], membership: [[UInt8]])
-  /// Relay: admitted; what it holds of the group.
-  case welcome(VersionVector)
+  /// Relay: admitted; what it holds of the group, and the largest sealed
+  /// event it accepts.
+  case welcome(VersionVector, maxEventBytes: Int)
   /// Device: its own events, the next in its sequence.
   case push([SealedEvent])
   /// Relay: it holds the device's events up to `upTo`, `new` of them just stored.
@@ -74,9 +75,10 @@ package enum RelayMessage: Equatable, Sendable {
       writer.raw(signature)
       writer.varint(membership.count)
       for event in membership { writer.data(event) }
-    case .welcome(let vector):
+    case .welcome(let vector, let maxEventBytes):
       writer.byte(Kind.welcome.rawValue)
       Self.write(vector, to: &writer)
+      writer.varint(maxEventBytes)
     case .push(let events):
       writer.byte(Kind.push.rawValue)
       Self.write(events, to: &writer)
@@ -125,7 +127,7 @@ package enum RelayMessage: Equatable, Sendable {
       for _ in 0..<count { membership.append(try reader.data()) }
       self = .hello(version: version, group: group, device: device, publicKey: publicKey, signature: signature, membership: membership)
     case .welcome:
-      self = .welcome(try Self.vector(&reader))
+      self = .welcome(try Self.vector(&reader), maxEventBytes: try reader.varint())
     case .push:
       self = .push(try Self.events(&reader))
     case .stored:

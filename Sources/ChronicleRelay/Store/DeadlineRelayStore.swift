@@ -25,10 +25,13 @@ struct DeadlineRelayStore: RelayStore {
       try await withCheckedThrowingContinuation { continuation in
         outcome.set(continuation)
         let work = Task { outcome.finish(with: await Result(catching: operation)) }
-        outcome.onFinish { work.cancel() }
-        Task {
+        let timer = Task {
           try? await Task.sleep(for: limit)
           outcome.finish(with: .failure(Unavailable(limit: limit)))
+        }
+        outcome.onFinish {
+          work.cancel()
+          timer.cancel()
         }
       }
     } onCancel: {
