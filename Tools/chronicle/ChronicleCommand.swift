@@ -1,6 +1,7 @@
 import ArgumentParser
 import Chronicle
 import ChronicleNetwork
+import Dispatch
 import Foundation
 
 @main
@@ -76,4 +77,17 @@ func reportingErrors(_ body: () throws -> Void) {
 /// Prints a line to stderr.
 func printError(_ line: String) {
   FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Runs `action` on SIGINT or SIGTERM until the returned sources are
+/// cancelled. Installed before a command announces it is ready, so a signal
+/// sent right after the announcement is never lost.
+func onTerminationSignals(_ action: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+  [SIGINT, SIGTERM].map { number in
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler(handler: action)
+    source.resume()
+    return source
+  }
 }

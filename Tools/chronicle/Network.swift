@@ -68,13 +68,7 @@ struct Serve: AsyncParsableCommand {
     let server = try await SyncServer.bind(db, host: host, port: port, configuration: configuration)
     // Signals are handled before readiness is announced: a SIGTERM sent right
     // after "listening on" is never lost between SIG_IGN and the handler.
-    let signals = [SIGINT, SIGTERM].map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { server.shutdown() }
-      source.resume()
-      return source
-    }
+    let signals = onTerminationSignals { server.shutdown() }
     print("listening on \(host):\(server.port)")
     fflush(nil)
     try await server.run()

@@ -89,8 +89,6 @@ struct RelaySync {
       if report.received.parkedRows > 0 { print("\(report.received.parkedRows) rows parked (see chronicle parked)") }
       return
     }
-    print("watching through the relay at \(url) (SIGINT or SIGTERM stops)")
-    fflush(nil)
     let watching = Task {
       try await transport.watch(db) { event in
         switch event {
@@ -103,13 +101,9 @@ struct RelaySync {
         fflush(nil)
       }
     }
-    let signals = [SIGINT, SIGTERM].map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { watching.cancel() }
-      source.resume()
-      return source
-    }
+    let signals = onTerminationSignals { watching.cancel() }
+    print("watching through the relay at \(url) (SIGINT or SIGTERM stops)")
+    fflush(nil)
     defer { signals.forEach { $0.cancel() } }
     do {
       try await watching.value

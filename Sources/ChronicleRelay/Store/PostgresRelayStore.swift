@@ -116,15 +116,9 @@ package final class PostgresRelayStore: RelayStore {
       ).decode(Int64.self) {
         have = UInt64(last)
       }
-      let fresh = events.filter { $0.sequence > have }
-      var expected = have + 1
-      for event in fresh {
-        guard event.sequence == expected else { throw RelayStoreRefusal.gap(origin: origin, expected: expected, got: event.sequence) }
-        expected += 1
-      }
+      let plan = try AppendPlan(events, origin: origin, have: have, used: Int(used), quota: quota)
+      let (fresh, adding) = (plan.fresh, plan.adding)
       guard let last = fresh.last else { return AppendOutcome(upTo: have, new: 0, newBytes: 0) }
-      let adding = fresh.reduce(0) { $0 + $1.sealed.count }
-      if let quota, Int(used) + adding > quota { throw RelayStoreRefusal.quotaExceeded(used: Int(used), adding: adding, quota: quota) }
       let positions = (1...Int64(fresh.count)).map { lastPosition + $0 }
       let sequences = fresh.map { Int64($0.sequence) }
       let bodies = fresh.map { ByteBuffer(bytes: $0.sealed) }

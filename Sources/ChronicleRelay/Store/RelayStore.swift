@@ -52,6 +52,29 @@ package struct AppendOutcome: Sendable, Equatable {
   package var newBytes: Int
 }
 
+/// What every store checks before an append: which events are new, that
+/// they continue the origin's sequence, and that they fit the group's quota.
+struct AppendPlan {
+  /// The events the store does not hold yet, in order.
+  let fresh: [SealedEvent]
+  /// Their sealed bytes, in all.
+  let adding: Int
+
+  /// - Parameters:
+  ///   - have: the origin's last stored sequence.
+  ///   - used: the bytes the group stores.
+  init(_ events: [SealedEvent], origin: PeerID, have: UInt64, used: Int, quota: Int?) throws(RelayStoreRefusal) {
+    fresh = events.filter { $0.sequence > have }
+    var expected = have + 1
+    for event in fresh {
+      guard event.sequence == expected else { throw .gap(origin: origin, expected: expected, got: event.sequence) }
+      expected += 1
+    }
+    adding = fresh.reduce(0) { $0 + $1.sealed.count }
+    if let quota, !fresh.isEmpty, used + adding > quota { throw .quotaExceeded(used: used, adding: adding, quota: quota) }
+  }
+}
+
 /// Why a store refused an append; nothing of it was stored.
 package enum RelayStoreRefusal: Error, Equatable, CustomStringConvertible {
   case gap(origin: PeerID, expected: UInt64, got: UInt64)

@@ -48,16 +48,10 @@ package final class SQLiteRelayStore: RelayStore {
       let have = UInt64(
         try Int64.fetchOne(
           db, sql: "SELECT last_sequence FROM relay_origins WHERE group_id = ? AND origin = ?", arguments: [groupKey, originKey]) ?? 0)
-      let fresh = events.filter { $0.sequence > have }
-      var expected = have + 1
-      for event in fresh {
-        guard event.sequence == expected else { throw RelayStoreRefusal.gap(origin: origin, expected: expected, got: event.sequence) }
-        expected += 1
-      }
-      guard let last = fresh.last else { return AppendOutcome(upTo: have, new: 0, newBytes: 0) }
-      let adding = fresh.reduce(0) { $0 + $1.sealed.count }
       let used = try Int.fetchOne(db, sql: "SELECT bytes FROM relay_groups WHERE group_id = ?", arguments: [groupKey]) ?? 0
-      if let quota, used + adding > quota { throw RelayStoreRefusal.quotaExceeded(used: used, adding: adding, quota: quota) }
+      let plan = try AppendPlan(events, origin: origin, have: have, used: used, quota: quota)
+      let (fresh, adding) = (plan.fresh, plan.adding)
+      guard let last = fresh.last else { return AppendOutcome(upTo: have, new: 0, newBytes: 0) }
       let insert = try db.cachedStatement(sql: "INSERT INTO relay_events (group_id, origin, sequence, sealed) VALUES (?, ?, ?, ?)")
       for event in fresh {
         try insert.execute(arguments: [groupKey, originKey, Int64(event.sequence), Data(event.sealed)])
