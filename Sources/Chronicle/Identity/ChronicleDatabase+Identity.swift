@@ -131,6 +131,19 @@ extension ChronicleDatabase {
     }
   }
 
+  /// The first of this device's events that is still unsigned, when this
+  /// database signs its events: an event committed after the last
+  /// ``sealOwnEvents()``. Nothing from it on may leave the device until the
+  /// next sealing (a relay would store it as it is, and every receiver
+  /// would refuse it).
+  func firstUnsealedOwnSequence(_ db: Database) throws -> UInt64? {
+    guard signsEvents, let device = try DeviceRegistry(db: db).device(peerID) else { return nil }
+    return try Int64.fetchOne(
+      db, sql: "SELECT MIN(sequence) FROM chronicle_events WHERE origin = ? AND sequence >= ? AND format_version = 1",
+      arguments: [Data(peerID.bytes), Int64(device.firstSignedSequence)]
+    ).map { UInt64($0) }
+  }
+
   private static func sealedThrough(_ db: Database) throws -> Int64 {
     try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'sealed_through'") ?? 0
   }

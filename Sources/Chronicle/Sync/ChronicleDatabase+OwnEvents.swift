@@ -9,9 +9,12 @@ extension ChronicleDatabase {
     try sealOwnEvents()
     return try read { db in
       var page: [(sequence: UInt64, bytes: [UInt8])] = [], size = 0
+      // Events committed since the sealing above wait for the next page.
+      let end = try firstUnsealedOwnSequence(db).map { Int64($0) } ?? .max
       let rows = try Row.fetchCursor(
-        db, sql: "SELECT sequence, payload FROM chronicle_events WHERE origin = ? AND sequence > ? ORDER BY sequence LIMIT ?",
-        arguments: [Data(peerID.bytes), Int64(clamping: sequence), max(1, maxEvents)])
+        db,
+        sql: "SELECT sequence, payload FROM chronicle_events WHERE origin = ? AND sequence > ? AND sequence < ? ORDER BY sequence LIMIT ?",
+        arguments: [Data(peerID.bytes), Int64(clamping: sequence), end, max(1, maxEvents)])
       while let row = try rows.next() {
         let payload: Data = row[1]
         page.append((UInt64(row[0] as Int64), Array(payload)))

@@ -46,9 +46,17 @@ public struct OutgoingEvents: Sendable {
     try database.sealOwnEvents()
     (lastPosition, count, bytes) = try database.read { db in
       try LogBaseline.requireCovered(vector, in: db)
+      // This device's events committed since the sealing above are left for
+      // the next sync: they would arrive unsigned, and be refused.
+      let unsealed = try database.firstUnsealedOwnSequence(db).flatMap { sequence in
+        try Int64.fetchOne(
+          db, sql: "SELECT id FROM chronicle_events WHERE origin = ? AND sequence = ?",
+          arguments: [Data(database.peerID.bytes), Int64(sequence)])
+      }
       var last: Int64 = 0, count = 0, bytes = 0
       var origins: [Data: PeerID] = [:]
-      let rows = try Row.fetchCursor(db, sql: "SELECT id, origin, sequence, stored_size FROM chronicle_events ORDER BY id")
+      let rows = try Row.fetchCursor(
+        db, sql: "SELECT id, origin, sequence, stored_size FROM chronicle_events WHERE id < ? ORDER BY id", arguments: [unsealed ?? .max])
       while let row = try rows.next() {
         last = row[0]
         let originBytes: Data = row[1]
