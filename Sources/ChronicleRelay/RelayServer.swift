@@ -60,7 +60,7 @@ public final class RelayServer: Sendable {
   public func run() async throws {
     let core = self.core
     let logger = configuration.logger
-    try await core.store.observeAppends { [hub = core.hub] group in hub.notify(group) }
+    try await core.store.observeChanges { [hub = core.hub] change in hub.handle(change) }
 
     let router = Router()
     router.get("/health") { _, _ -> Response in

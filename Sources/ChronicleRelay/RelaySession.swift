@@ -97,7 +97,7 @@ struct RelaySession {
     var logger = self.logger
     logger[metadataKey: "group"] = "\(group.uuidString.lowercased())"
     logger[metadataKey: "device"] = "\(device.shortDescription)"
-    try await admit(device, publicKey: publicKey, to: group, membership: membership, logger: logger)
+    try await apply(membership, to: group, logger: logger, admitting: (device, publicKey))
     try await link.send(.welcome(try await relay.store.vector(of: group), maxEventBytes: relay.configuration.maxEventBytes))
     logger.info("device connected")
 
@@ -110,6 +110,10 @@ struct RelaySession {
       switch message {
       case .push(let events):
         try await store(events, from: device, in: group, limit: &limit)
+      case .membership(let events):
+        // Applied at once; sessions of the group re-check their device (a revocation ends them).
+        guard events.count <= 100_000 else { throw Refusal(kind: "protocol", message: "\(events.count) membership events in one update") }
+        try await apply(events, to: group, logger: logger, admitting: nil)
       case .pull(let vector, let live):
         guard !pulling else { throw Refusal(kind: "protocol", message: "a second pull on one connection") }
         pulling = true
@@ -117,7 +121,8 @@ struct RelaySession {
         tasks.addTask { [self] in
           // A failed pull ends the session at once: the device may be waiting for events, not sending.
           do {
-            try await RelayPull(relay: relay, link: link, group: group, device: device).run(beyond: vector, watching: watch)
+            try await RelayPull(relay: relay, link: link, group: group, device: device, publicKey: publicKey)
+              .run(beyond: vector, watching: watch)
           } catch {
             await end(with: error)
           }
@@ -130,14 +135,13 @@ struct RelaySession {
     }
   }
 
-  /// Admits `device` to `group` when the group's member list names it, after
-  /// applying the membership events it brought.
-  private func admit(_ device: PeerID, publicKey: [UInt8], to group: UUID, membership: [[UInt8]], logger: Logger) async throws {
-    var roster = GroupRoster(group: group)
-    var refused: [(event: MembershipEvent, reason: String)] = []
-    let stored = try await relay.store.membershipEvents(of: group).compactMap { try? MembershipEvent(stored: $0) }
-    roster.apply(stored, refused: &refused)
-    refused = []
+  /// Applies the membership events a device sent (verified first) to the
+  /// group's member list and stores those that were new; then, for a hello,
+  /// admits the device when the member list names it.
+  private func apply(
+    _ membership: [[UInt8]], to group: UUID, logger: Logger, admitting: (device: PeerID, publicKey: [UInt8])?
+  ) async throws {
+    var roster = try await RelayMembers.load(group, from: relay.store)
     var brought: [MembershipEvent] = []
     for bytes in membership {
       do {
@@ -146,12 +150,13 @@ struct RelaySession {
         throw Refusal(kind: "bad_membership", message: "a membership event it sent is refused: \(error)")
       }
     }
+    var refused: [(event: MembershipEvent, reason: String)] = []
     let applied = roster.apply(brought, refused: &refused)
     try await relay.store.addMembershipEvents(applied, to: group)
     for (event, reason) in refused {
       logger.notice("membership event not applied", metadata: ["event": "\(event.origin.shortDescription):\(event.sequence)", "reason": "\(reason)"])
     }
-    if let problem = roster.refusal(of: device, publicKey: publicKey) {
+    if let (device, publicKey) = admitting, let problem = roster.refusal(of: device, publicKey: publicKey) {
       throw Refusal(kind: "not_a_member", message: problem)
     }
   }

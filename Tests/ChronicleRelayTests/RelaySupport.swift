@@ -151,3 +151,13 @@ func httpGet(_ url: String, _ path: String) async throws -> (status: Int, body: 
   let (data, response) = try await URLSession.shared.data(from: address)
   return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
 }
+
+/// ``eventually(within:_:)`` for a condition that awaits.
+func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws -> Bool {
+  let deadline = ContinuousClock.now + limit
+  while ContinuousClock.now < deadline {
+    if try await condition() { return true }
+    try await Task.sleep(for: .milliseconds(50))
+  }
+  return try await condition()
+}

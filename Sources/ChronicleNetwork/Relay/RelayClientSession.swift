@@ -93,15 +93,23 @@ struct RelayClientSession: Sendable {
     }
   }
 
-  /// While watching: pushes this device's new events each time the log grows.
+  /// While watching: pushes this device's new events each time the log
+  /// grows, and the membership events it gained (a revocation written here
+  /// or received), so the relay applies them at once.
   private func pushAsWritten(after start: UInt64, _ session: Pushing, link: RelayLink) async throws {
     var through = start
+    var membershipSent = membership.count
     for await _ in database.logGrowth(pollInterval: configuration.localPollInterval) {
       while true {
         let page = try await nextPage(after: through, session)
         guard let last = page.last else { break }
         try await link.send(.push(page))
         through = last.sequence
+      }
+      let current = try await offload { [database] in try database.membershipEvents().map(\.bytes) }
+      if current.count > membershipSent {
+        try await link.send(.membership(current))
+        membershipSent = current.count
       }
     }
   }

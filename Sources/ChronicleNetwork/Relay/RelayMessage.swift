@@ -35,6 +35,10 @@ package enum RelayMessage: Equatable, Sendable {
   /// Device: send me the group's events beyond this vector; with `live`,
   /// keep sending new ones as they arrive.
   case pull(VersionVector, live: Bool)
+  /// Device, while watching: the membership events it holds (as in its
+  /// hello), sent again when its log gained some, so the relay learns of a
+  /// revocation without waiting for a new connection.
+  case membership([[UInt8]])
   /// Relay: events of the group.
   case events([SealedEvent])
   /// Relay: every event it held when the pull began has been sent.
@@ -50,7 +54,7 @@ package enum RelayMessage: Equatable, Sendable {
 
   private enum Kind: UInt8 {
     case challenge = 1, hello, welcome
-    case push = 0x10, stored, pull, events, caughtUp
+    case push = 0x10, stored, pull, events, caughtUp, membership
     case failure = 0x0F, bye = 0x1F
   }
 
@@ -95,6 +99,10 @@ package enum RelayMessage: Equatable, Sendable {
       Self.write(events, to: &writer)
     case .caughtUp:
       writer.byte(Kind.caughtUp.rawValue)
+    case .membership(let events):
+      writer.byte(Kind.membership.rawValue)
+      writer.varint(events.count)
+      for event in events { writer.data(event) }
     case .failure(let message, let retryable):
       writer.byte(Kind.failure.rawValue)
       writer.byte(retryable ? 1 : 0)
@@ -140,6 +148,12 @@ package enum RelayMessage: Equatable, Sendable {
       self = .events(try Self.events(&reader))
     case .caughtUp:
       self = .caughtUp
+    case .membership:
+      let count = try reader.varint()
+      guard count <= reader.remaining else { throw WireReader.Malformed(description: "claims \(count) membership events, more than its bytes hold") }
+      var events: [[UInt8]] = []
+      for _ in 0..<count { events.append(try reader.data()) }
+      self = .membership(events)
     case .failure:
       let retryable = try reader.byte() == 1
       self = .failure(String(decoding: try reader.data(), as: UTF8.self), retryable: retryable)
@@ -160,6 +174,7 @@ package enum RelayMessage: Equatable, Sendable {
     case .pull: "pull"
     case .events: "events"
     case .caughtUp: "caught-up mark"
+    case .membership: "membership update"
     case .failure: "failure"
     case .bye: "bye"
     }

@@ -58,7 +58,7 @@ struct DeadlineRelayStore: RelayStore {
     let usage = try await bounded { let (events, bytes) = try await base.usage(of: group); return [events, bytes] }
     return (usage[0], usage[1])
   }
-  func observeAppends(_ onAppend: @escaping @Sendable (UUID?) -> Void) async throws { try await base.observeAppends(onAppend) }
+  func observeChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async throws { try await base.observeChanges(onChange) }
   func close() async throws { try await base.close() }
 }
 

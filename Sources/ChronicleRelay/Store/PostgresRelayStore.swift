@@ -84,12 +84,23 @@ package final class PostgresRelayStore: RelayStore {
     guard !events.isEmpty else { return }
     let origins = events.map(\.origin.uuid), sequences = events.map { Int64($0.sequence) }
     let bodies = events.map { ByteBuffer(bytes: $0.bytes) }
-    try await client.query(
-      """
-      INSERT INTO relay_memberships (group_id, origin, sequence, event)
-      SELECT \(group), * FROM unnest(\(origins)::uuid[], \(sequences)::bigint[], \(bodies)::bytea[])
-      ON CONFLICT DO NOTHING
-      """, logger: logger)
+    let logger = self.logger
+    try await client.withTransaction(logger: logger) { connection in
+      var added = 0
+      for try await (count) in try await connection.query(
+        """
+        WITH added AS (
+          INSERT INTO relay_memberships (group_id, origin, sequence, event)
+          SELECT \(group), * FROM unnest(\(origins)::uuid[], \(sequences)::bigint[], \(bodies)::bytea[])
+          ON CONFLICT DO NOTHING RETURNING 1
+        ) SELECT count(*) FROM added
+        """, logger: logger
+      ).decode(Int64.self) {
+        added = Int(count)
+      }
+      // Every relay process re-checks the devices of the group it serves.
+      if added > 0 { try await connection.query("SELECT pg_notify(\(Self.channel), \("m:" + group.uuidString))", logger: logger) }
+    }
   }
 
   package func vector(of group: UUID) async throws -> VersionVector {
@@ -197,10 +208,10 @@ package final class PostgresRelayStore: RelayStore {
     return usage
   }
 
-  /// Listens on one connection for the appends of every relay process;
-  /// after an interruption (PostgreSQL restarting), listens again and
-  /// reports that any group may have changed meanwhile.
-  package func observeAppends(_ onAppend: @escaping @Sendable (UUID?) -> Void) async throws {
+  /// Listens on one connection for the appends and member-list changes of
+  /// every relay process; after an interruption (PostgreSQL restarting),
+  /// listens again and reports that anything may have changed meanwhile.
+  package func observeChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async throws {
     let client = self.client, logger = self.logger
     let task = Task {
       var delay: Duration = .milliseconds(100)
@@ -209,11 +220,16 @@ package final class PostgresRelayStore: RelayStore {
         do {
           try await client.withConnection { connection in
             try await connection.listen(on: Self.channel) { notifications in
-              if !first { onAppend(nil) }
+              if !first { onChange(.unknown) }
               first = false
               delay = .milliseconds(100)
               for try await notification in notifications {
-                onAppend(UUID(uuidString: notification.payload))
+                let payload = notification.payload
+                if payload.hasPrefix("m:") {
+                  onChange(UUID(uuidString: String(payload.dropFirst(2))).map(StoreChange.membership) ?? .unknown)
+                } else {
+                  onChange(UUID(uuidString: payload).map(StoreChange.appended) ?? .unknown)
+                }
               }
             }
           }

@@ -29,12 +29,21 @@ package protocol RelayStore: Sendable {
   func events(of group: UUID, after position: Int64, through last: Int64?, limit: Int, maxBytes: Int) async throws -> [PositionedEvent]
   /// What `group` stores.
   func usage(of group: UUID) async throws -> (events: Int, bytes: Int)
-  /// Calls `onAppend` with the group each time events are stored in it,
-  /// through this process or (for a shared store) another, until `close()`;
-  /// with nil when any group may have changed unseen (the store's
-  /// notifications were interrupted).
-  func observeAppends(_ onAppend: @escaping @Sendable (UUID?) -> Void) async throws
+  /// Calls `onChange` each time events or membership events are stored in a
+  /// group, through this process or (for a shared store) another, until
+  /// `close()`.
+  func observeChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async throws
   func close() async throws
+}
+
+/// What a store reports to the relay processes that use it.
+package enum StoreChange: Sendable, Equatable {
+  /// Events were stored in the group.
+  case appended(UUID)
+  /// The group's member list changed.
+  case membership(UUID)
+  /// Anything may have changed unseen (the store's notifications were interrupted).
+  case unknown
 }
 
 /// An event with its place in the store's order.

@@ -9,7 +9,7 @@ import Synchronization
 /// processes, share a PostgreSQL store instead.
 package final class SQLiteRelayStore: RelayStore {
   private let pool: DatabasePool
-  private let listeners = Mutex<[@Sendable (UUID?) -> Void]>([])
+  private let listeners = Mutex<[@Sendable (StoreChange) -> Void]>([])
 
   /// Opens (creating when needed) the store at `path`.
   package init(path: String) throws {
@@ -29,12 +29,18 @@ package final class SQLiteRelayStore: RelayStore {
 
   package func addMembershipEvents(_ events: [MembershipEvent], to group: UUID) async throws {
     guard !events.isEmpty else { return }
-    try await pool.write { db in
+    let added = try await pool.write { db -> Int in
       let insert = try db.cachedStatement(
         sql: "INSERT INTO relay_memberships (group_id, origin, sequence, event) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+      var added = 0
       for event in events {
         try insert.execute(arguments: [Self.key(group), Data(event.origin.bytes), Int64(event.sequence), Data(event.bytes)])
+        added += db.changesCount
       }
+      return added
+    }
+    if added > 0 {
+      for listener in listeners.withLock({ $0 }) { listener(.membership(group)) }
     }
   }
 
@@ -71,7 +77,7 @@ package final class SQLiteRelayStore: RelayStore {
       return AppendOutcome(upTo: last.sequence, new: fresh.count, newBytes: adding)
     }
     if outcome.new > 0 {
-      for listener in listeners.withLock({ $0 }) { listener(group) }
+      for listener in listeners.withLock({ $0 }) { listener(.appended(group)) }
     }
     return outcome
   }
@@ -123,8 +129,8 @@ package final class SQLiteRelayStore: RelayStore {
     }
   }
 
-  package func observeAppends(_ onAppend: @escaping @Sendable (UUID?) -> Void) async throws {
-    listeners.withLock { $0.append(onAppend) }
+  package func observeChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async throws {
+    listeners.withLock { $0.append(onChange) }
   }
 
   package func close() async throws {
