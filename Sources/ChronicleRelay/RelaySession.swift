@@ -144,6 +144,10 @@ struct RelaySession {
     var roster = try await RelayMembers.load(group, from: relay.store)
     var brought: [MembershipEvent] = []
     for bytes in membership {
+      // Those the relay holds already (verified when stored) need no second check.
+      if let known = try? MembershipEvent(stored: bytes), roster.applied.contains(EventID(origin: known.origin, sequence: known.sequence)) {
+        continue
+      }
       do {
         brought.append(try MembershipEvent(verifying: bytes))
       } catch {
