@@ -7,6 +7,13 @@ import Testing
 
 import ChronicleTestSupport
 
+/// The randomized and fault suites each start PostgreSQL clusters and relay
+/// processes; run one case at a time, they leave the 2 cores to the other
+/// suites (network tests with deadlines) running beside them.
+@Suite("Relay: heavy suites, one case at a time", .serialized)
+enum RelayHeavySuites {}
+
+extension RelayHeavySuites {
 @Suite("Relay: randomized groups converge")
 struct RelayConvergenceTests {
   /// One group's devices and key.
@@ -95,4 +102,5 @@ struct RelayConvergenceTests {
       }
     }
   }
+}
 }

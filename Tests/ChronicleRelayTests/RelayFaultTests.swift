@@ -5,6 +5,7 @@ import Testing
 
 import ChronicleTestSupport
 
+extension RelayHeavySuites {
 @Suite("Relay: faults")
 struct RelayFaultTests {
   /// Starts `chronicle relay` over `postgres` as its own process; returns it and its address.
@@ -102,4 +103,5 @@ struct RelayFaultTests {
       #expect(report.isValid, "seed \(seed): \(report.problems.map(\.message))")
     }
   }
+}
 }
