@@ -41,12 +41,15 @@ public struct NetworkSyncConfiguration: Sendable {
 }
 
 extension NetworkSyncConfiguration {
-  /// Reads a byte rate as tools take it for ``maxSendRate``: a positive
-  /// count of bytes per second, with an optional `k` (KiB) or `m` (MiB)
-  /// suffix, like `500k` or `2m`; `nil` for anything else.
+  /// Reads a byte count as tools take it (a rate for ``maxSendRate``, a
+  /// size for a relay's limits): a positive number of bytes, with an
+  /// optional `k` (KiB), `m` (MiB) or `g` (GiB) suffix, like `500k` or `2m`;
+  /// `nil` for anything else.
   public static func byteRate(_ text: String) -> Int? {
     let lower = text.lowercased()
-    let (digits, scale) = lower.hasSuffix("k") ? (lower.dropLast(), 1 << 10) : lower.hasSuffix("m") ? (lower.dropLast(), 1 << 20) : (Substring(lower), 1)
+    let scales: [Character: Int] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
+    let scale = lower.last.flatMap { scales[$0] } ?? 1
+    let digits = scale == 1 ? Substring(lower) : lower.dropLast()
     guard let value = Int(digits), value > 0, value <= Int.max / scale else { return nil }
     return value * scale
   }

@@ -1,3 +1,5 @@
+import ChronicleNetwork
+
 /// A connection's allowance of pushed bytes: refills at `rate` bytes per
 /// second up to a few seconds' worth (and always enough for one largest
 /// event), so bursts pass and a sustained flood is refused.
@@ -17,9 +19,7 @@ struct PushRateLimit {
   /// nothing and returns how long until there is.
   mutating func take(_ bytes: Int) -> Duration? {
     let now = ContinuousClock.now
-    let elapsed = now - refilled
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    available = min(capacity, available + seconds * Double(rate))
+    available = min(capacity, available + (now - refilled).seconds * Double(rate))
     refilled = now
     guard Double(bytes) <= available else {
       return .milliseconds(Int(((Double(bytes) - available) / Double(rate) * 1000).rounded(.up)))

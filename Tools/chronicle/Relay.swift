@@ -57,14 +57,10 @@ struct Relay: AsyncParsableCommand {
 
   /// A byte count with an optional k, m or g suffix.
   static func size(_ text: String, option: String) throws -> Int {
-    let lower = text.lowercased()
-    let scales: [Character: Int] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
-    let scale = lower.last.flatMap { scales[$0] } ?? 1
-    let digits = scale == 1 ? Substring(lower) : lower.dropLast()
-    guard let value = Int(digits), value > 0, value <= Int.max / scale else {
+    guard let bytes = NetworkSyncConfiguration.byteRate(text) else {
       throw ValidationError("invalid \(option) '\(text)': expected a positive number of bytes, like 500k, 64m or 2g")
     }
-    return value * scale
+    return bytes
   }
 }
 

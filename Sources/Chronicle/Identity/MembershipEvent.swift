@@ -38,8 +38,8 @@ package struct MembershipEvent: Sendable {
     try self.init(bytes, verifying: true)
   }
 
-  /// Decodes `bytes` that were verified when stored (by a relay), without
-  /// checking the signature again.
+  /// Decodes `bytes` whose signature was checked when they were stored (by
+  /// a relay, or when a log admitted them), without checking it again.
   package init(stored bytes: [UInt8]) throws(Problem) {
     try self.init(bytes, verifying: false)
   }
@@ -84,7 +84,9 @@ package struct MembershipEvent: Sendable {
 extension ChronicleDatabase {
   /// The signed events of this database's log that made its group's member
   /// list (creation, additions, joins, revocations), oldest first: what a
-  /// relay needs to admit this device. Empty while in no group.
+  /// relay needs to admit this device. Empty while in no group. Their
+  /// signatures are not checked again here (the log admitted them, and the
+  /// relay checks them): a watching device calls this each time its log grows.
   package func membershipEvents() throws -> [MembershipEvent] {
     try sealOwnEvents()
     return try read { db in
@@ -103,7 +105,7 @@ extension ChronicleDatabase {
       for candidate in candidates {
         guard let origin = candidate[0] as Data?, let hlc = candidate[1] as Int64? else { continue }
         for payload in try Data.fetchAll(lookup, arguments: [origin, hlc]) {
-          guard let event = try? MembershipEvent(verifying: Array(payload)) else { continue }
+          guard let event = try? MembershipEvent(stored: Array(payload)) else { continue }
           found[EventID(origin: event.origin, sequence: event.sequence)] = event
         }
       }

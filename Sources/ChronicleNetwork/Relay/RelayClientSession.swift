@@ -190,16 +190,14 @@ struct RelayClientSession: Sendable {
   func relayError(_ error: any Error, link: RelayLink) -> any Error {
     switch error {
     case let timeout as RelayLink.Timeout:
-      let seconds = Double(timeout.limit.components.seconds) + Double(timeout.limit.components.attoseconds) / 1e18
-      return RelayError.timedOut(relay: url, waitingFor: timeout.what, seconds: seconds)
+      return RelayError.timedOut(relay: url, waitingFor: timeout.what, seconds: timeout.limit.seconds)
     case let malformed as RelayLink.Malformed:
       return RelayError.protocolViolation(relay: url, reason: malformed.reason)
     case is RelayError, is SyncError, is CancellationError, is ChronicleError:
       return error
     default:
       if let timeout = link.timedOut {
-        let seconds = Double(timeout.limit.components.seconds) + Double(timeout.limit.components.attoseconds) / 1e18
-        return RelayError.timedOut(relay: url, waitingFor: timeout.what, seconds: seconds)
+        return RelayError.timedOut(relay: url, waitingFor: timeout.what, seconds: timeout.limit.seconds)
       }
       return RelayError.connectionClosed(relay: url, waitingFor: "the session to finish (\(error))")
     }

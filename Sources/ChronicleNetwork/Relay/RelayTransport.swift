@@ -46,13 +46,13 @@ public struct RelayTransport: LiveSyncTransport {
 
   /// Pulls only.
   public func fetch(into database: ChronicleDatabase) async throws -> FetchReport {
-    fetchReport(try await session(database, push: false, pull: true, live: nil))
+    fetchReport(try await session(database, push: false, pull: true, live: nil).received)
   }
 
   /// Pushes, then pulls, on one connection.
   public func exchange(with database: ChronicleDatabase) async throws -> (sent: Int, fetched: FetchReport) {
     let report = try await sync(database)
-    return (report.sentEvents, fetchReport(report))
+    return (report.sentEvents, fetchReport(report.received))
   }
 
   /// Syncs, then stays connected: pushes this device's events as they are
@@ -73,18 +73,10 @@ public struct RelayTransport: LiveSyncTransport {
           caughtUp: { sent, received in
             connected.withLock { $0 = true }
             report(.sent(count: sent))
-            var fetched = FetchReport()
-            fetched.merged = received
-            fetched.appliedSources = [url]
-            report(.fetched(fetched))
+            report(.fetched(fetchReport(received)))
           },
           pushed: { report(.sent(count: $0)) },
-          applied: { merged in
-            var fetched = FetchReport()
-            fetched.merged = merged
-            fetched.appliedSources = [url]
-            report(.fetched(fetched))
-          })
+          applied: { report(.fetched(fetchReport($0))) })
         _ = try await session(database, push: true, pull: true, live: hooks)
         throw RelayError.connectionClosed(relay: url, waitingFor: "events")
       } catch let error as RelayError where error == .notInAGroup || error == .invalidURL(url) {
@@ -109,9 +101,10 @@ public struct RelayTransport: LiveSyncTransport {
     }
   }
 
-  private func fetchReport(_ report: RelaySyncReport) -> FetchReport {
+  /// What a fetch from this relay merged, as ``SyncEngine`` reports it.
+  private func fetchReport(_ merged: MergeReport) -> FetchReport {
     var fetched = FetchReport()
-    fetched.merged = report.received
+    fetched.merged = merged
     fetched.appliedSources = [url]
     return fetched
   }

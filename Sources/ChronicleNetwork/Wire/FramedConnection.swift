@@ -116,5 +116,5 @@ extension Duration {
     components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
   }
 
-  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+  package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
