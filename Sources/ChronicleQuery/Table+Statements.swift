@@ -153,7 +153,9 @@ extension PrimaryKeyedTable {
     let targetColumns = target(columns)
     var targets: [any QueryExpression] = []
     for column in repeat each targetColumns { targets.append(column) }
-    return insert(drafts().map(\.insertValues), onConflict: targets, where: condition, doUpdate: updates)
+    // A key path here (`map(\.insertValues)`) crashes the Swift 6.3 runtime
+    // when it resolves the key path inside this pack-generic function.
+    return insert(drafts().map { $0.insertValues }, onConflict: targets, where: condition, doUpdate: updates)
   }
 
   /// Inserts drafts, or, when the primary key exists, updates every column
