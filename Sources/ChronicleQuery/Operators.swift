@@ -124,7 +124,8 @@ public func * <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some Qu
 public func / <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
   binary(lhs.queryFragment, "/", rhs.queryFragment)
 }
-public func % <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
+/// The remainder, `lhs % rhs`: optional, as SQLite gives NULL for a zero divisor.
+public func % <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T.Optionalized> {
   binary(lhs.queryFragment, "%", rhs.queryFragment)
 }
 /// String concatenation (`||`).

@@ -127,8 +127,8 @@ extension PrimaryKeyedTable {
     all.find(keys)
   }
 
-  /// The row whose primary key is the value of `key`, an expression: a
-  /// trigger's `new.id`, a subquery.
+  /// The rows whose primary key is the value of `key`, an expression (a
+  /// trigger's `new.id`), or any of the rows a subquery selects.
   public static func find(_ key: some QueryExpression<TableColumns.PrimaryKey>) -> Select<Self, Self> {
     all.find(key)
   }
@@ -183,10 +183,12 @@ extension Select where From: PrimaryKeyedTable {
     self.where { $0.primaryKey.in(keys) }
   }
 
-  /// Narrows to the row whose primary key is the value of `key`, an
-  /// expression: a trigger's `new.id`, a subquery.
+  /// Narrows to the rows whose primary key is the value of `key`, an
+  /// expression (a trigger's `new.id`), or any of the rows a subquery
+  /// selects (`IN (SELECT …)`, not only its first row).
   public func find(_ key: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
-    self.where { $0.primaryKey.eq(key) }
+    let values = (key as? any QueryStatement)?.query ?? key.queryFragment
+    return self.where { SQLQueryExpression(parenthesized($0.primaryKey.queryFragment + QueryFragment(" IN (") + values + QueryFragment(")"))) }
   }
 
   /// The selected row with primary key `key`; throws ``RowNotFound`` when there is none.

@@ -40,3 +40,32 @@ struct DraftUpsertTests {
     }
   }
 }
+
+/// Two results that used to be wrong: `find` with a subquery matched only its
+/// first row, and a remainder by zero (NULL in SQLite) failed to decode.
+@Suite("Query builder: find by subquery, remainder by zero")
+struct SubqueryFindAndRemainderTests {
+  @Test func findBySubqueryMatchesEveryRowItSelects() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-find-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
+    try database.write { db in
+      try db.execute(sql: remindersSchema)
+      try Tag.insert { Tag(title: "a", useCount: 1); Tag(title: "b", useCount: 2); Tag(title: "c", useCount: 3) }.execute(db)
+    }
+    let query = Tag.find(Tag.where { $0.useCount > 1 }.select(\.title)).select { ($0.title, $0.useCount % 0) }
+    assertInlineSnapshot(of: query.query.description, as: .lines) {
+      """
+      SELECT "tags"."title", ("tags"."uses" % 0) FROM "tags" WHERE ("tags"."title" IN (SELECT "tags"."title" FROM "tags" WHERE ("tags"."uses" > 1)))
+      """
+    }
+    let rows = try database.read { db in try query.fetchAll(db) }
+    assertInlineSnapshot(of: rows.map { "\($0.0) \(String(describing: $0.1))" }.joined(separator: "\n"), as: .lines) {
+      """
+      b nil
+      c nil
+      """
+    }
+  }
+}

@@ -32,7 +32,7 @@ struct ViewTriggerSQLTests {
       })
     assertInlineSnapshot(of: sqlWithoutName(position, prefix: "after_insert_on_remindersLists"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "<default name>" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT (ifnull(max("remindersLists"."position"), -1) + 1) FROM "remindersLists") WHERE ("remindersLists"."id" = "new"."id"); END
+      CREATE TEMPORARY TRIGGER "<default name>" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT (ifnull(max("remindersLists"."position"), -1) + 1) FROM "remindersLists") WHERE ("remindersLists"."id" IN ("new"."id")); END
       """
     }
     assertInlineSnapshot(
@@ -45,7 +45,7 @@ struct ViewTriggerSQLTests {
         } when: { old, new in old.title.neq(new.title) }
       ).query.description, as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER IF NOT EXISTS "audit_titles" AFTER UPDATE OF "title" ON "reminders" FOR EACH ROW WHEN ("old"."title" <> "new"."title") BEGIN INSERT INTO "titleChanges" ("reminderID", "oldTitle", "newTitle") SELECT "new"."id", "old"."title", "new"."title" FROM "reminders" WHERE ("reminders"."id" = "new"."id"); END
+      CREATE TEMPORARY TRIGGER IF NOT EXISTS "audit_titles" AFTER UPDATE OF "title" ON "reminders" FOR EACH ROW WHEN ("old"."title" <> "new"."title") BEGIN INSERT INTO "titleChanges" ("reminderID", "oldTitle", "newTitle") SELECT "new"."id", "old"."title", "new"."title" FROM "reminders" WHERE ("reminders"."id" IN ("new"."id")); END
       """
     }
     assertInlineSnapshot(
