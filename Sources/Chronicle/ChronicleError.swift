@@ -63,6 +63,10 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   /// Deleting the synced data would leave rows of untracked tables pointing
   /// at deleted rows; nothing was deleted.
   case localDataStillReferenced(String)
+  /// A transaction's changes encode to more than an event may hold
+  /// (``EventCodec/maximumBodySize``), so no peer could read it; it was not
+  /// committed.
+  case transactionTooLarge(bytes: Int, limit: Int)
 
   public var description: String {
     switch self {
@@ -130,6 +134,8 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
       return "the device key \(path) \(problem)"
     case .deviceKeyMissing(let path, let peer):
       return "this database belongs to device \(peer), whose key file \(path) is missing or holds another key, so it cannot write as that device. Fix: put the device's key file back beside the database; or, to use this copy as a device of its own, call deleteLocalData() (SyncEngine.deleteLocalData()) and sync again: it takes a new key and identity and fetches the group's data"
+    case .transactionTooLarge(let bytes, let limit):
+      return "the transaction's changes encode to \(bytes) bytes, over the \(limit) one event may hold, so no peer could read or sync it; it was not committed. Fix: split it into several transactions, or keep large files outside the database (Chronicle's blob store)"
     case .corruptMergeState(let table, let detail):
       return "the merge state of a row of \(table) is corrupt (\(detail)); restore the file from a backup"
     }

@@ -25,14 +25,29 @@ enum EventStreams {
       }
       cursor = next
       guard let page else { break }
-      for frame in try frames(page, limit: frameLimit) {
-        try await connection.send(.events(frame))
-        sentEvents += frame.count
-        sentBytes += frame.reduce(0) { $0 + $1.count }
+      for piece in try pieces(page, frameLimit: frameLimit, maxEventSize: configuration.maxEventSize) {
+        let size: Int
+        switch piece {
+        case .frame(let frame):
+          try await connection.send(.events(frame))
+          size = frame.reduce(0) { $0 + $1.count }
+        case .large(let event):
+          // An event over the frame limit goes in parts, each a frame.
+          var offset = 0
+          while offset < event.count {
+            let end = min(offset + frameLimit, event.count)
+            try await connection.send(.eventPart(total: event.count, bytes: Array(event[offset..<end])))
+            try await pacer.sent(end - offset)
+            offset = end
+          }
+          size = event.count
+        }
+        sentEvents += piece.eventCount
+        sentBytes += size
         progress?(NetworkSyncProgress(
           direction: .sending, events: sentEvents, totalEvents: outgoing.count, bytes: sentBytes, totalBytes: outgoing.bytes,
           elapsed: ContinuousClock.now - start))
-        try await pacer.sent(frame.reduce(0) { $0 + $1.count })
+        if case .frame = piece { try await pacer.sent(size) }
       }
     }
     try await connection.send(.end)
@@ -41,22 +56,41 @@ enum EventStreams {
     return (sentEvents, applied)
   }
 
-  /// Splits a page into frames of at most `limit` bytes.
-  private static func frames(_ page: [[UInt8]], limit: Int) throws -> [[[UInt8]]] {
-    var frames: [[[UInt8]]] = [], current: [[UInt8]] = [], size = 0
+  /// What a page is sent as: frames of whole events, and events too large
+  /// for a frame, each sent in parts.
+  enum Piece {
+    case frame([[UInt8]])
+    case large([UInt8])
+
+    var eventCount: Int {
+      switch self {
+      case .frame(let events): events.count
+      case .large: 1
+      }
+    }
+  }
+
+  /// Splits a page into frames of at most `frameLimit` bytes, in order, and
+  /// sets apart each event too large for one.
+  static func pieces(_ page: [[UInt8]], frameLimit: Int, maxEventSize: Int) throws -> [Piece] {
+    var pieces: [Piece] = [], current: [[UInt8]] = [], size = 0
     for event in page {
       let cost = event.count + 10
-      guard cost <= limit else { throw NetworkSyncError.eventTooLarge(size: event.count, limit: limit) }
-      if size + cost > limit, !current.isEmpty {
-        frames.append(current)
+      if size + cost > frameLimit, !current.isEmpty {
+        pieces.append(.frame(current))
         current = []
         size = 0
+      }
+      guard cost <= frameLimit else {
+        guard event.count <= maxEventSize else { throw NetworkSyncError.eventTooLarge(size: event.count, limit: maxEventSize) }
+        pieces.append(.large(event))
+        continue
       }
       current.append(event)
       size += cost
     }
-    if !current.isEmpty { frames.append(current) }
-    return frames
+    if !current.isEmpty { pieces.append(.frame(current)) }
+    return pieces
   }
 
   /// Receives a stream and merges it into `database`, one transaction per
@@ -74,6 +108,8 @@ enum EventStreams {
     var report = MergeReport()
     var pending: [[UInt8]] = [], pendingBytes = 0
     var receivedEvents = 0, receivedBytes = 0
+    /// An event arriving in parts, until it is whole.
+    var partial: (total: Int, bytes: [UInt8])?
 
     func apply(_ batch: [[UInt8]]) async throws {
       do {
@@ -91,6 +127,7 @@ enum EventStreams {
       let message = try await connection.receive("events", within: configuration.frameTimeout)
       switch message {
       case .events(let events):
+        guard partial == nil else { throw connection.violation("new events before the event it was sending in parts was whole") }
         guard receivedEvents + events.count <= totalEvents else {
           throw connection.violation("more events than the \(totalEvents) it offered")
         }
@@ -100,12 +137,32 @@ enum EventStreams {
           receivedBytes += event.count
         }
         pending += events
-        if pendingBytes >= configuration.applyBatchBytes || pending.count >= configuration.applyBatchEvents {
-          try await apply(pending)
-          pending = []
-          pendingBytes = 0
+      case .eventPart(let total, let bytes):
+        let continuing = partial != nil
+        var event = partial ?? (total, [])
+        partial = nil  // so that appending does not copy the bytes so far
+        if !continuing {
+          guard receivedEvents < totalEvents else { throw connection.violation("more events than the \(totalEvents) it offered") }
+          guard total <= configuration.maxEventSize else {
+            throw connection.violation("an event of \(total) bytes, over this side's limit of \(configuration.maxEventSize) (maxEventSize)")
+          }
+          event.bytes.reserveCapacity(total)
         }
+        guard total == event.total, !bytes.isEmpty, event.bytes.count + bytes.count <= total else {
+          throw connection.violation("a part of an event that does not continue it (\(bytes.count) bytes at \(event.bytes.count) of \(event.total))")
+        }
+        event.bytes += bytes
+        receivedBytes += bytes.count
+        guard event.bytes.count == total else {
+          partial = event
+          continue
+        }
+        partial = nil
+        receivedEvents += 1
+        pendingBytes += total
+        pending.append(event.bytes)
       case .end:
+        guard partial == nil else { throw connection.violation("the end of its stream inside an event it was sending in parts") }
         guard receivedEvents == totalEvents else {
           throw connection.violation("the end of its stream after \(receivedEvents) of the \(totalEvents) events it offered")
         }
@@ -114,6 +171,11 @@ enum EventStreams {
         return report
       default:
         throw connection.unexpected(message, waitingFor: "events")
+      }
+      if pendingBytes >= configuration.applyBatchBytes || pending.count >= configuration.applyBatchEvents {
+        try await apply(pending)
+        pending = []
+        pendingBytes = 0
       }
     }
   }

@@ -23,6 +23,8 @@ struct NetworkOptions: ParsableArguments {
   @Option(help: "The group key file (chronicle keygen writes one). Keys are never given on the command line.") var key: String?
   @Option(help: "Send at most this many bytes per second (suffixes k, m).") var rateLimit: String?
   @Option(help: "Seconds each frame may take to arrive before the peer is disconnected.") var timeout: Double = 60
+  @Option(help: "The largest frame accepted from a peer (suffixes k, m, g); the same on every peer. Default 64m.") var maxFrameSize: String?
+  @Option(help: "The largest event accepted from a peer, in parts when over a frame (suffixes k, m, g). Default: the largest a database can write (1g).") var maxEventSize: String?
   @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
 
   func configuration(label: String) throws -> NetworkSyncConfiguration {
@@ -33,13 +35,18 @@ struct NetworkOptions: ParsableArguments {
     var configuration = NetworkSyncConfiguration(key: try SyncKey(contentsOf: URL(fileURLWithPath: key)), logger: logger)
     guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
     configuration.frameTimeout = .milliseconds(Int64(timeout * 1000))
-    if let rateLimit { configuration.maxSendRate = try Self.bytes(rateLimit) }
+    if let rateLimit { configuration.maxSendRate = try Self.bytes(rateLimit, option: "--rate-limit") }
+    if let maxFrameSize {
+      configuration.maxFrameSize = try Self.bytes(maxFrameSize, option: "--max-frame-size")
+      guard configuration.maxFrameSize >= 64 << 10 else { throw ValidationError("--max-frame-size must be at least 64k") }
+    }
+    if let maxEventSize { configuration.maxEventSize = try Self.bytes(maxEventSize, option: "--max-event-size") }
     return configuration
   }
 
-  static func bytes(_ text: String) throws -> Int {
+  static func bytes(_ text: String, option: String) throws -> Int {
     guard let rate = NetworkSyncConfiguration.byteRate(text) else {
-      throw ValidationError("invalid --rate-limit '\(text)': expected bytes per second, like 500k or 2m")
+      throw ValidationError("invalid \(option) '\(text)': expected a number of bytes, like 500k or 2m")
     }
     return rate
   }

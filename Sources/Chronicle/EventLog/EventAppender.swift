@@ -30,6 +30,9 @@ enum EventAppender {
     let timestamp = clock.now()
     let prefix = body.prefix()
     let operations = body.operations.bytes
+    guard prefix.count + operations.count <= EventCodec.maximumBodySize else {
+      throw ChronicleError.transactionTooLarge(bytes: prefix.count + operations.count, limit: EventCodec.maximumBodySize)
+    }
     let encoded = EventCodec.seal(
       origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch,
       prefix: prefix, operations: operations, compressed: compressor.compress(prefix: prefix, operations: operations))

@@ -23,6 +23,9 @@ enum WireMessage: Equatable {
   case offer(events: Int, bytes: Int)
   /// Serialized events.
   case events([[UInt8]])
+  /// A piece of one event too large for a frame: the event's whole size and
+  /// the next bytes of it. Pieces follow each other until the event is whole.
+  case eventPart(total: Int, bytes: [UInt8])
   /// The stream is complete.
   case end
   /// The receiver applied the stream.
@@ -50,7 +53,7 @@ enum WireMessage: Equatable {
   private enum Kind: UInt8 {
     case hello = 1, challenge, proof, welcome
     case failure = 0x0F
-    case vectorRequest = 0x10, vector, offer, events, end, applied, bye
+    case vectorRequest = 0x10, vector, offer, events, end, applied, bye, eventPart
     case blobQuery = 0x20, blobList, blobRequest, blob, blobsStored
   }
 
@@ -97,6 +100,10 @@ enum WireMessage: Equatable {
       writer.byte(Kind.events.rawValue)
       writer.varint(events.count)
       for event in events { writer.data(event) }
+    case .eventPart(let total, let bytes):
+      writer.byte(Kind.eventPart.rawValue)
+      writer.varint(total)
+      writer.raw(bytes)
     case .end:
       writer.byte(Kind.end.rawValue)
     case .applied(let events, let duplicates, let rowChanges):
@@ -172,6 +179,9 @@ enum WireMessage: Equatable {
       events.reserveCapacity(count)
       for _ in 0..<count { events.append(try reader.data()) }
       self = .events(events)
+    case .eventPart:
+      let total = try reader.varint()
+      self = .eventPart(total: total, bytes: try reader.raw(reader.remaining))
     case .end:
       self = .end
     case .applied:
@@ -219,6 +229,7 @@ enum WireMessage: Equatable {
     case .vector: "version vector"
     case .offer: "offer"
     case .events: "events"
+    case .eventPart: "part of an event"
     case .end: "end of stream"
     case .applied: "applied report"
     case .bye: "bye"
