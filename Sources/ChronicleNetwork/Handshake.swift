@@ -86,14 +86,19 @@ enum Handshake {
   /// A device the server does not know as a member yet may only push (its
   /// join event, which the merge checks); what it may fetch is checked per
   /// request. Returns the client's id and the device key it proved.
+  /// `spoke` is called once the client's hello has arrived (a client that
+  /// has said nothing yet is the first to be dropped when connections
+  /// flood in).
   static func server(
-    _ connection: inout FramedConnection, database: ChronicleDatabase, configuration: NetworkSyncConfiguration
+    _ connection: inout FramedConnection, database: ChronicleDatabase, configuration: NetworkSyncConfiguration,
+    spoke: () -> Void = {}
   ) async throws -> (peer: PeerID, key: [UInt8]?) {
     let local = database.peerID
-    let hello = try await connection.receive("handshake hello", within: configuration.handshakeTimeout)
+    let hello = try await connection.receive("handshake hello", within: min(configuration.helloTimeout, configuration.handshakeTimeout))
     guard case .hello(let version, let client, let clientNonce) = hello else {
       throw connection.unexpected(hello, waitingFor: "the handshake hello")
     }
+    spoke()
     guard version == WireMessage.protocolVersion else {
       await connection.sendFailureQuietly("this server speaks sync protocol version \(WireMessage.protocolVersion), not \(version): upgrade the older side")
       throw connection.violation("protocol version \(version)")

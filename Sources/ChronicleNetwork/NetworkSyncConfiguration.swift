@@ -28,8 +28,20 @@ public struct NetworkSyncConfiguration: Sendable {
   public var applyBatchEvents = 1_000
   /// The whole handshake must finish within this time.
   public var handshakeTimeout: Duration = .seconds(10)
-  /// Each frame must arrive within this time of being awaited: a stalled or
-  /// very slow peer is disconnected.
+  /// A server drops a connection that sends nothing (not even its hello)
+  /// within this time: a client speaks first, at once.
+  public var helloTimeout: Duration = .seconds(3)
+  /// A server handles at most this many connections that have not
+  /// authenticated yet, apart from its sessions (``SyncServer/maxConnections``
+  /// counts authenticated ones only). When full, the oldest connection that
+  /// has not even sent its hello is dropped for a new one, so a flood of
+  /// idle sockets cannot keep members out.
+  public var maxPendingHandshakes = 128
+  /// At most this many of them from one address (the same rule applies).
+  public var maxPendingHandshakesPerAddress = 16
+  /// Each frame must arrive within this time of being awaited, and each
+  /// frame sent must be taken by the peer within it: a stalled or very slow
+  /// peer (one that stops reading, too) is disconnected.
   public var frameTimeout: Duration = .seconds(60)
   /// Sending is slowed to at most this many bytes per second (`nil`: no limit).
   public var maxSendRate: Int?

@@ -22,15 +22,31 @@ public final class SyncServer: Sendable {
   public let configuration: NetworkSyncConfiguration
   /// The port the server listens on (useful after binding port 0).
   public let port: Int
-  /// At most this many sessions at once; more connections are refused with a message.
+  /// At most this many authenticated sessions at once; a device that
+  /// authenticates beyond them is told the server is busy. Connections still
+  /// in their handshake are counted apart
+  /// (``NetworkSyncConfiguration/maxPendingHandshakes``).
   public let maxConnections: Int
   /// The blobs served to and accepted from clients (`nil`: blob requests are refused).
   public let blobs: (any BlobStore)?
 
   private let listener: NIOAsyncChannel<SyncChannel, Never>
   private struct State {
+    /// Authenticated sessions.
     var sessions: [ObjectIdentifier: any Channel] = [:]
+    /// Connections that have not authenticated yet.
+    var pending: [ObjectIdentifier: PendingConnection] = [:]
     var isShuttingDown = false
+  }
+
+  /// A connection in its handshake.
+  private struct PendingConnection {
+    var channel: any Channel
+    var host: String
+    var accepted: ContinuousClock.Instant
+    /// Whether its hello has arrived: a client that said nothing yet is the
+    /// first dropped when connections flood in.
+    var spoke = false
   }
   private let state = Mutex(State())
 
@@ -99,30 +115,66 @@ public final class SyncServer: Sendable {
     configuration.logger.info("shutting down", metadata: ["sessions": "\(state.withLock { $0.sessions.count })"])
     listener.channel.close(promise: nil)
     listener.channel.eventLoop.scheduleTask(in: .nanoseconds(gracePeriod.nanoseconds)) { [self] in
-      for channel in state.withLock({ Array($0.sessions.values) }) { channel.close(promise: nil) }
+      for channel in state.withLock({ Array($0.sessions.values) + $0.pending.values.map(\.channel) }) { channel.close(promise: nil) }
     }
+  }
+
+  /// Admits a new connection to the handshake. When the budget for its
+  /// address, or the whole budget, is full, the oldest connection that has
+  /// not sent its hello is dropped for it; `false` (refused) when every
+  /// pending connection there has spoken, or the server is shutting down.
+  private func admitToHandshake(_ id: ObjectIdentifier, _ connection: SyncChannel) -> Bool {
+    let host = connection.channel.channel.remoteAddress?.ipAddress ?? connection.address
+    let (admitted, dropped) = state.withLock { state -> (Bool, (any Channel)?) in
+      guard !state.isShuttingDown else { return (false, nil) }
+      let fromHost = state.pending.filter { $0.value.host == host }
+      let competitors: [ObjectIdentifier: PendingConnection]? =
+        fromHost.count >= configuration.maxPendingHandshakesPerAddress ? fromHost
+        : state.pending.count >= configuration.maxPendingHandshakes ? state.pending : nil
+      var dropped: (any Channel)?
+      if let competitors {
+        guard let oldest = competitors.filter({ !$0.value.spoke }).min(by: { $0.value.accepted < $1.value.accepted }) else { return (false, nil) }
+        state.pending.removeValue(forKey: oldest.key)
+        dropped = oldest.value.channel
+      }
+      state.pending[id] = PendingConnection(channel: connection.channel.channel, host: host, accepted: .now)
+      return (true, dropped)
+    }
+    dropped?.close(promise: nil)
+    return admitted
   }
 
   private func serve(_ connection: SyncChannel) async {
     let id = ObjectIdentifier(connection.channel.channel)
-    let admitted = state.withLock { state -> Bool in
-      guard !state.isShuttingDown, state.sessions.count < maxConnections else { return false }
-      state.sessions[id] = connection.channel.channel
-      return true
-    }
-    defer { state.withLock { _ = $0.sessions.removeValue(forKey: id) } }
     var logger = configuration.logger
     logger[metadataKey: "remote"] = "\(connection.address)"
+    let inHandshake = admitToHandshake(id, connection)
+    defer { state.withLock { state in
+      state.pending.removeValue(forKey: id)
+      state.sessions.removeValue(forKey: id)
+    } }
     let start = ContinuousClock.now
     var report = NetworkSyncReport()
     do {
-      try await connection.run { connection in
-        guard admitted else {
-          await connection.sendFailureQuietly("the server is busy or shutting down (\(maxConnections) sessions at most); try again later")
+      try await connection.run(writeTimeout: configuration.frameTimeout) { connection in
+        guard inHandshake else {
+          await connection.sendFailureQuietly("the server is shutting down, or busy with \(configuration.maxPendingHandshakes) handshakes; try again later")
           throw NetworkSyncError.refusedByPeer(peer: connection.peerName, message: "refused: server busy or shutting down")
         }
         do {
-          let (peer, key) = try await Handshake.server(&connection, database: database, configuration: configuration)
+          let (peer, key) = try await Handshake.server(&connection, database: database, configuration: configuration) {
+            state.withLock { $0.pending[id]?.spoke = true }
+          }
+          let inSession = state.withLock { state -> Bool in
+            state.pending.removeValue(forKey: id)
+            guard !state.isShuttingDown, state.sessions.count < maxConnections else { return false }
+            state.sessions[id] = connection.channel
+            return true
+          }
+          guard inSession else {
+            await connection.sendFailureQuietly("the server is busy or shutting down (\(maxConnections) sessions at most); try again later")
+            throw NetworkSyncError.refusedByPeer(peer: connection.peerName, message: "refused: server busy or shutting down")
+          }
           report.remotePeer = peer
           logger[metadataKey: "peer"] = "\(peer.shortDescription)"
           logger.debug("authenticated")

@@ -104,7 +104,7 @@ public struct TCPTransport: SyncTransport {
   private func blobSession(as database: ChronicleDatabase, _ body: @escaping (inout FramedConnection) async throws -> BlobTransferReport) async throws -> BlobTransferReport {
     try await withTaskExecutorPreference(SessionExecutor.shared) {
       let channel = try await connect()
-      return try await channel.run { connection in
+      return try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
         _ = try await Handshake.client(&connection, local: database.peerID, device: database.deviceKey, configuration: configuration)
         let report = try await body(&connection)
         try await connection.send(.bye)
@@ -132,7 +132,7 @@ public struct TCPTransport: SyncTransport {
 
   private func runSession(_ database: ChronicleDatabase, push: Bool, pull: Bool) async throws -> NetworkSyncReport {
     let channel = try await connect()
-    return try await channel.run { connection in
+    return try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
       var report = NetworkSyncReport()
       report.remotePeer = try await Handshake.client(
         &connection, local: database.peerID, device: database.deviceKey, configuration: configuration)

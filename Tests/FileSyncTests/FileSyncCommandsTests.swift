@@ -64,4 +64,29 @@ struct FileSyncCommandsTests {
     let again = try filesync("init", a)
     #expect(again.status == 2 && again.errors.contains("already"))
   }
+
+  @Test func aCorruptIndexFileInTheSharedFolderIsNamedAndExitsOneWhileTheRestSyncs() throws {
+    let directory = try TemporaryDirectory()
+    let a = directory.path("a"), b = directory.path("b"), c = directory.path("c"), shared = directory.path("shared")
+    for (folder, name) in [(a, "alice"), (b, "bob"), (c, "carol")] { #expect(try filesync("init", folder, "--name", name).status == 0) }
+    try Data("from alice".utf8).write(to: URL(fileURLWithPath: a + "/alice.txt"))
+    try Data("from carol".utf8).write(to: URL(fileURLWithPath: c + "/carol.txt"))
+    #expect(try filesync("sync", a, "--folder", shared).status == 0)
+    #expect(try filesync("sync", c, "--folder", shared).status == 0)
+    // One byte of Alice's index segment flips (a bad disk, a bad copy).
+    let status = try filesync("status", a).output
+    let alice = try #require(status.split(separator: "(").dropFirst().first?.split(separator: ")").first.map(String.init))
+    let folder = URL(fileURLWithPath: shared + "/events/" + alice)
+    let segment = try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".chrb") }.map { folder.appendingPathComponent($0) }
+    let damaged = try #require(segment)
+    var bytes = [UInt8](try Data(contentsOf: damaged))
+    bytes[bytes.count / 2] ^= 0x40
+    try Data(bytes).write(to: damaged)
+
+    let sync = try filesync("sync", b, "--folder", shared)
+    #expect(sync.status == 1, "\(sync.output) \(sync.errors)")
+    #expect(sync.errors.contains("rejected") && sync.errors.contains(damaged.lastPathComponent) && sync.errors.contains("checksum"), "\(sync.errors)")
+    // Carol's file arrived all the same.
+    #expect(try String(contentsOfFile: b + "/carol.txt", encoding: .utf8) == "from carol")
+  }
 }

@@ -1,4 +1,5 @@
 import Chronicle
+import ChronicleNetwork
 import Foundation
 import Testing
 
@@ -22,6 +23,8 @@ struct HostilePathTests {
     let hostile = [
       "../escaped.txt", "/tmp/filesync-absolute.txt", "docs/../../escaped.txt", "./dot.txt", "a//b.txt", "trailing/",
       ".filesync/index.sqlite", "link/through-link.txt", "plain/under-a-file.txt", "back\\slash.txt",
+      // NUL: in the middle, and making a name that only differs from another after it.
+      "nul\u{0}inside.txt", "payload.txt\u{0}.exe",
     ]
     let payload = try #require(try await evil.database.read { db in try evil.currentVersions(db) }["payload.txt"])
     try await evil.database.write { db in
@@ -50,6 +53,30 @@ struct HostilePathTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
   }
 
+  @Test func namesWithNULFromAPeerOverTCPAreRefusedAndTheRestIsWritten() async throws {
+    let fixture = try FolderFixture()
+    let evil = try fixture.peer("evil"), victim = try fixture.peer("victim")
+    try write("payload", at: "payload.txt", in: evil)
+    try evil.scan()
+    let payload = try #require(try await evil.database.read { db in try evil.currentVersions(db) }["payload.txt"])
+    let hostile = ["nul\u{0}inside.txt", "payload.txt\u{0}.exe"]
+    try await evil.database.write { db in
+      let versions = hostile.map { path in
+        evil.newVersion(path: path, change: .added, contentHash: payload.contentHash, size: payload.size, modifiedAt: payload.modifiedAt, base: nil)
+      }
+      try evil.record(versions, contents: [], db)
+    }
+    var configuration = NetworkSyncConfiguration(key: .generate())
+    configuration.handshakeTimeout = .seconds(60)
+    for round in 1...2 {
+      let report = try await serving(evil, configuration: configuration) { transport in try await victim.sync(with: transport) }
+      #expect(report.materialized.written == (round == 1 ? ["payload.txt"] : []), "round \(round)")
+      #expect(Set(report.materialized.refused.map(\.path)) == Set(hostile), "round \(round)")
+      #expect(report.materialized.refused.allSatisfy { $0.reason.contains("NUL") })
+    }
+    #expect(try tree(victim.root).keys.sorted() == ["payload.txt"])
+  }
+
   @Test func aChunkListThatDoesNotGiveItsContentIsRefusedAndTheRestGoesOn() async throws {
     let fixture = try FolderFixture()
     let evil = try fixture.peer("evil"), victim = try fixture.peer("victim")
@@ -70,6 +97,25 @@ struct HostilePathTests {
     #expect(report.materialized.refused.first?.reason.contains("does not match its hash") == true)
     #expect(!FileManager.default.fileExists(atPath: victim.root.appendingPathComponent("forged.txt").path))
     #expect(try FileManager.default.contentsOfDirectory(atPath: victim.temporaryFolder.path).isEmpty)
+  }
+
+  @Test func namesThatAreNotUTF8AreReportedAsSkippedNotDroppedSilently() throws {
+    let fixture = try FolderFixture()
+    let alice = try fixture.peer("alice")
+    try write("fine", at: "fine.txt", in: alice)
+    // Latin-1 "café.txt", and a folder named in Latin-1 with a file inside.
+    let root = alice.root.path
+    let file = open(root + "/caf" + String(decoding: [0xC3, 0xA9], as: UTF8.self) + ".txt", O_CREAT | O_WRONLY, 0o644)
+    close(file)
+    func path(_ bytes: [UInt8]) -> [CChar] { (Array(root.utf8) + [0x2F] + bytes + [0]).map { CChar(bitPattern: $0) } }
+    close(open(path(Array("caf".utf8) + [0xE9] + Array(".txt".utf8)), O_CREAT | O_WRONLY, 0o644))
+    #expect(mkdir(path([0x64, 0xE9, 0x6A, 0xE0]), 0o755) == 0)
+    close(open(path([0x64, 0xE9, 0x6A, 0xE0, 0x2F, 0x69, 0x6E, 0x73, 0x69, 0x64, 0x65]), O_CREAT | O_WRONLY, 0o644))
+
+    let report = try alice.scan()
+    #expect(report.added.sorted() == ["café.txt", "fine.txt"])
+    #expect(report.skipped.map(\.path).sorted() == ["caf\\xE9.txt", "d\\xE9j\\xE0"], "\(report.skipped)")
+    #expect(report.skipped.allSatisfy { $0.reason.contains("not valid UTF-8") })
   }
 
   @Test func theScanSkipsLinksAndSpecialFilesAndNeverFollowsThem() throws {

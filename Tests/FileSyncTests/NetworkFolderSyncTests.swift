@@ -1,5 +1,5 @@
 import Chronicle
-import ChronicleNetwork
+@testable import ChronicleNetwork
 import Foundation
 import Synchronization
 import Testing
@@ -11,7 +11,8 @@ func serving<T>(
   _ folder: SyncedFolder, configuration: NetworkSyncConfiguration, _ body: (TCPTransport) async throws -> T
 ) async throws -> T {
   let server = try await SyncServer.bind(folder.database, host: "127.0.0.1", port: 0, configuration: configuration, blobs: folder.objects)
-  let running = Task { try await server.run() }
+  // Started on the sessions' threads: the shared pool may be busy with other tests.
+  let running = Task(executorPreference: SessionExecutor.shared) { try await server.run() }
   defer { server.shutdown(gracePeriod: .zero) }
   let result = try await body(TCPTransport(host: "127.0.0.1", port: server.port, configuration: configuration))
   server.shutdown(gracePeriod: .seconds(1))

@@ -47,7 +47,7 @@ enum ExitStatus {
     case let code as ExitCode: code.rawValue
     case ChronicleError.replayFailed, ChronicleError.corruptEvent, ChronicleError.rebuildFailed: finding
     // Rejected sync input, however it came (import, folder, peer).
-    case SyncError.badBundle, SyncError.malformedEvent, SyncError.forgedEvent, SyncError.unauthenticatedEvent: finding
+    case let error as SyncError where error.isRefusedInput: finding
     case RelayError.unreadableEvent: finding
     default: inputError
     }

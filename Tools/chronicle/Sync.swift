@@ -12,6 +12,7 @@ struct Sync: AsyncParsableCommand {
   @Option(help: "A relay (chronicle relay), as ws://HOST:PORT or wss://HOST.") var relay: String?
   @Flag(help: "With --relay: stay connected, sending writes as they happen and merging the group's as they arrive, until SIGINT or SIGTERM.") var watch = false
   @Flag(help: "Print progress lines on stderr even when it is not a terminal.") var progress = false
+  @Option(help: "With --folder: seconds a file may stay shorter than its header declares (still arriving) before it is reported as damaged.") var damagedAfter: Double = 60
   @OptionGroup var network: NetworkOptions
 
   func validate() throws {
@@ -19,6 +20,7 @@ struct Sync: AsyncParsableCommand {
       throw ValidationError("give exactly one of --folder DIR, --peer HOST:PORT or --relay URL")
     }
     if watch, relay == nil { throw ValidationError("--watch works with --relay only") }
+    guard damagedAfter >= 0 else { throw ValidationError("--damaged-after must be 0 or more seconds") }
   }
 
   func run() async {
@@ -41,7 +43,8 @@ struct Sync: AsyncParsableCommand {
     guard let folder else { return }
     do {
       let db = try Chronicle.open(path: database)
-      let engine = SyncEngine(for: db, transport: .directory(URL(fileURLWithPath: folder)))
+      let transport = DirectoryTransport(folder: URL(fileURLWithPath: folder), damagedAfter: .milliseconds(Int64(damagedAfter * 1000)))
+      let engine = SyncEngine(for: db, transport: transport)
       let sent = try await engine.sendChanges()
       let report = try await engine.fetchChanges()
       print("sent \(sent) events")

@@ -8,13 +8,24 @@ import Foundation
 /// sequence range, 20 digits each). A segment is written under a temporary
 /// name and renamed when complete. Readers skip what their version vector
 /// covers, skip files still shorter than their header declares (a copy in
-/// progress), and reject a corrupt file without letting it block the others.
+/// progress) for ``damagedAfter``, then report them as damaged, and reject a
+/// corrupt file without letting it block the others. A writer rewrites its
+/// own segments whose size is not the one their header declares.
 /// Layout in `Schemas/SYNC-PROTOCOL.md`.
 public struct DirectoryTransport: SyncTransport {
   public let folder: URL
+  /// How long a segment may stay shorter than its header declares before it
+  /// is reported as damaged (in ``FetchReport/rejected``) rather than as
+  /// still arriving (``FetchReport/incompleteSources``). Writers rename
+  /// complete files into place, so only a copy by another tool (a file-sync
+  /// service still downloading it) can be short for a while.
+  public var damagedAfter: Duration
   static let segmentExtension = "chrb"
 
-  public init(folder: URL) { self.folder = folder }
+  public init(folder: URL, damagedAfter: Duration = .seconds(60)) {
+    self.folder = folder
+    self.damagedAfter = damagedAfter
+  }
 
   public func send(from database: ChronicleDatabase) async throws -> Int {
     let peer = database.peerID
@@ -24,7 +35,9 @@ public struct DirectoryTransport: SyncTransport {
     } catch {
       throw SyncError.transport("cannot create \(own.path): \(error.localizedDescription)")
     }
-    let written = try segments(in: own).map(\.last).max() ?? 0
+    let ownSegments = try segments(in: own)
+    try repairDamaged(ownSegments, of: database)
+    let written = ownSegments.map(\.last).max() ?? 0
     let events = try database.serializedEvents(beyond: VersionVector([peer: written]), origin: peer)
     guard !events.isEmpty else { return 0 }
     let name = String(format: "%020llu-%020llu.%@", written + 1, written + UInt64(events.count), Self.segmentExtension)
@@ -49,15 +62,30 @@ public struct DirectoryTransport: SyncTransport {
       throw SyncError.transport("cannot read \(folder.path): \(error.localizedDescription)")
     }
     for entry in entries.sorted(by: { $0.lastPathComponent < $1.lastPathComponent }) {
-      guard let peer = PeerID(entry.lastPathComponent), peer != database.peerID else { continue }
+      guard let peer = PeerID(entry.lastPathComponent) else {
+        report.rejected += misplacedSegments(at: entry)
+        continue
+      }
+      guard peer != database.peerID else { continue }
       let vector = try database.versionVector()
-      for segment in try segments(in: entry) where segment.last > vector[peer] {
+      let (segments, misnamed) = try segmentsAndMisnamed(in: entry)
+      report.rejected += misnamed
+      for segment in segments where segment.last > vector[peer] {
         let source = segment.url.path
         do {
           let bytes = try [UInt8](Data(contentsOf: segment.url))
           switch try EventBundle.decode(bytes, source: source) {
-          case .incomplete:
-            report.incompleteSources.append(source)
+          case .incomplete(let declared, let found):
+            let age = Self.age(of: segment.url)
+            guard age >= damagedAfter else {
+              report.incompleteSources.append(source)
+              continue
+            }
+            report.rejected.append(.badBundle(
+              source: source, offset: found,
+              reason: "damaged: it holds \(found) of the \(declared) bytes its header declares and has not changed for \(Int(age.components.seconds)) s "
+                + "(writers rename complete files into place, so it is not being written). This peer lacks events "
+                + "\(peer.shortDescription):\(segment.first)...\(segment.last) until \(peer.shortDescription) rewrites the file: it does at its next sync"))
           case .complete(let writer, let events):
             try checkSegment(events, writer: writer, folderPeer: peer, segment: segment, source: source)
             report.add(try database.applyRemote(events, source: source), source: source)
@@ -93,14 +121,83 @@ public struct DirectoryTransport: SyncTransport {
     var last: UInt64
   }
 
-  /// The complete-looking segment files of one peer's subfolder, in order.
+  /// The segment files of one peer's subfolder, in order.
   private func segments(in directory: URL) throws -> [Segment] {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
-    return names.compactMap { name -> Segment? in
-      guard name.hasSuffix(".\(Self.segmentExtension)"), !name.hasPrefix(".") else { return nil }
+    try segmentsAndMisnamed(in: directory).segments
+  }
+
+  /// The segment files of one peer's subfolder, in order, and a refusal for
+  /// each file with the segment extension whose name gives no sequence range
+  /// (renamed by hand or by a sync tool's conflict handling: never read).
+  private func segmentsAndMisnamed(in directory: URL) throws -> (segments: [Segment], misnamed: [SyncError]) {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return ([], []) }
+    var segments: [Segment] = [], misnamed: [SyncError] = []
+    for name in names where name.hasSuffix(".\(Self.segmentExtension)") && !name.hasPrefix(".") {
       let range = name.dropLast(Self.segmentExtension.count + 1).split(separator: "-")
-      guard range.count == 2, let first = UInt64(range[0]), let last = UInt64(range[1]), first >= 1, first <= last else { return nil }
-      return Segment(url: directory.appendingPathComponent(name), first: first, last: last)
-    }.sorted { $0.first < $1.first }
+      guard range.count == 2, let first = UInt64(range[0]), let last = UInt64(range[1]), first >= 1, first <= last else {
+        misnamed.append(.badBundle(
+          source: directory.appendingPathComponent(name).path, offset: 0,
+          reason: "its name does not give a sequence range (FIRST-LAST.\(Self.segmentExtension), 20 digits each), so it is never read. Fix: remove it; its writer sends its events again under the right name if it still lacks them"))
+        continue
+      }
+      segments.append(Segment(url: directory.appendingPathComponent(name), first: first, last: last))
+    }
+    return (segments.sorted { $0.first < $1.first }, misnamed)
+  }
+
+  /// A refusal for each segment file at `entry` (a file or a folder that is
+  /// not a peer's): no reader looks there.
+  private func misplacedSegments(at entry: URL) -> [SyncError] {
+    let name = entry.lastPathComponent
+    guard !name.hasPrefix(".") else { return [] }
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: entry.path)).map { names in
+      names.filter { $0.hasSuffix(".\(Self.segmentExtension)") && !$0.hasPrefix(".") }.map { entry.appendingPathComponent($0) }
+    } ?? (name.hasSuffix(".\(Self.segmentExtension)") ? [entry] : [])
+    return files.sorted { $0.path < $1.path }.map { file in
+      .badBundle(
+        source: file.path, offset: 0,
+        reason: "a segment outside any peer's folder (segments live in \(folder.path)/PEER-ID/), so it is never read. Fix: move it into the folder of the peer that wrote it, or remove it")
+    }
+  }
+
+  /// Rewrites this peer's segments whose size is not the one their header
+  /// declares (cut short, or a damaged size field), from the log, so that
+  /// readers stop reporting them as damaged.
+  private func repairDamaged(_ segments: [Segment], of database: ChronicleDatabase) throws {
+    for segment in segments where !Self.sizeMatchesHeader(segment.url) {
+      let count = Int(segment.last - segment.first + 1)
+      let events = try database.ownEvents(after: segment.first - 1, maxEvents: count, maxBytes: .max)
+      // Events compacted away, or not this peer's to write: left as they are.
+      guard events.map(\.sequence) == Array(segment.first...segment.last) else { continue }
+      let bytes = EventBundle.encode(writer: database.peerID, events: events.map(\.bytes))
+      let temporary = segment.url.deletingLastPathComponent().appendingPathComponent(".\(segment.url.lastPathComponent).partial")
+      do {
+        try Data(bytes).write(to: temporary)
+        // rename(2) replaces the damaged file in one step.
+        guard rename(temporary.path, segment.url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+      } catch {
+        try? FileManager.default.removeItem(at: temporary)
+        throw SyncError.transport("cannot rewrite the damaged segment \(segment.url.path): \(error.localizedDescription)")
+      }
+    }
+  }
+
+  /// Whether the file is as long as its bundle header declares (read from
+  /// the header alone, not the whole file).
+  static func sizeMatchesHeader(_ url: URL) -> Bool {
+    guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+    defer { try? handle.close() }
+    guard let header = try? handle.read(upToCount: EventBundle.headerSize), header.count == EventBundle.headerSize,
+      Array(header.prefix(4)) == EventBundle.magic,
+      let size = try? handle.seekToEnd()
+    else { return false }
+    let declared = header.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    return declared == size
+  }
+
+  /// How long ago the file last changed.
+  static func age(of url: URL) -> Duration {
+    guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date else { return .zero }
+    return .milliseconds(Int64(max(0, Date().timeIntervalSince(modified)) * 1000))
   }
 }

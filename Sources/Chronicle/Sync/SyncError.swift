@@ -32,6 +32,16 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// were merged: a change no event would describe.
   case triggerWroteWhileMerging(source: String, table: String)
 
+  /// Whether the error refuses input a peer sent (malformed, forged,
+  /// unauthenticated or damaged events), as opposed to a failure of this
+  /// side or of the transport. Tools exit 1 on these (the rest was applied).
+  public var isRefusedInput: Bool {
+    switch self {
+    case .badBundle, .malformedEvent, .forgedEvent, .unauthenticatedEvent: true
+    default: false
+    }
+  }
+
   public var description: String {
     switch self {
     case .badBundle(let source, let offset, let reason):

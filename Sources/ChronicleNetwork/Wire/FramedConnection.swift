@@ -17,6 +17,9 @@ struct FramedConnection {
   private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
   private(set) var bytesSent = 0
   private(set) var bytesReceived = 0
+  /// How long a peer may take to read a frame sent to it (set from the
+  /// configuration's frame timeout once known).
+  var writeTimeout: Duration = .seconds(60)
 
   init(
     channel: any Channel, peerName: String, limit: FrameLimit,
@@ -31,7 +34,9 @@ struct FramedConnection {
 
   private enum Envelope: UInt8 { case plain = 0, sealed = 1 }
 
-  mutating func send(_ message: WireMessage) async throws {
+  /// Sends a message; a peer that does not take it within `timeout` (it
+  /// stopped reading) is disconnected.
+  mutating func send(_ message: WireMessage, within timeout: Duration? = nil) async throws {
     let plain = message.encoded()
     var payload: [UInt8]
     if var cipher {
@@ -42,7 +47,20 @@ struct FramedConnection {
       payload = [Envelope.plain.rawValue] + plain
     }
     bytesSent += payload.count + 4
-    try await outbound.write(.frame(payload))
+    let timeout = timeout ?? writeTimeout
+    let expired = Atomic<Bool>(false)
+    let channel = self.channel
+    let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+      expired.store(true, ordering: .relaxed)
+      channel.close(promise: nil)
+    }
+    defer { timer.cancel() }
+    do {
+      try await outbound.write(.frame(payload))
+    } catch {
+      guard expired.load(ordering: .relaxed) else { throw error }
+      throw NetworkSyncError.timedOut(peer: peerName, waitingFor: "read of what this side sent (it stopped reading)", seconds: timeout.seconds)
+    }
   }
 
   /// Sends a failure message if the connection still allows it.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Chronicle
 import FileSync
 import Foundation
 
@@ -10,7 +11,8 @@ struct FileSyncCommand: AsyncParsableCommand {
     discussion: """
       Start with `filesync init FOLDER --name NAME` on each peer, then `filesync serve` on one and \
       `filesync sync --peer HOST:PORT` on the others (or `filesync sync --folder SHARED` through a shared folder).
-      Exit status: 0 success; 2 usage or input error, or a failed sync.
+      Exit status: 0 success; 1 a peer's input was refused (each refusal named on stderr; the rest was applied); \
+      2 usage or input error, or a failed sync.
       """,
     subcommands: [Init.self, Scan.self, Status.self, Sync.self, Serve.self, History.self, Restore.self, Keygen.self])
 
@@ -26,6 +28,8 @@ struct FileSyncCommand: AsyncParsableCommand {
       if error is ExitCode || exitCode(for: error) == .success { exit(withError: error) }
       let message = error is ValidationError || error is CleanExit ? fullMessage(for: error) : "\(error)"
       FileHandle.standardError.write(Data(((message.lowercased().hasPrefix("error") ? "" : "error: ") + message + "\n").utf8))
+      // A peer's events refused (over TCP the session ends on them) exit as refused input.
+      if let error = error as? SyncError, error.isRefusedInput { Foundation.exit(1) }
       Foundation.exit(2)
     }
   }

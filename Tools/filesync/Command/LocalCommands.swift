@@ -43,7 +43,7 @@ struct Status: ParsableCommand {
     Printer.list("waiting for content", status.waitingForContent)
     Printer.list("changed since the last scan", status.changedSinceScan)
     Printer.list("conflict copies", status.conflicts.map(\.copyPath))
-    Printer.list("refused paths", status.refused.map { "\($0.path): \($0.reason)" })
+    Printer.list("refused paths", status.refused.map { "\(Printer.shown($0.path)): \($0.reason)" })
   }
 }
 

@@ -57,6 +57,8 @@ struct Sync: AsyncParsableCommand {
       report = try await synced.sync(through: URL(fileURLWithPath: shared!))
     }
     Printer.sync(report)
+    // Refused input is said on stderr and in the exit status, as chronicle sync does.
+    if !report.rejected.isEmpty { throw ExitCode(1) }
   }
 }
 

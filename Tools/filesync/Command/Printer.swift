@@ -18,6 +18,8 @@ enum Printer {
   static func sync(_ report: FileSyncReport) {
     scan(report.scan)
     print("index: sent \(report.sentEvents) events, merged \(report.merged.appliedEvents) (\(report.merged.duplicateEvents) already held)")
+    if !report.incompleteSources.isEmpty { print("index: \(report.incompleteSources.count) files still arriving in the shared folder (taken at a later sync)") }
+    for error in report.rejected { printError("rejected \(error)") }
     print("content: sent \(report.sentChunks.stored) chunks (\(bytes(report.sentChunks.bytes))), received \(report.receivedChunks.stored) chunks (\(bytes(report.receivedChunks.bytes)))")
     conflicts(report.conflicts)
     materialized(report.materialized)
@@ -39,8 +41,15 @@ enum Printer {
     for path in report.removed { print("removed  \(path)") }
     for path in report.changedLocally { print("kept     \(path) (changed here since the scan; the next sync records it)") }
     for path in report.waitingForContent { print("waiting  \(path) (content not received yet)") }
-    for refusal in report.refused { printError("refused  \(refusal.path): \(refusal.reason)") }
+    for refusal in report.refused { printError("refused  \(shown(refusal.path)): \(refusal.reason)") }
     print("folder: \(report.written.count) written, \(report.removed.count) removed, \(report.waitingForContent.count) waiting for content, \(report.refused.count) refused")
+  }
+
+  /// A path as printed: control characters (a NUL a peer put in a name)
+  /// escaped, so the line stays readable and whole.
+  static func shown(_ path: String) -> String {
+    guard path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return path }
+    return path.unicodeScalars.map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
   }
 
   static func list(_ title: String, _ items: [String]) {

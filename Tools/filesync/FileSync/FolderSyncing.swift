@@ -8,6 +8,11 @@ public struct FileSyncReport: Sendable {
   /// Index events sent to and merged from the peer.
   public var sentEvents = 0
   public var merged = MergeReport()
+  /// Index files of the shared folder refused (forged, corrupt, damaged,
+  /// misplaced), each with the reason; nothing of them was applied.
+  public var rejected: [SyncError] = []
+  /// Index files of the shared folder still arriving (taken at a later sync).
+  public var incompleteSources: [String] = []
   /// Chunks sent to and received from the peer.
   public var sentChunks = BlobTransferReport()
   public var receivedChunks = BlobTransferReport()
@@ -29,7 +34,10 @@ extension SyncedFolder {
       // Chunks first, so a peer that sees the index finds the content.
       report.sentChunks = try objects.copy(try chunksOfCurrentContents(), to: sharedChunks)
       report.sentEvents = try await events.send(from: database)
-      report.merged = try await events.fetch(into: database).merged
+      let fetched = try await events.fetch(into: database)
+      report.merged = fetched.merged
+      report.rejected = fetched.rejected
+      report.incompleteSources = fetched.incompleteSources
       report.conflicts = try resolveConflicts()
       if !report.conflicts.isEmpty { report.sentEvents += try await events.send(from: database) }
       report.receivedChunks = try sharedChunks.copy(try chunksOfCurrentContents(), to: objects)

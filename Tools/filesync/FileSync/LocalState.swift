@@ -100,9 +100,15 @@ struct LocalState: Sendable {
     }
   }
 
-  func refusals() throws -> [(path: String, reason: String)] {
+  /// Why each refused version was refused, by version id (the path is read
+  /// from the index: this table's TEXT would not keep a NUL in a path).
+  func refusals() throws -> [UUID: String] {
     try database.read { db in
-      try Row.fetchAll(db, sql: "SELECT path, reason FROM refusals ORDER BY path").map { ($0["path"], $0["reason"]) }
+      var reasons: [UUID: String] = [:]
+      for row in try Row.fetchAll(db, sql: "SELECT versionID, reason FROM refusals") {
+        if let id = UUID(uuidString: row["versionID"]) { reasons[id] = row["reason"] }
+      }
+      return reasons
     }
   }
 }

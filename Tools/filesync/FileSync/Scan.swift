@@ -103,9 +103,18 @@ extension SyncedFolder {
   /// Collects the regular files under `directory`, skipping filesync's state,
   /// symbolic links and special files.
   private func walk(_ directory: URL, relative: String, into files: inout [String: FileStat], report: inout ScanReport) {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+    guard let entries = DirectoryNames.entries(of: directory.path) else {
       report.skipped.append((relative.isEmpty ? "." : relative, "cannot list this folder"))
       return
+    }
+    var names: [String] = []
+    for entry in entries {
+      guard let name = entry.name else {
+        let path = relative.isEmpty ? entry.shown : relative + "/" + entry.shown
+        report.skipped.append((path, "its name is not valid UTF-8, so it cannot be recorded for other systems (not synced). Fix: rename it"))
+        continue
+      }
+      names.append(name)
     }
     for name in names.sorted() {
       let path = relative.isEmpty ? name : relative + "/" + name

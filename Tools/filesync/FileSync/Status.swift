@@ -31,7 +31,11 @@ extension SyncedFolder {
     let localFiles = try local.files()
     var status = FolderStatus(name: name, peer: database.peerID, versionVector: try database.versionVector())
     status.conflicts = conflicts
-    status.refused = try local.refusals().filter { refusal in current[refusal.path].map { localFiles[$0.path]?.versionID != $0.id } ?? false }
+    let refusals = try local.refusals()
+    status.refused = current.sorted { $0.key < $1.key }.compactMap { path, version in
+      guard let reason = refusals[version.id], localFiles[path]?.versionID != version.id else { return nil }
+      return (path, reason)
+    }
     for (path, version) in current.sorted(by: { $0.key < $1.key }) {
       guard let hash = version.contentHash else { continue }
       status.files += 1

@@ -1,0 +1,106 @@
+import Chronicle
+import ChronicleTestSupport
+import Foundation
+import GRDB
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import ChronicleNetwork
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What a server spends on connections that have not proved anything, and
+/// on peers that stop reading: bounded, so members keep getting through.
+@Suite("TCP server: floods of idle sockets, peers that stop reading")
+struct ServerLimitsTests {
+  /// A plain socket connected to `port` that never sends a byte; `-1` when
+  /// the connection failed.
+  static func idleSocket(port: Int) -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+      close(descriptor)
+      return -1
+    }
+    return descriptor
+  }
+
+  @Test func membersSyncWhileAFloodOfIdleSocketsHoldsTheServer() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 5)
+    var configuration = testConfiguration(key: .generate())
+    configuration.handshakeTimeout = .seconds(10)
+    configuration.helloTimeout = .seconds(10)  // idle sockets would stay for 10 s each
+    try await withServer(server, configuration: configuration, maxConnections: 4) { running in
+      // 300 idle sockets first (more than every budget), then ~200 more a second while members sync.
+      let opened = Mutex<[Int32]>([])
+      for _ in 0..<300 { opened.withLock { $0.append(Self.idleSocket(port: running.port)) } }
+      let flooding = Atomic<Bool>(true)
+      let flood = Thread {
+        while flooding.load(ordering: .relaxed) {
+          opened.withLock { $0.append(Self.idleSocket(port: running.port)) }
+          usleep(5_000)
+        }
+      }
+      flood.start()
+      defer {
+        flooding.store(false, ordering: .relaxed)
+        usleep(20_000)
+        for descriptor in opened.withLock({ $0 }) where descriptor >= 0 { close(descriptor) }
+      }
+      var synced = 0
+      for index in 0..<3 {
+        let member = try makePeer(directory, "member\(index)")
+        _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(member)
+        #expect(try member.itemDigest() == server.itemDigest())
+        synced += 1
+      }
+      #expect(synced == 3)
+      #expect(opened.withLock { $0.count } > 300)
+    }
+  }
+
+  @Test func aPeerThatStopsReadingIsCutAfterTheFrameTimeout() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    // About 12 MB that does not compress: more than the socket buffers hold.
+    try await server.write { db in try db.execute(sql: "CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL) STRICT") }
+    for id in 0..<12 {
+      try await server.write { db in try db.execute(sql: "INSERT INTO blobs VALUES (?, randomblob(1000000))", arguments: [id]) }
+    }
+    let logs = LogRecorder()
+    var configuration = testConfiguration(key: .generate(), logs: logs)
+    configuration.frameTimeout = .seconds(1)
+    try await withServer(server, configuration: configuration) { running in
+      try await withTaskExecutorPreference(SessionExecutor.shared) {
+        let reader = try makePeer(directory, "reader")
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+          .connect(host: "127.0.0.1", port: running.port) { channel in SyncChannel.wrap(channel, address: "server") }
+        try await channel.run(writeTimeout: .seconds(5)) { connection in
+          _ = try await Handshake.client(&connection, local: reader.peerID, device: reader.deviceKey, configuration: configuration)
+          // Ask for everything, then read nothing (this side never sees the
+          // server close: it does not read). The server must give up on it.
+          try await connection.send(.vector(VersionVector([:])))
+          let start = ContinuousClock.now
+          let cut = try await eventually(timeout: .seconds(15)) {
+            logs.messages(atLeast: .warning).contains { $0.contains("stopped reading") }
+          }
+          #expect(cut, "\(logs.messages(atLeast: .notice))")
+          #expect(ContinuousClock.now - start < .seconds(10))
+        }
+      }
+    }
+  }
+}
+
