@@ -36,9 +36,9 @@ public struct NetworkSyncConfiguration: Sendable {
   /// counts authenticated ones only). When full, the oldest connection that
   /// has not even sent its hello is dropped for a new one, so a flood of
   /// idle sockets cannot keep members out.
-  public var maxPendingHandshakes = 128
+  public var maxPendingHandshakes = 256
   /// At most this many of them from one address (the same rule applies).
-  public var maxPendingHandshakesPerAddress = 16
+  public var maxPendingHandshakesPerAddress = 64
   /// Each frame must arrive within this time of being awaited, and each
   /// frame sent must be taken by the peer within it: a stalled or very slow
   /// peer (one that stops reading, too) is disconnected.

@@ -74,9 +74,9 @@ struct ServerLimitsTests {
   @Test func aPeerThatStopsReadingIsCutAfterTheFrameTimeout() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")
-    // About 12 MB that does not compress: more than the socket buffers hold.
+    // About 40 MB that does not compress: far more than the buffers on the way hold.
     try await server.write { db in try db.execute(sql: "CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL) STRICT") }
-    for id in 0..<12 {
+    for id in 0..<40 {
       try await server.write { db in try db.execute(sql: "INSERT INTO blobs VALUES (?, randomblob(1000000))", arguments: [id]) }
     }
     let logs = LogRecorder()

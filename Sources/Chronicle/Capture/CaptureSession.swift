@@ -138,6 +138,22 @@ final class CaptureSession: @unchecked Sendable {
   // MARK: - Loading
 
   /// Loads the tracked tables and the last logged schema.
+  /// Installs the guard triggers tracked tables lack (a database tracked
+  /// before guards existed, or guards dropped by hand); returns the tables
+  /// that lacked them. Keeps the schema snapshot current, so the next
+  /// transaction does not take the new triggers for a schema change.
+  func ensureGuards(_ db: Database) throws -> [String] {
+    let unguarded = try GuardTriggers.missing(for: tables.keys, db)
+    guard !unguarded.isEmpty else { return [] }
+    try GuardTriggers.ensure(for: unguarded, db)
+    let version = try SchemaSnapshot.currentVersion(db)
+    if snapshot.version != version, snapshot.objects == (try SchemaSnapshot.read(db)).objects {
+      snapshot.version = version
+      try SchemaStore.saveLoggedSnapshot(snapshot, db)
+    }
+    return unguarded
+  }
+
   func load(_ db: Database) throws {
     snapshot = try SchemaStore.loggedSnapshot(db)
     tables = [:]
@@ -308,7 +324,7 @@ final class CaptureSession: @unchecked Sendable {
 
     let version = try SchemaSnapshot.currentVersion(db)
     if version != snapshot.version {
-      let current = try SchemaSnapshot.read(db)
+      var current = try SchemaSnapshot.read(db)
       let diff = SchemaDiff(
         from: snapshot, to: current, columnRenames: pendingMigration?.columnRenames ?? [:],
         rewrittenTables: pendingMigration?.rewrittenTables ?? [])
@@ -329,6 +345,12 @@ final class CaptureSession: @unchecked Sendable {
         let dependents = current.objects.filter { $0.tableName == name && ($0.type == "index" || $0.type == "trigger") }.map(\.sql)
         try body.appendSchema(.rebuildTable(name: name, createSQL: object.sql, copiedColumns: [], dependents: dependents))
         fullTables.append(table)
+      }
+      // New or rebuilt tracked tables get their guards (objects of
+      // Chronicle's own, outside the snapshot: only its version moves).
+      if try !GuardTriggers.missing(for: tables.keys, db).isEmpty {
+        try GuardTriggers.ensure(for: tables.keys, db)
+        current.version = try SchemaSnapshot.currentVersion(db)
       }
       snapshot = current
       try SchemaStore.saveLoggedSnapshot(current, db)

@@ -37,6 +37,8 @@ public final class ChronicleDatabase: Sendable {
 
     var deviceKey: DeviceKey?
     let session = try pool.barrierWriteWithoutTransaction { db in
+      // Only this connection may write tracked tables (GuardTriggers).
+      db.add(function: GuardTriggers.function)
       var loaded: CaptureSession?
       try db.inTransaction(.immediate) {
         try InternalSchema.migrate(db)
@@ -54,6 +56,7 @@ public final class ChronicleDatabase: Sendable {
         // Records what the log does not know yet: on first open, the schema and
         // rows already there; later, schema changes made while closed.
         _ = try session.appendEvent(db)
+        _ = try session.ensureGuards(db)
         for name in declared { try Self.validateTracked(name, session: session, db) }
         loaded = session
         return .commit

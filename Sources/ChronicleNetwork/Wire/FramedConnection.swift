@@ -58,9 +58,25 @@ struct FramedConnection {
     do {
       try await outbound.write(.frame(payload))
     } catch {
-      guard expired.load(ordering: .relaxed) else { throw error }
-      throw NetworkSyncError.timedOut(peer: peerName, waitingFor: "read of what this side sent (it stopped reading)", seconds: timeout.seconds)
+      if expired.load(ordering: .relaxed) {
+        throw NetworkSyncError.timedOut(peer: peerName, waitingFor: "read of what this side sent (it stopped reading)", seconds: timeout.seconds)
+      }
+      // The peer may have closed the connection after saying why: its
+      // reason is more use than "I/O on closed channel".
+      timer.cancel()
+      if let refusal = await refusalBeforeClose() { throw refusal }
+      throw error
     }
+  }
+
+  /// The failure message the peer sent before it closed the connection, if any.
+  private mutating func refusalBeforeClose() async -> NetworkSyncError? {
+    do {
+      _ = try await receive("its reason for closing", within: .seconds(1))
+    } catch let error as NetworkSyncError {
+      if case .refusedByPeer = error { return error }
+    } catch {}
+    return nil
   }
 
   /// Sends a failure message if the connection still allows it.

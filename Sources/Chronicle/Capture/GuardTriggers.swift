@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+
+/// Triggers that refuse writes to tracked tables from connections that are
+/// not Chronicle's (the `sqlite3` shell, another library). Such a write would
+/// change this peer's rows without an event, so no other peer would ever get
+/// it, and the peers would differ with every sync reporting success.
+///
+/// Each tracked table has a `BEFORE INSERT`, `UPDATE` and `DELETE` trigger
+/// whose condition calls ``functionName``, a function only Chronicle's writer
+/// connection defines. Elsewhere the write fails before it starts with
+/// `no such function: ` and the function's name, which is worded as the
+/// message a user needs. Reads are not affected. A write with a tool must go
+/// through `chronicle sql DB "..."` (or the app) to reach the other peers.
+enum GuardTriggers {
+  /// The function the triggers call; its name is the error other tools print.
+  static let functionName = "Chronicle syncs this table: write it through Chronicle (the app, or chronicle sql DB) so other peers get the change"
+
+  /// Defined on Chronicle's writer connection: the guard lets it write.
+  static let function = DatabaseFunction(functionName, argumentCount: 0, pure: true) { _ in true }
+
+  static let operations = ["insert", "update", "delete"]
+  static let namePrefix = "chronicle_guard_"
+
+  /// Creates the guard triggers each of `tables` lacks (one per operation;
+  /// a renamed table keeps its triggers, which follow it).
+  static func ensure(for tables: some Sequence<String>, _ db: Database) throws {
+    var guarded = Set<String>()
+    for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM main.sqlite_schema WHERE type = 'trigger' AND name LIKE 'chronicle_guard_%'") {
+      let name: String = row["name"], table: String = row["tbl_name"]
+      guard let operation = operations.first(where: { name.hasPrefix(namePrefix + $0 + "_") }) else { continue }
+      guarded.insert(operation + "\u{0}" + table.lowercased())
+    }
+    for table in tables {
+      for operation in operations where !guarded.contains(operation + "\u{0}" + table.lowercased()) {
+        // A unique name: a table renamed away keeps the triggers named after it.
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let trigger = quoted("\(namePrefix)\(operation)_\(table)_\(suffix)")
+        try db.execute(sql: """
+          CREATE TRIGGER \(trigger) BEFORE \(operation.uppercased()) ON \(quoted(table))
+          WHEN NOT \(quoted(functionName))()
+          BEGIN SELECT RAISE(ABORT, 'write this table through Chronicle'); END
+          """)
+      }
+    }
+  }
+
+  /// Whether every one of `tables` has its three guard triggers.
+  static func missing(for tables: some Sequence<String>, _ db: Database) throws -> [String] {
+    var counts: [String: Set<String>] = [:]
+    for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM main.sqlite_schema WHERE type = 'trigger' AND name LIKE 'chronicle_guard_%'") {
+      let name: String = row["name"], table: String = row["tbl_name"]
+      if let operation = operations.first(where: { name.hasPrefix(namePrefix + $0 + "_") }) { counts[table.lowercased(), default: []].insert(operation) }
+    }
+    return tables.filter { counts[$0.lowercased()]?.count != operations.count }.sorted()
+  }
+
+  private static func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+}
+
+extension Database {
+  /// Lets this connection write tracked tables behind Chronicle's back, as
+  /// the guard triggers otherwise refuse: for tests that damage a database on
+  /// purpose (what `verify`, `rebuild` and `adopt` must then find).
+  package func bypassChronicleGuards() { add(function: GuardTriggers.function) }
+}

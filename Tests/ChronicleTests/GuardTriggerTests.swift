@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import ChronicleTestSupport
+import Testing
+
+@testable import Chronicle
+
+/// Writes made outside Chronicle (the sqlite3 shell, another library) used
+/// to change a peer's rows with no event: no other peer ever got them, and
+/// every sync said all was well. Tracked tables now refuse them.
+@Suite("Tracked tables refuse writes from connections that are not Chronicle's")
+struct GuardTriggerTests {
+  /// A connection as another tool opens the file: no Chronicle functions.
+  func otherTool(_ path: String) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(10)
+    return try DatabaseQueue(path: path, configuration: configuration)
+  }
+
+  func refusal(_ sql: String, _ queue: DatabaseQueue) -> String? {
+    do {
+      try queue.write { db in try db.execute(sql: sql) }
+      return nil
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func insertUpdateAndDeleteFromAnotherToolAreRefusedWithTheFixAndReadsStillWork() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("app.sqlite")
+    let database = try Chronicle.open(path: path)
+    try database.write { db in
+      try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT; INSERT INTO items VALUES (1, 'a')")
+      try db.execute(sql: "CREATE TABLE scratch (id INTEGER PRIMARY KEY, note TEXT)")  // not STRICT: untracked
+    }
+    let tool = try otherTool(path)
+    for sql in ["INSERT INTO items VALUES (2, 'b')", "UPDATE items SET title = 'z'", "DELETE FROM items"] {
+      let message = try #require(refusal(sql, tool), "\(sql) went through")
+      #expect(message.contains("Chronicle syncs this table: write it through Chronicle"), "\(message)")
+    }
+    #expect(try tool.read { db in try String.fetchAll(db, sql: "SELECT title FROM items") } == ["a"])
+    // Chronicle itself writes as before, and its events replay to the same rows.
+    try database.write { db in try db.execute(sql: "UPDATE items SET title = 'b'; INSERT INTO items VALUES (2, 'c'); DELETE FROM items WHERE id = 1") }
+    #expect(try database.read { db in try String.fetchAll(db, sql: "SELECT title FROM items") } == ["c"])
+    #expect(try database.replayMatchesLive(directory))
+    // Untracked tables stay open to every tool.
+    #expect(refusal("INSERT INTO scratch VALUES (1, 'fine')", tool) == nil)
+  }
+
+  @Test func tablesCreatedRenamedOrRebuiltLaterAreGuardedAndGuardsDroppedByHandComeBack() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("app.sqlite")
+    do {
+      let database = try Chronicle.open(path: path)
+      try database.write { db in
+        try db.execute(sql: "CREATE TABLE a (id INTEGER PRIMARY KEY, v TEXT) STRICT; CREATE TABLE b (id INTEGER PRIMARY KEY, v TEXT) STRICT")
+      }
+      try database.write { db in try db.execute(sql: "ALTER TABLE a RENAME TO a2") }
+      // The 12-step rebuild: a new table takes the old one's name.
+      try database.write { db in
+        try db.execute(sql: """
+          CREATE TABLE b_new (id INTEGER PRIMARY KEY, v TEXT, w INTEGER) STRICT;
+          INSERT INTO b_new (id, v) SELECT id, v FROM b; DROP TABLE b; ALTER TABLE b_new RENAME TO b;
+          CREATE TABLE a (id INTEGER PRIMARY KEY, other TEXT) STRICT;
+          """)
+      }
+      #expect(try database.read { db in try GuardTriggers.missing(for: ["a", "a2", "b"], db) } == [])
+    }
+    // Someone drops the guards by hand; the next open puts them back.
+    try otherTool(path).write { db in
+      for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'b'") {
+        try db.execute(sql: "DROP TRIGGER \"\(name)\"")
+      }
+    }
+    #expect(refusal("INSERT INTO b (id, v) VALUES (9, 'sneaked')", try otherTool(path)) == nil)
+    let reopened = try Chronicle.open(path: path)
+    #expect(try reopened.read { db in try GuardTriggers.missing(for: ["a", "a2", "b"], db) } == [])
+    #expect(refusal("INSERT INTO b (id, v) VALUES (10, 'again')", try otherTool(path)) != nil)
+    // The guards are Chronicle's own: no event carries them, and a replay has none to copy.
+    let schemaEvents = try reopened.log.events().flatMap(\.event.operations).map { "\($0)" }
+    #expect(!schemaEvents.contains { $0.contains("chronicle_guard") })
+  }
+}
