@@ -67,6 +67,10 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   /// (``EventCodec/maximumBodySize``), so no peer could read it; it was not
   /// committed.
   case transactionTooLarge(bytes: Int, limit: Int)
+  /// The guard triggers of these tracked tables were removed, so writes may
+  /// have been made outside Chronicle that no event carries; this peer does
+  /// not send its events until they are adopted or discarded.
+  case untrackedWritesSuspected(tables: [String])
 
   public var description: String {
     switch self {
@@ -134,6 +138,12 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
       return "the device key \(path) \(problem)"
     case .deviceKeyMissing(let path, let peer):
       return "this database belongs to device \(peer), whose key file \(path) is missing or holds another key, so it cannot write as that device. Fix: put the device's key file back beside the database; or, to use this copy as a device of its own, call deleteLocalData() (SyncEngine.deleteLocalData()) and sync again: it takes a new key and identity and fetches the group's data"
+    case .untrackedWritesSuspected(let tables):
+      let names = tables.map { "\"\($0)\"" }.joined(separator: ", ")
+      return "the guard triggers of \(names) were removed, so rows may have been written there outside Chronicle, which no event carries; "
+        + "sending this peer's events now would leave the peers different while every sync succeeds. Fix: `chronicle adopt DB` "
+        + "(rebuild(options: RebuildOptions(adoptsLiveRows: true))) records how the tables differ from the log as one event that every peer gets; "
+        + "or `chronicle rebuild DB` discards those writes. Then sync again"
     case .transactionTooLarge(let bytes, let limit):
       return "the transaction's changes encode to \(bytes) bytes, over the \(limit) one event may hold, so no peer could read or sync it; it was not committed. Fix: split it into several transactions, or keep large files outside the database (Chronicle's blob store)"
     case .corruptMergeState(let table, let detail):

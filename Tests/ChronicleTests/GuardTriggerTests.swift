@@ -81,4 +81,28 @@ struct GuardTriggerTests {
     let schemaEvents = try reopened.log.events().flatMap(\.event.operations).map { "\($0)" }
     #expect(!schemaEvents.contains { $0.contains("chronicle_guard") })
   }
+
+  @Test func afterGuardsWereDroppedSendingWaitsAndARebuildDiscardsTheWritesAndClearsIt() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("app.sqlite")
+    do {
+      let database = try Chronicle.open(path: path)
+      try database.write { db in try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT; INSERT INTO items VALUES (1, 'a')") }
+    }
+    try otherTool(path).write { db in
+      for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'trigger'") { try db.execute(sql: "DROP TRIGGER \"\(name)\"") }
+      try db.execute(sql: "INSERT INTO items VALUES (2, 'behind the log')")
+    }
+    let database = try Chronicle.open(path: path)
+    #expect {
+      try database.serializedEvents(beyond: VersionVector([:]))
+    } throws: { error in
+      guard case ChronicleError.untrackedWritesSuspected(let tables) = error else { return false }
+      return tables == ["items"] && "\(error)".contains("chronicle adopt")
+    }
+    let report = try database.rebuild()
+    #expect(report.swapped)
+    #expect(try database.read { db in try Int.fetchAll(db, sql: "SELECT id FROM items") } == [1])
+    #expect(try database.serializedEvents(beyond: VersionVector([:])).count == 1)  // sends again
+  }
 }

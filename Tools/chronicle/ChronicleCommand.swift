@@ -14,7 +14,7 @@ struct ChronicleCommand: AsyncParsableCommand {
       a replay that stopped at an event it cannot apply, rejected sync input); 2 usage or input error.
       """,
     subcommands: [
-      Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self, MigrateKeys.self, Compact.self, Clone.self,
+      Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self, Adopt.self, MigrateKeys.self, Compact.self, Clone.self,
       Sync.self, Keygen.self, Serve.self, Relay.self, Peers.self, Export.self, Import.self, Parked.self, Demo.self,
       Identity.self, Group.self, Invite.self, Join.self, Members.self, Revoke.self,
     ])
@@ -45,7 +45,7 @@ enum ExitStatus {
   static func of(_ error: Error) -> Int32 {
     switch error {
     case let code as ExitCode: code.rawValue
-    case ChronicleError.replayFailed, ChronicleError.corruptEvent, ChronicleError.rebuildFailed: finding
+    case ChronicleError.replayFailed, ChronicleError.corruptEvent, ChronicleError.rebuildFailed, ChronicleError.untrackedWritesSuspected: finding
     // Rejected sync input, however it came (import, folder, peer).
     case let error as SyncError where error.isRefusedInput: finding
     case RelayError.unreadableEvent: finding

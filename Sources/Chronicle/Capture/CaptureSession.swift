@@ -347,10 +347,16 @@ final class CaptureSession: @unchecked Sendable {
         fullTables.append(table)
       }
       // New or rebuilt tracked tables get their guards (objects of
-      // Chronicle's own, outside the snapshot: only its version moves).
-      if try !GuardTriggers.missing(for: tables.keys, db).isEmpty {
+      // Chronicle's own, outside the snapshot: only its version moves). A
+      // table that was there before (same root page) and lost them had them
+      // dropped by hand: writes may have bypassed Chronicle since.
+      let unguarded = try GuardTriggers.missing(for: tables.keys, db)
+      if !unguarded.isEmpty {
+        let earlierRoots = Set(snapshot.objects.filter { $0.type == "table" }.map(\.rootPage))
+        let stripped = unguarded.filter { name in current.object(type: "table", name: name).map { earlierRoots.contains($0.rootPage) } ?? false }
         try GuardTriggers.ensure(for: tables.keys, db)
         current.version = try SchemaSnapshot.currentVersion(db)
+        if !stripped.isEmpty, try UntrackedWrites.guardsWereInstalled(db) { try UntrackedWrites.suspect(stripped, db) }
       }
       snapshot = current
       try SchemaStore.saveLoggedSnapshot(current, db)

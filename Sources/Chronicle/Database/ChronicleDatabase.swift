@@ -56,7 +56,12 @@ public final class ChronicleDatabase: Sendable {
         // Records what the log does not know yet: on first open, the schema and
         // rows already there; later, schema changes made while closed.
         _ = try session.appendEvent(db)
-        _ = try session.ensureGuards(db)
+        // Guards missing where they were installed once: dropped by hand, so
+        // writes may have bypassed Chronicle since (sending waits for adopt or rebuild).
+        let wereGuarded = try UntrackedWrites.guardsWereInstalled(db)
+        let unguarded = try session.ensureGuards(db)
+        if wereGuarded && !unguarded.isEmpty { try UntrackedWrites.suspect(unguarded, db) }
+        try UntrackedWrites.recordGuardsInstalled(db)
         for name in declared { try Self.validateTracked(name, session: session, db) }
         loaded = session
         return .commit

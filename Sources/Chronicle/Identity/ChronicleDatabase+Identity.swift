@@ -87,6 +87,8 @@ extension ChronicleDatabase {
   /// unsigned (version 1) because a signature costs more than a small commit;
   /// sealing gives them their version 2 form, once.
   package func sealOwnEvents() throws {
+    let suspected = try read { db in try UntrackedWrites.suspectedTables(db) }
+    guard suspected.isEmpty else { throw ChronicleError.untrackedWritesSuspected(tables: suspected) }
     guard signsEvents else { return }
     let state = device.withLock { $0 }
     let peer = state.peer

@@ -94,13 +94,18 @@ extension ChronicleDatabase {
     let differing = checks.filter { !$0.matches }.map(\.table)
     let differences = differing.isEmpty ? nil : try DatabaseDiff.compare(path, side, tables: differing, rowLimit: 20)
     var swapped = false
+    var adoptedEvent: StoredEvent?
     if !options.isDryRun {
       // Writes made meanwhile are applied first; the swap itself holds the
       // write lock, so none can slip in between.
       for attempt in 1...5 {
         do {
-          try swap(from: shadow, tables: tracked, hasReceived: hasReceived)
-          swapped = true
+          if options.adoptsLiveRows {
+            adoptedEvent = try adoptLiveRows(against: shadow, tables: tracked)
+          } else {
+            try swap(from: shadow, tables: tracked, hasReceived: hasReceived)
+            swapped = true
+          }
           break
         } catch is ShadowBehind {
           guard attempt < 5 else { throw ChronicleError.rebuildFailed("writes kept arriving while it swapped; run it again (it resumes)") }
@@ -112,7 +117,7 @@ extension ChronicleDatabase {
     try shadow.remove()
     return RebuildReport(
       eventCount: counts.events, rowChangeCount: counts.rows, resumedAfter: resumedAfter, tables: checks,
-      differences: differences, swapped: swapped)
+      differences: differences, swapped: swapped, adoptedEvent: adoptedEvent)
   }
 
   /// Replaces the rows of the tracked tables and the merge state with the
@@ -146,6 +151,8 @@ extension ChronicleDatabase {
           throw ChronicleError.rebuildFailed(
             "the rebuilt tables break \(violations.count) foreign key(s), first in \(violations[0][0] as String? ?? "?"); nothing was swapped")
         }
+        // The tables are the log's projection again: nothing outside it is left.
+        try UntrackedWrites.clearSuspicion(db)
         return .commit
       }
     }
@@ -153,7 +160,7 @@ extension ChronicleDatabase {
 }
 
 /// The log has events the shadow has not applied yet.
-private struct ShadowBehind: Error {}
+struct ShadowBehind: Error {}
 
 /// Another peer's events arrived during a rebuild that began without any.
 private struct ReceivedDuringRebuild: Error {}

@@ -4,6 +4,10 @@ public struct RebuildOptions: Sendable {
   public var upcasters: Upcasters
   /// Build and verify, report what would change, and leave the tables as they are.
   public var isDryRun: Bool
+  /// Adopt the live rows instead of replacing them: where they differ from
+  /// the rebuilt ones (writes made outside Chronicle), record the
+  /// difference as one new event, which every peer then gets. `chronicle adopt`.
+  public var adoptsLiveRows: Bool
   /// Events applied per transaction of the shadow database (and checkpoint).
   public var eventsPerCheckpoint: Int
   /// Called now and then with how far the rebuild got.
@@ -12,11 +16,12 @@ public struct RebuildOptions: Sendable {
   var stopsAfterEvents: Int?
 
   public init(
-    upcasters: Upcasters = Upcasters(), isDryRun: Bool = false, eventsPerCheckpoint: Int = 500,
+    upcasters: Upcasters = Upcasters(), isDryRun: Bool = false, adoptsLiveRows: Bool = false, eventsPerCheckpoint: Int = 500,
     progress: (@Sendable (ReplayProgress) -> Void)? = nil
   ) {
     self.upcasters = upcasters
     self.isDryRun = isDryRun
+    self.adoptsLiveRows = adoptsLiveRows
     self.eventsPerCheckpoint = max(1, eventsPerCheckpoint)
     self.progress = progress
   }
@@ -36,6 +41,9 @@ public struct RebuildReport: Sendable {
   public var differences: DatabaseDiff?
   /// Whether the rebuilt tables replaced the live ones.
   public var swapped: Bool
+  /// With ``RebuildOptions/adoptsLiveRows``: the event that records how the
+  /// live rows differed (`nil` when they did not).
+  public var adoptedEvent: StoredEvent?
 }
 
 /// A rebuild stopped before the end, on purpose (tests) or by an error; its

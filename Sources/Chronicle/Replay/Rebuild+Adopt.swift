@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+
+extension ChronicleDatabase {
+  /// Records how the live tracked tables differ from the rebuilt ones (the
+  /// log's projection, in `shadow`) as one event: rows written, changed or
+  /// deleted outside Chronicle become changes that every peer gets. The live
+  /// rows end as they were.
+  ///
+  /// In one transaction: each differing row is first set to its projection
+  /// without capture, then back to its live value with capture on, so the
+  /// event holds exactly the difference, with the projection as its before.
+  func adoptLiveRows(against shadow: ShadowDatabase, tables: [String]) throws -> StoredEvent? {
+    let session = self.session
+    return try writer.writeWithoutTransaction { db in
+      // No cascades: the live rows are taken as they are, orphans included.
+      try db.execute(sql: "PRAGMA foreign_keys = OFF")
+      defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+      try db.execute(sql: "ATTACH DATABASE ? AS chronicle_rebuild", arguments: [shadow.path])
+      defer { try? db.execute(sql: "DETACH DATABASE chronicle_rebuild") }
+      var event: StoredEvent?
+      try db.inTransaction(.immediate) {
+        let latest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM main.chronicle_events") ?? 0
+        guard latest == shadow.through else { throw ShadowBehind() }
+        let shapes = try tables.map { table in try AdoptedTable(table, db) }
+        session.isSuspended = true
+        do {
+          for shape in shapes { try shape.setProjection(db) }
+          session.isSuspended = false
+        } catch {
+          session.isSuspended = false
+          throw error
+        }
+        for shape in shapes { try shape.restoreLiveRows(db) }
+        event = try session.appendEvent(db)?.stored()
+        try UntrackedWrites.clearSuspicion(db)
+        return .commit
+      }
+      return event
+    }
+  }
+}
+
+/// One tracked table during an adoption: its columns, its key, and a copy of
+/// its live rows.
+private struct AdoptedTable {
+  let main: String
+  let projection: String
+  let live: String
+  let columns: String
+  let key: String
+
+  init(_ table: String, _ db: Database) throws {
+    main = "main.\(quotedIdentifier(table))"
+    projection = "chronicle_rebuild.\(quotedIdentifier(table))"
+    live = "temp.\(quotedIdentifier("chronicle_adopt_\(table)"))"
+    columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0 ORDER BY cid", arguments: [table])
+      .map(quotedIdentifier).joined(separator: ", ")
+    key = "(" + (try db.primaryKey(table).columns).map(quotedIdentifier).joined(separator: ", ") + ")"
+    try db.execute(sql: "DROP TABLE IF EXISTS \(live)")
+    try db.execute(sql: "CREATE TEMP TABLE \(quotedIdentifier("chronicle_adopt_\(table)")) AS SELECT \(columns) FROM \(main)")
+  }
+
+  /// Uncaptured: the rows that differ become the projection's.
+  func setProjection(_ db: Database) throws {
+    try db.execute(sql: """
+      DELETE FROM \(main) WHERE \(key) IN (
+        SELECT \(key) FROM (SELECT \(columns) FROM \(main) EXCEPT SELECT \(columns) FROM \(projection)))
+      """)
+    try db.execute(sql: """
+      INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(projection) WHERE \(key) NOT IN (SELECT \(key) FROM \(main))
+      """)
+  }
+
+  /// Captured: back to the live rows (deletes, changes, then inserts).
+  func restoreLiveRows(_ db: Database) throws {
+    try db.execute(sql: "DELETE FROM \(main) WHERE \(key) NOT IN (SELECT \(key) FROM \(live))")
+    try db.execute(sql: """
+      UPDATE \(main) SET (\(columns)) = (SELECT \(columns) FROM \(live) AS l WHERE (\(keyColumns(of: "l"))) = (\(keyColumns(of: main))))
+      WHERE \(key) IN (SELECT \(key) FROM (SELECT \(columns) FROM \(live) EXCEPT SELECT \(columns) FROM \(main)))
+      """)
+    try db.execute(sql: "INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(live) WHERE \(key) NOT IN (SELECT \(key) FROM \(main))")
+    try db.execute(sql: "DROP TABLE \(live)")
+  }
+
+  private func keyColumns(of alias: String) -> String {
+    key.dropFirst().dropLast().split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
+  }
+}
+
+/// A tracked table lost its guard triggers (dropped by hand), so writes may
+/// have bypassed Chronicle: no event carries them. Until they are adopted
+/// (`chronicle adopt`) or discarded (`chronicle rebuild`), this peer does
+/// not send its events, or peers would sync "successfully" and differ.
+enum UntrackedWrites {
+  static let suspicionKey = "untracked_writes_suspected"
+  static let guardedKey = "guards_installed"
+
+  /// The tables suspected, if any.
+  static func suspectedTables(_ db: Database) throws -> [String] {
+    guard let value = try String.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [suspicionKey]) else { return [] }
+    return value.split(separator: "\n").map(String.init)
+  }
+
+  static func suspect(_ tables: [String], _ db: Database) throws {
+    let all = Set(try suspectedTables(db) + tables).sorted()
+    try db.execute(sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: [suspicionKey, all.joined(separator: "\n")])
+  }
+
+  static func clearSuspicion(_ db: Database) throws {
+    try db.execute(sql: "DELETE FROM chronicle_meta WHERE key = ?", arguments: [suspicionKey])
+  }
+
+  /// Whether guards were installed on this database before (so missing ones
+  /// were removed, not never there: a database tracked before guards existed
+  /// gets them on its first open, unsuspected).
+  static func guardsWereInstalled(_ db: Database) throws -> Bool {
+    try String.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [guardedKey]) != nil
+  }
+
+  /// Records that guards are installed from now on (written once).
+  static func recordGuardsInstalled(_ db: Database) throws {
+    guard try !guardsWereInstalled(db) else { return }
+    try db.execute(sql: "INSERT INTO chronicle_meta (key, value) VALUES (?, '1')", arguments: [guardedKey])
+  }
+}
