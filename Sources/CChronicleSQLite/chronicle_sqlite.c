@@ -1,4 +1,5 @@
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
+#include <stddef.h>
 #include <sqlite3.h>
 #include "chronicle_sqlite.h"
 
@@ -26,4 +27,15 @@ int chronicle_preupdate_depth(sqlite3 *db) { return sqlite3_preupdate_depth(db);
 
 int chronicle_preupdate_hook_available(void) {
   return sqlite3_compileoption_used("ENABLE_PREUPDATE_HOOK");
+}
+
+static void chronicle_guard_function(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  (void)argc;
+  (void)argv;
+  sqlite3_result_int(context, 1);
+}
+
+int chronicle_define_guard_function(sqlite3 *db, const char *name) {
+  return sqlite3_create_function_v2(db, name, 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                    chronicle_guard_function, NULL, NULL, NULL);
 }

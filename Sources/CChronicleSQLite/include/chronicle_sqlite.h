@@ -37,4 +37,10 @@ int chronicle_preupdate_depth(sqlite3 *db);
 /// 1 when the library was built with the preupdate hook, 0 otherwise.
 int chronicle_preupdate_hook_available(void);
 
+/// Defines `name` on the connection as a deterministic function of no
+/// arguments that returns 1, in C: the guard triggers of tracked tables call
+/// it for every row Chronicle writes, so it must cost next to nothing.
+/// Returns the SQLite result code.
+int chronicle_define_guard_function(sqlite3 *db, const char *name);
+
 #endif

@@ -1,3 +1,4 @@
+import CChronicleSQLite
 import Foundation
 import GRDB
 
@@ -16,8 +17,14 @@ enum GuardTriggers {
   /// The function the triggers call; its name is the error other tools print.
   static let functionName = "Chronicle syncs this table: write it through Chronicle (the app, or chronicle sql DB) so other peers get the change"
 
-  /// Defined on Chronicle's writer connection: the guard lets it write.
-  static let function = DatabaseFunction(functionName, argumentCount: 0, pure: true) { _ in true }
+  /// Defines the function on a connection (Chronicle's writer): the guard
+  /// lets it write. In C, as it runs for every row written.
+  static func define(on db: Database) throws {
+    let code = chronicle_define_guard_function(db.sqliteConnection, functionName)
+    guard code == 0 /* SQLITE_OK */ else {
+      throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot define the guard function")
+    }
+  }
 
   static let operations = ["insert", "update", "delete"]
   static let namePrefix = "chronicle_guard_"
@@ -64,5 +71,5 @@ extension Database {
   /// Lets this connection write tracked tables behind Chronicle's back, as
   /// the guard triggers otherwise refuse: for tests that damage a database on
   /// purpose (what `verify`, `rebuild` and `adopt` must then find).
-  package func bypassChronicleGuards() { add(function: GuardTriggers.function) }
+  package func bypassChronicleGuards() { try! GuardTriggers.define(on: self) }
 }

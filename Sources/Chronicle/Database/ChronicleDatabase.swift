@@ -38,7 +38,7 @@ public final class ChronicleDatabase: Sendable {
     var deviceKey: DeviceKey?
     let session = try pool.barrierWriteWithoutTransaction { db in
       // Only this connection may write tracked tables (GuardTriggers).
-      db.add(function: GuardTriggers.function)
+      try GuardTriggers.define(on: db)
       var loaded: CaptureSession?
       try db.inTransaction(.immediate) {
         try InternalSchema.migrate(db)

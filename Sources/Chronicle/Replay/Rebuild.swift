@@ -46,6 +46,7 @@ extension ChronicleDatabase {
 
     // Apply the log in checkpointed batches, up to its current end.
     var applier = ShadowApplier(localPeer: peer, upcaster: upcaster, hasReceived: hasReceived)
+    applier.emptiedAt = try read { db in try ShadowApplier.lastEmptied(db, upcaster: upcaster) }
     if let baseline, shadow.through < baseline.throughPosition {
       // A compacted log starts from its baseline: its rows (in the current
       // shape) and its merge state.
@@ -198,7 +199,10 @@ struct ShadowApplier {
         if try db.tableExists(current) { try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(current))") }
       }
     }
-    let rows = try upcaster.rows(of: stored).compactMap { try fitted($0, db) }
+    let rows = try upcaster.rows(of: stored).compactMap { row -> UpcastRow? in
+      if let emptied = emptiedAt[row.table.lowercased()], stored.id < emptied { return nil }
+      return try fitted(row, db)
+    }
     let event = EventUpcaster.event(rows, like: original)
     if original.origin == localPeer {
       try endReceivedRun(db)
@@ -228,6 +232,32 @@ struct ShadowApplier {
 
   /// Shapes of the shadow tables, by lower-cased name (nil: no such table).
   private var shapes: [String: TableShape?] = [:]
+  /// The last log position at which each table (current name, lower-cased)
+  /// was emptied and refilled or dropped: rows written to it before that
+  /// are skipped. They would be thrown away, and in the current shape they
+  /// may not even fit (a column renamed with plain SQL, NOT NULL, has no
+  /// value in them).
+  var emptiedAt: [String: Int64] = [:]
+
+  /// Finds ``emptiedAt`` from the events that changed a shape: those whose
+  /// schema epoch is above their origin's previous event's.
+  static func lastEmptied(_ db: Database, upcaster: EventUpcaster) throws -> [String: Int64] {
+    let positions = try Int64.fetchAll(db, sql: """
+      SELECT id FROM (
+        SELECT id, schema_epoch, LAG(schema_epoch) OVER (PARTITION BY origin ORDER BY sequence) AS previous FROM chronicle_events)
+      WHERE previous IS NULL OR schema_epoch > previous ORDER BY id
+      """)
+    var emptied: [String: Int64] = [:]
+    for position in positions {
+      try EventLog.forEachEncoded(db, EventFilter(positions: position...position)) { stored, _ in
+        for case .schema(let change) in stored.event.operations {
+          guard let table = emptiedTable(change) else { continue }
+          emptied[upcaster.currentName(ofTable: table, writtenAt: stored.id).lowercased()] = stored.id
+        }
+      }
+    }
+    return emptied
+  }
 
   /// The row with only the columns its table has now (older writes to a
   /// column dropped outside a migration are ignored); nil when the table or
