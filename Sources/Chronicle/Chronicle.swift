@@ -60,6 +60,14 @@ public struct ChronicleConfiguration: Sendable {
   public var wallClock: @Sendable () -> UInt64 = HybridLogicalClock.systemMilliseconds
   /// GRDB settings of the underlying connections. Foreign keys are always on.
   public var database = Configuration()
+  /// Whether tracked tables refuse writes from connections that are not
+  /// Chronicle's (the `sqlite3` shell, another library), which no event would
+  /// carry to other peers: guard triggers, at a cost of a trigger check per
+  /// row Chronicle writes (README, Benchmarks). Turn it off only when nothing
+  /// but Chronicle ever writes the file: the guards are then dropped, and
+  /// writes from other tools are neither refused nor detected
+  /// (`chronicle verify` still finds them, `chronicle adopt` keeps them).
+  public var guardsTrackedTables = true
   /// Whether events are signed before they leave and received ones checked.
   /// Only chronicle-bench turns this off, to measure what signatures cost;
   /// peers that do not sign cannot sync with peers that do.

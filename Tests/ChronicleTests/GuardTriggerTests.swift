@@ -105,4 +105,24 @@ struct GuardTriggerTests {
     #expect(try database.read { db in try Int.fetchAll(db, sql: "SELECT id FROM items") } == [1])
     #expect(try database.serializedEvents(beyond: VersionVector([:])).count == 1)  // sends again
   }
+
+  @Test func guardsTurnedOffAreDroppedAndTurnedOnAgainComeBackWithoutSuspicion() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("app.sqlite")
+    do {
+      let database = try Chronicle.open(path: path)
+      try database.write { db in try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT") }
+    }
+    var unguarded = ChronicleConfiguration()
+    unguarded.guardsTrackedTables = false
+    do {
+      let database = try Chronicle.open(path: path, configuration: unguarded)
+      try database.write { db in try db.execute(sql: "CREATE TABLE more (id INTEGER PRIMARY KEY) STRICT") }
+      #expect(try database.read { db in try GuardTriggers.missing(for: ["items", "more"], db) } == ["items", "more"])
+    }
+    #expect(refusal("INSERT INTO items VALUES (1, 'unguarded')", try otherTool(path)) == nil)
+    let database = try Chronicle.open(path: path)
+    #expect(try database.read { db in try GuardTriggers.missing(for: ["items", "more"], db) } == [])
+    #expect(try !database.serializedEvents(beyond: VersionVector([:])).isEmpty)  // not suspected: the app chose to run without
+  }
 }

@@ -78,13 +78,16 @@ struct Target {
 
 /// `tracked: false` creates the table without STRICT, which Chronicle leaves
 /// alone: what remains is the cost of the hook and of the write wrapper.
-func makeTarget(chronicle: Bool, tracked: Bool = true, folder: URL) throws -> Target {
+/// `guarded: false` opens Chronicle without guard triggers, to show what they cost.
+func makeTarget(chronicle: Bool, tracked: Bool = true, guarded: Bool = true, folder: URL) throws -> Target {
   let path = folder.appendingPathComponent(chronicle ? "chronicle-\(UUID()).sqlite" : "grdb-\(UUID()).sqlite").path
   let schema = tracked ? schema : schema.replacingOccurrences(of: ") STRICT", with: ")")
   if chronicle {
-    let database = try Chronicle.open(path: path)
+    var configuration = ChronicleConfiguration()
+    configuration.guardsTrackedTables = guarded
+    let database = try Chronicle.open(path: path, configuration: configuration)
     try database.write { db in try db.execute(sql: schema) }
-    return Target(name: "Chronicle", write: { body in try database.write(body) }, close: {})
+    return Target(name: guarded ? "Chronicle" : "unguarded", write: { body in try database.write(body) }, close: {})
   } else {
     let pool = try DatabasePool(path: path)
     try pool.write { db in try db.execute(sql: schema) }
@@ -165,12 +168,12 @@ print("warning: debug build; run with -c release for meaningful figures\n")
 #endif
 print("chronicle-bench: best of \(options.repeats) runs, fresh WAL database per run\n")
 @MainActor func runCaptureBenchmark() throws {
-  print("scenario".padding(toLength: 46, withPad: " ", startingAt: 0) + "GRDB rows/s   Chronicle rows/s   ratio (time)")
+  print("scenario".padding(toLength: 46, withPad: " ", startingAt: 0) + "GRDB rows/s   Chronicle rows/s   ratio (time)   without guards")
   for (number, scenario) in scenarios.enumerated() where options.scenario.map({ $0 == number + 1 }) ?? true {
-    var best = ["GRDB": Double.infinity, "Chronicle": Double.infinity]
+    var best = ["GRDB": Double.infinity, "Chronicle": Double.infinity, "unguarded": Double.infinity]
     for _ in 0..<options.repeats {
-      for chronicle in [false, true] {
-        let target = try makeTarget(chronicle: chronicle, tracked: scenario.tracked, folder: folder)
+      for (chronicle, guarded) in [(false, true), (true, true), (true, false)] {
+        let target = try makeTarget(chronicle: chronicle, tracked: scenario.tracked, guarded: guarded, folder: folder)
         let seconds = try scenario.run(target)
         best[target.name] = min(best[target.name]!, seconds)
         target.close()
@@ -179,8 +182,9 @@ print("chronicle-bench: best of \(options.repeats) runs, fresh WAL database per 
     let grdb = Double(scenario.rows) / best["GRDB"]!
     let chronicle = Double(scenario.rows) / best["Chronicle"]!
     let ratio = best["Chronicle"]! / best["GRDB"]!
+    let unguarded = best["unguarded"]! / best["GRDB"]!
     print(scenario.name.padding(toLength: 46, withPad: " ", startingAt: 0)
-      + String(format: "%11.0f   %16.0f   %.2fx", grdb, chronicle, ratio))
+      + String(format: "%11.0f   %16.0f   %11.2fx   %13.2fx", grdb, chronicle, ratio, unguarded))
   }
 }
 

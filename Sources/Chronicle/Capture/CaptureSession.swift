@@ -146,13 +146,31 @@ final class CaptureSession: @unchecked Sendable {
     let unguarded = try GuardTriggers.missing(for: tables.keys, db)
     guard !unguarded.isEmpty else { return [] }
     try GuardTriggers.ensure(for: unguarded, db)
+    try keepSnapshotCurrent(db)
+    return unguarded
+  }
+
+  /// Drops every guard trigger (``ChronicleConfiguration/guardsTrackedTables``
+  /// off), and forgets they were installed: turned on again later, they are
+  /// installed without suspicion.
+  func removeGuards(_ db: Database) throws {
+    guard try GuardTriggers.removeAll(db) else { return }
+    try db.execute(sql: "DELETE FROM chronicle_meta WHERE key = ?", arguments: [UntrackedWrites.guardedKey])
+    try keepSnapshotCurrent(db)
+  }
+
+  /// After Chronicle changed only its own objects: the snapshot's objects
+  /// are still right, its version moves.
+  private func keepSnapshotCurrent(_ db: Database) throws {
     let version = try SchemaSnapshot.currentVersion(db)
     if snapshot.version != version, snapshot.objects == (try SchemaSnapshot.read(db)).objects {
       snapshot.version = version
       try SchemaStore.saveLoggedSnapshot(snapshot, db)
     }
-    return unguarded
   }
+
+  /// Whether tracked tables get guard triggers (see ``GuardTriggers``).
+  var guardsTables = true
 
   func load(_ db: Database) throws {
     snapshot = try SchemaStore.loggedSnapshot(db)
@@ -350,7 +368,7 @@ final class CaptureSession: @unchecked Sendable {
       // Chronicle's own, outside the snapshot: only its version moves). A
       // table that was there before (same root page) and lost them had them
       // dropped by hand: writes may have bypassed Chronicle since.
-      let unguarded = try GuardTriggers.missing(for: tables.keys, db)
+      let unguarded = guardsTables ? try GuardTriggers.missing(for: tables.keys, db) : []
       if !unguarded.isEmpty {
         let earlierRoots = Set(snapshot.objects.filter { $0.type == "table" }.map(\.rootPage))
         let stripped = unguarded.filter { name in current.object(type: "table", name: name).map { earlierRoots.contains($0.rootPage) } ?? false }

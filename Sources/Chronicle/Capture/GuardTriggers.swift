@@ -52,7 +52,14 @@ enum GuardTriggers {
     }
   }
 
-  /// Whether every one of `tables` has its three guard triggers.
+  /// Drops every guard trigger; returns whether there was any.
+  static func removeAll(_ db: Database) throws -> Bool {
+    let names = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_schema WHERE type = 'trigger' AND name LIKE 'chronicle_guard_%'")
+    for name in names { try db.execute(sql: "DROP TRIGGER main.\(quoted(name))") }
+    return !names.isEmpty
+  }
+
+  /// The tables among `tables` that lack any of their three guard triggers.
   static func missing(for tables: some Sequence<String>, _ db: Database) throws -> [String] {
     var counts: [String: Set<String>] = [:]
     for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM main.sqlite_schema WHERE type = 'trigger' AND name LIKE 'chronicle_guard_%'") {

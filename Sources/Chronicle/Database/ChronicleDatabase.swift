@@ -58,10 +58,15 @@ public final class ChronicleDatabase: Sendable {
         _ = try session.appendEvent(db)
         // Guards missing where they were installed once: dropped by hand, so
         // writes may have bypassed Chronicle since (sending waits for adopt or rebuild).
-        let wereGuarded = try UntrackedWrites.guardsWereInstalled(db)
-        let unguarded = try session.ensureGuards(db)
-        if wereGuarded && !unguarded.isEmpty { try UntrackedWrites.suspect(unguarded, db) }
-        try UntrackedWrites.recordGuardsInstalled(db)
+        session.guardsTables = configuration.guardsTrackedTables
+        if configuration.guardsTrackedTables {
+          let wereGuarded = try UntrackedWrites.guardsWereInstalled(db)
+          let unguarded = try session.ensureGuards(db)
+          if wereGuarded && !unguarded.isEmpty { try UntrackedWrites.suspect(unguarded, db) }
+          try UntrackedWrites.recordGuardsInstalled(db)
+        } else {
+          try session.removeGuards(db)
+        }
         for name in declared { try Self.validateTracked(name, session: session, db) }
         loaded = session
         return .commit

@@ -86,6 +86,11 @@ extension SyncedFolder {
         deletedByHash[hash] = sources
         versions[index].change = .renamed
         versions[index].detail = source
+        // Recorded at the same moment as the deletion it pairs with (history
+        // shows the two as one move; a clock tick between them split it).
+        if let deletion = versions.firstIndex(where: { $0.path == source && $0.change == .deleted }) {
+          versions[index].recordedAt = versions[deletion].recordedAt
+        }
         report.renamed.append((source, path))
         report.deleted.removeAll { $0 == source }
       } else {
