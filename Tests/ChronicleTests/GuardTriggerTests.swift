@@ -17,6 +17,17 @@ struct GuardTriggerTests {
     return try DatabaseQueue(path: path, configuration: configuration)
   }
 
+  /// A file with one tracked table, `items`, created through Chronicle and closed.
+  func fileWithItems(_ directory: TemporaryDirectory, rows: String = "") throws -> String {
+    let path = directory.path("app.sqlite")
+    let database = try Chronicle.open(path: path)
+    try database.write { db in
+      try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT")
+      if !rows.isEmpty { try db.execute(sql: "INSERT INTO items VALUES \(rows)") }
+    }
+    return path
+  }
+
   func refusal(_ sql: String, _ queue: DatabaseQueue) -> String? {
     do {
       try queue.write { db in try db.execute(sql: sql) }
@@ -84,11 +95,7 @@ struct GuardTriggerTests {
 
   @Test func afterGuardsWereDroppedSendingWaitsAndARebuildDiscardsTheWritesAndClearsIt() throws {
     let directory = try TemporaryDirectory()
-    let path = directory.path("app.sqlite")
-    do {
-      let database = try Chronicle.open(path: path)
-      try database.write { db in try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT; INSERT INTO items VALUES (1, 'a')") }
-    }
+    let path = try fileWithItems(directory, rows: "(1, 'a')")
     try otherTool(path).write { db in
       for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'trigger'") { try db.execute(sql: "DROP TRIGGER \"\(name)\"") }
       try db.execute(sql: "INSERT INTO items VALUES (2, 'behind the log')")
@@ -108,11 +115,7 @@ struct GuardTriggerTests {
 
   @Test func guardsTurnedOffAreDroppedAndTurnedOnAgainComeBackWithoutSuspicion() throws {
     let directory = try TemporaryDirectory()
-    let path = directory.path("app.sqlite")
-    do {
-      let database = try Chronicle.open(path: path)
-      try database.write { db in try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT") }
-    }
+    let path = try fileWithItems(directory)
     var unguarded = ChronicleConfiguration()
     unguarded.guardsTrackedTables = false
     do {

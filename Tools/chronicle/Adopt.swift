@@ -17,18 +17,7 @@ struct Adopt: ParsableCommand {
   @Argument(help: "The Chronicle database.") var database: String
 
   func run() throws {
-    guard FileManager.default.fileExists(atPath: database) else { throw ChronicleError.noSuchFile(database) }
-    let db = try Chronicle.open(path: database)
-    let bar = ProgressBar("replaying")
-    let report: RebuildReport
-    do {
-      report = try db.rebuild(options: RebuildOptions(adoptsLiveRows: true, progress: bar.replayProgress))
-      bar.finish()
-    } catch ChronicleError.rebuildFailed(let reason) {
-      bar.finish()
-      printError("error: \(ChronicleError.rebuildFailed(reason))")
-      throw ExitCode(ExitStatus.finding)
-    }
+    let report = try Rebuild.rebuild(database, label: "replaying", RebuildOptions(adoptsLiveRows: true))
     if let differences = report.differences {
       print("differences (live first, log second):")
       for table in differences.tables where table.hasDifferences { Diff.printTable(table) }

@@ -19,18 +19,7 @@ struct Rebuild: ParsableCommand {
   @Flag(help: "Print JSON.") var json = false
 
   func run() throws {
-    guard FileManager.default.fileExists(atPath: database) else { throw ChronicleError.noSuchFile(database) }
-    let db = try Chronicle.open(path: database)
-    let bar = ProgressBar("rebuilding")
-    let report: RebuildReport
-    do {
-      report = try db.rebuild(options: RebuildOptions(isDryRun: dryRun, progress: bar.replayProgress))
-      bar.finish()
-    } catch ChronicleError.rebuildFailed(let reason) {
-      bar.finish()
-      printError("error: \(ChronicleError.rebuildFailed(reason))")
-      throw ExitCode(ExitStatus.finding)
-    }
+    let report = try Self.rebuild(database, label: "rebuilding", RebuildOptions(isDryRun: dryRun))
     let differing = report.tables.filter { !$0.matches }
     if json {
       try EventDescription.printJSON([
@@ -54,5 +43,27 @@ struct Rebuild: ParsableCommand {
       print(report.swapped ? "swapped in" : "dry run: nothing swapped")
     }
     if dryRun && !differing.isEmpty { throw ExitCode(ExitStatus.finding) }
+  }
+
+  /// Opens `path` and rebuilds it with `options` and a progress bar; a
+  /// failed check of the shadow tables exits 1.
+  static func rebuild(_ path: String, label: String, _ options: RebuildOptions) throws -> RebuildReport {
+    guard FileManager.default.fileExists(atPath: path) else { throw ChronicleError.noSuchFile(path) }
+    let db = try Chronicle.open(path: path)
+    let bar = ProgressBar(label)
+    var options = options
+    options.progress = bar.replayProgress
+    do {
+      let report = try db.rebuild(options: options)
+      bar.finish()
+      return report
+    } catch ChronicleError.rebuildFailed(let reason) {
+      bar.finish()
+      printError("error: \(ChronicleError.rebuildFailed(reason))")
+      throw ExitCode(ExitStatus.finding)
+    } catch {
+      bar.finish()
+      throw error
+    }
   }
 }

@@ -48,22 +48,17 @@ struct FramedConnection {
     }
     bytesSent += payload.count + 4
     let timeout = timeout ?? writeTimeout
-    let expired = Atomic<Bool>(false)
-    let channel = self.channel
-    let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
-      expired.store(true, ordering: .relaxed)
-      channel.close(promise: nil)
-    }
-    defer { timer.cancel() }
+    let deadline = Deadline(closing: channel, after: timeout)
+    defer { deadline.cancel() }
     do {
       try await outbound.write(.frame(payload))
     } catch {
-      if expired.load(ordering: .relaxed) {
+      if deadline.expired {
         throw NetworkSyncError.timedOut(peer: peerName, waitingFor: "read of what this side sent (it stopped reading)", seconds: timeout.seconds)
       }
       // The peer may have closed the connection after saying why: its
       // reason is more use than "I/O on closed channel".
-      timer.cancel()
+      deadline.cancel()
       if let refusal = await refusalBeforeClose() { throw refusal }
       throw error
     }
@@ -87,24 +82,19 @@ struct FramedConnection {
   /// The next message. A failure message from the peer is thrown as
   /// ``NetworkSyncError/refusedByPeer(peer:message:)``.
   mutating func receive(_ waitingFor: String, within timeout: Duration) async throws -> WireMessage {
-    let expired = Atomic<Bool>(false)
-    let channel = self.channel
-    let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
-      expired.store(true, ordering: .relaxed)
-      channel.close(promise: nil)
-    }
-    defer { timer.cancel() }
+    let deadline = Deadline(closing: channel, after: timeout)
+    defer { deadline.cancel() }
     let timedOut = NetworkSyncError.timedOut(peer: peerName, waitingFor: waitingFor, seconds: timeout.seconds)
     let frame: ByteBuffer?
     do {
       frame = try await inbound.next()
     } catch let error as NetworkSyncError {
-      throw expired.load(ordering: .relaxed) ? timedOut : error
+      throw deadline.expired ? timedOut : error
     } catch {
-      throw expired.load(ordering: .relaxed) ? timedOut : NetworkSyncError.connectionClosed(peer: peerName, waitingFor: "\(waitingFor) (\(error))")
+      throw deadline.expired ? timedOut : NetworkSyncError.connectionClosed(peer: peerName, waitingFor: "\(waitingFor) (\(error))")
     }
     guard var frame else {
-      throw expired.load(ordering: .relaxed) ? timedOut : NetworkSyncError.connectionClosed(peer: peerName, waitingFor: waitingFor)
+      throw deadline.expired ? timedOut : NetworkSyncError.connectionClosed(peer: peerName, waitingFor: waitingFor)
     }
     bytesReceived += frame.readableBytes + 4
     let bytes = frame.readBytes(length: frame.readableBytes) ?? []
@@ -151,4 +141,23 @@ extension Duration {
   }
 
   package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// Closes a channel when `timeout` passes before ``cancel()``: what bounds
+/// each send and receive. ``expired`` tells the resulting error apart.
+private final class Deadline: Sendable {
+  private let fired = Atomic<Bool>(false)
+  private let timer = Mutex<Scheduled<Void>?>(nil)
+
+  init(closing channel: any Channel, after timeout: Duration) {
+    let scheduled = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { [self] in
+      fired.store(true, ordering: .relaxed)
+      channel.close(promise: nil)
+    }
+    timer.withLock { $0 = scheduled }
+  }
+
+  var expired: Bool { fired.load(ordering: .relaxed) }
+
+  func cancel() { timer.withLock { $0?.cancel() } }
 }
