@@ -80,8 +80,8 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
     with { $0.groupConditions.append(predicate(fromColumns).queryFragment) }
   }
 
-  /// At most `count` rows.
-  public func limit(_ count: Int) -> Self { with { $0.limit = count.queryFragment } }
+  /// At most `count` rows; `nil` for no limit (`.limit(nil)`).
+  public func limit(_ count: Int?) -> Self { with { $0.limit = count?.queryFragment } }
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }

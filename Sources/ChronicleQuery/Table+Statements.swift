@@ -45,7 +45,7 @@ extension Table {
   }
 
   /// At most `count` rows.
-  public static func limit(_ count: Int) -> Select<Self, Self> { all.limit(count) }
+  public static func limit(_ count: Int?) -> Select<Self, Self> { all.limit(count) }
 
   /// The number of rows.
   public static func count() -> Select<Self, Int> { all.count() }

@@ -1,0 +1,54 @@
+/// Conditions added to an UPDATE or DELETE after it was started, as
+/// upstream spells them: `Reminder.update { … }.where { … }`,
+/// `Reminder.delete().find(id)`.
+extension Update {
+  /// Adds a condition (AND-ed with the others).
+  public func `where`(_ predicate: (Base.TableColumns) -> some QueryExpression<Bool>) -> Self {
+    var update = self
+    update.conditions.append(predicate(Base.columns).queryFragment)
+    return update
+  }
+
+  /// Adds a Bool column as a condition: `.where(\.isCompleted)`.
+  public func `where`(_ column: KeyPath<Base.TableColumns, TableColumn<Base, Bool>>) -> Self {
+    self.where { $0[keyPath: column] }
+  }
+}
+
+extension Update where Base: PrimaryKeyedTable {
+  /// Narrows to the row with primary key `key`.
+  public func find(_ key: Base.TableColumns.PrimaryKey) -> Self {
+    self.where { $0.primaryKey == key }
+  }
+
+  /// Narrows to the rows with these primary keys.
+  public func find(_ keys: some Sequence<Base.TableColumns.PrimaryKey>) -> Self {
+    self.where { $0.primaryKey.in(keys) }
+  }
+}
+
+extension Delete {
+  /// Adds a condition (AND-ed with the others).
+  public func `where`(_ predicate: (Base.TableColumns) -> some QueryExpression<Bool>) -> Self {
+    var delete = self
+    delete.conditions.append(predicate(Base.columns).queryFragment)
+    return delete
+  }
+
+  /// Adds a Bool column as a condition: `.where(\.isCompleted)`.
+  public func `where`(_ column: KeyPath<Base.TableColumns, TableColumn<Base, Bool>>) -> Self {
+    self.where { $0[keyPath: column] }
+  }
+}
+
+extension Delete where Base: PrimaryKeyedTable {
+  /// Narrows to the row with primary key `key`.
+  public func find(_ key: Base.TableColumns.PrimaryKey) -> Self {
+    self.where { $0.primaryKey == key }
+  }
+
+  /// Narrows to the rows with these primary keys.
+  public func find(_ keys: some Sequence<Base.TableColumns.PrimaryKey>) -> Self {
+    self.where { $0.primaryKey.in(keys) }
+  }
+}

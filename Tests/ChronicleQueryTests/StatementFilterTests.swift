@@ -1,0 +1,48 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Testing
+
+/// Updates and deletes narrowed after they are started, and an optional
+/// limit, as SQLiteData users write them.
+@Suite("Query builder: update/delete then where/find, limit(nil)")
+struct StatementFilterTests {
+  let milk = UUID(uuidString: "00000000-0000-0000-0000-00000000000a")!
+  let eggs = UUID(uuidString: "00000000-0000-0000-0000-00000000000b")!
+
+  @Test func updatesAndDeletesNarrowedAfterwardsAndAnOptionalLimit() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-filter-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
+    try database.write { db in try db.execute(sql: remindersSchema) }
+    let list = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+    try database.write { db in
+      try RemindersList.insert { RemindersList.Draft(id: list, title: "Home") }.execute(db)
+      try Reminder.insert {
+        Reminder.Draft(id: milk, remindersListID: list, title: "Milk")
+        Reminder.Draft(id: eggs, remindersListID: list, title: "Eggs", isCompleted: true)
+      }.execute(db)
+    }
+    let update = Reminder.update { $0.title = "Done" }.where(\.isCompleted)
+    let delete = Reminder.delete().find(milk)
+    let unlimited = Reminder.order(by: \.title).limit(nil).select(\.title)
+    assertInlineSnapshot(of: [update.query.description, delete.query.description, unlimited.query.description].joined(separator: "\n"), as: .lines) {
+      """
+      UPDATE "reminders" SET "title" = 'Done' WHERE "reminders"."isCompleted"
+      DELETE FROM "reminders" WHERE ("reminders"."id" = '00000000-0000-0000-0000-00000000000a')
+      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title"
+      """
+    }
+    try database.write { db in
+      try update.execute(db)
+      try delete.execute(db)
+    }
+    let titles = try database.read { db in try unlimited.fetchAll(db) }
+    assertInlineSnapshot(of: titles.joined(separator: "\n"), as: .lines) {
+      """
+      Done
+      """
+    }
+  }
+}
