@@ -50,6 +50,15 @@ extension Table {
   /// The number of rows.
   public static func count() -> Select<Self, Int> { all.count() }
 
+  /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
+  /// `Reminder.count { !$0.isCompleted }`.
+  public static func count(filter: (TableColumns) -> some QueryExpression<Bool>) -> Select<Self, Int> {
+    let condition = filter(columns).queryFragment
+    return all.selecting([QueryFragment("count(*) FILTER (WHERE ") + condition + QueryFragment(")")]) { decoder in
+      try decoder.decode(Int.self)
+    }
+  }
+
   /// Distinct rows.
   public static func distinct() -> Select<Self, Self> { all.distinct() }
 

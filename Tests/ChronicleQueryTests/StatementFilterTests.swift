@@ -27,21 +27,25 @@ struct StatementFilterTests {
     let update = Reminder.update { $0.title = "Done" }.where(\.isCompleted)
     let delete = Reminder.delete().find(milk)
     let unlimited = Reminder.order(by: \.title).limit(nil).select(\.title)
-    assertInlineSnapshot(of: [update.query.description, delete.query.description, unlimited.query.description].joined(separator: "\n"), as: .lines) {
+    let open = Reminder.count { !$0.isCompleted }
+    assertInlineSnapshot(of: [update.query.description, delete.query.description, unlimited.query.description, open.query.description].joined(separator: "\n"), as: .lines) {
       """
       UPDATE "reminders" SET "title" = 'Done' WHERE "reminders"."isCompleted"
       DELETE FROM "reminders" WHERE ("reminders"."id" = '00000000-0000-0000-0000-00000000000a')
       SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title"
+      SELECT count(*) FILTER (WHERE NOT ("reminders"."isCompleted")) FROM "reminders"
       """
     }
+    #expect(try database.read { db in try open.fetchOne(db) } == 1)  // milk
     try database.write { db in
       try update.execute(db)
       try delete.execute(db)
     }
-    let titles = try database.read { db in try unlimited.fetchAll(db) }
-    assertInlineSnapshot(of: titles.joined(separator: "\n"), as: .lines) {
+    let (titles, openCount) = try database.read { db in (try unlimited.fetchAll(db), try open.fetchOne(db)) }
+    assertInlineSnapshot(of: titles.joined(separator: "\n") + "\nopen: \(openCount ?? -1)", as: .lines) {
       """
       Done
+      open: 0
       """
     }
   }
