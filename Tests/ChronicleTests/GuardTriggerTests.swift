@@ -128,4 +128,31 @@ struct GuardTriggerTests {
     #expect(try database.read { db in try GuardTriggers.missing(for: ["items", "more"], db) } == [])
     #expect(try !database.serializedEvents(beyond: VersionVector([:])).isEmpty)  // not suspected: the app chose to run without
   }
+
+  @Test func adoptRecordsTheDriftOfATableWithACompositeKeyAsOneEventThatReplays() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("app.sqlite")
+    do {
+      let database = try Chronicle.open(path: path)
+      try database.write { db in
+        try db.execute(sql: """
+          CREATE TABLE pairs (a TEXT NOT NULL, b INTEGER NOT NULL, v TEXT, PRIMARY KEY (a, b)) STRICT, WITHOUT ROWID;
+          INSERT INTO pairs VALUES ('x', 1, 'one'), ('x', 2, 'two'), ('y', 1, 'three');
+          """)
+      }
+    }
+    try otherTool(path).write { db in
+      for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'trigger'") { try db.execute(sql: "DROP TRIGGER \"\(name)\"") }
+      try db.execute(sql: "INSERT INTO pairs VALUES ('y', 2, 'new'); UPDATE pairs SET v = 'TWO' WHERE a = 'x' AND b = 2; DELETE FROM pairs WHERE a = 'y' AND b = 1")
+    }
+    let database = try Chronicle.open(path: path)
+    let rows = { try database.read { db in try String.fetchAll(db, sql: "SELECT a || b || '=' || v FROM pairs ORDER BY a, b") } }
+    let before = try rows()
+    let report = try database.rebuild(options: RebuildOptions(adoptsLiveRows: true))
+    let event = try #require(report.adoptedEvent)
+    #expect(event.event.rowChangeCount == 3)
+    #expect(try rows() == before && before == ["x1=one", "x2=TWO", "y2=new"])
+    #expect(try database.replayMatchesLive(directory))
+    #expect(try !database.serializedEvents(beyond: VersionVector([:])).isEmpty)
+  }
 }

@@ -48,7 +48,10 @@ private struct AdoptedTable {
   let projection: String
   let live: String
   let columns: String
+  /// The key columns as a row value, `("a", "b")`, and as a list, `"a", "b"`.
   let key: String
+  let keyColumns: String
+  private let keyNames: [String]
 
   init(_ table: String, _ db: Database) throws {
     main = "main.\(quotedIdentifier(table))"
@@ -56,7 +59,9 @@ private struct AdoptedTable {
     live = "temp.\(quotedIdentifier("chronicle_adopt_\(table)"))"
     columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0 ORDER BY cid", arguments: [table])
       .map(quotedIdentifier).joined(separator: ", ")
-    key = "(" + (try db.primaryKey(table).columns).map(quotedIdentifier).joined(separator: ", ") + ")"
+    keyNames = try db.primaryKey(table).columns.map(quotedIdentifier)
+    keyColumns = keyNames.joined(separator: ", ")
+    key = "(\(keyColumns))"
     try db.execute(sql: "DROP TABLE IF EXISTS \(live)")
     try db.execute(sql: "CREATE TEMP TABLE \(quotedIdentifier("chronicle_adopt_\(table)")) AS SELECT \(columns) FROM \(main)")
   }
@@ -65,26 +70,26 @@ private struct AdoptedTable {
   func setProjection(_ db: Database) throws {
     try db.execute(sql: """
       DELETE FROM \(main) WHERE \(key) IN (
-        SELECT \(key) FROM (SELECT \(columns) FROM \(main) EXCEPT SELECT \(columns) FROM \(projection)))
+        SELECT \(keyColumns) FROM (SELECT \(columns) FROM \(main) EXCEPT SELECT \(columns) FROM \(projection)))
       """)
     try db.execute(sql: """
-      INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(projection) WHERE \(key) NOT IN (SELECT \(key) FROM \(main))
+      INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(projection) WHERE \(key) NOT IN (SELECT \(keyColumns) FROM \(main))
       """)
   }
 
   /// Captured: back to the live rows (deletes, changes, then inserts).
   func restoreLiveRows(_ db: Database) throws {
-    try db.execute(sql: "DELETE FROM \(main) WHERE \(key) NOT IN (SELECT \(key) FROM \(live))")
+    try db.execute(sql: "DELETE FROM \(main) WHERE \(key) NOT IN (SELECT \(keyColumns) FROM \(live))")
     try db.execute(sql: """
       UPDATE \(main) SET (\(columns)) = (SELECT \(columns) FROM \(live) AS l WHERE (\(keyColumns(of: "l"))) = (\(keyColumns(of: main))))
-      WHERE \(key) IN (SELECT \(key) FROM (SELECT \(columns) FROM \(live) EXCEPT SELECT \(columns) FROM \(main)))
+      WHERE \(key) IN (SELECT \(keyColumns) FROM (SELECT \(columns) FROM \(live) EXCEPT SELECT \(columns) FROM \(main)))
       """)
-    try db.execute(sql: "INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(live) WHERE \(key) NOT IN (SELECT \(key) FROM \(main))")
+    try db.execute(sql: "INSERT INTO \(main) (\(columns)) SELECT \(columns) FROM \(live) WHERE \(key) NOT IN (SELECT \(keyColumns) FROM \(main))")
     try db.execute(sql: "DROP TABLE \(live)")
   }
 
   private func keyColumns(of alias: String) -> String {
-    key.dropFirst().dropLast().split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
+    keyNames.map { "\(alias).\($0)" }.joined(separator: ", ")
   }
 }
 
