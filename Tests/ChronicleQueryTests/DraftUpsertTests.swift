@@ -25,11 +25,8 @@ struct DraftUpsertTests {
   }
 
   @Test func draftsWithAConflictTargetInsertThenUpdate() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-draft-upsert-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
-    try database.write { db in try db.execute(sql: remindersSchema) }
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
     try database.write { db in try upsert(title: "Home").execute(db) }
     try database.write { db in try upsert(title: "Work").execute(db) }
     let rows = try database.read { db in try RemindersList.fetchAll(db) }
@@ -46,12 +43,9 @@ struct DraftUpsertTests {
 @Suite("Query builder: find by subquery, remainder by zero")
 struct SubqueryFindAndRemainderTests {
   @Test func findBySubqueryMatchesEveryRowItSelects() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-find-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
     try database.write { db in
-      try db.execute(sql: remindersSchema)
       try Tag.insert { Tag(title: "a", useCount: 1); Tag(title: "b", useCount: 2); Tag(title: "c", useCount: 3) }.execute(db)
     }
     let query = Tag.find(Tag.where { $0.useCount > 1 }.select(\.title)).select { ($0.title, $0.useCount % 0) }

@@ -49,11 +49,8 @@ struct InsertFormTests {
   }
 
   @Test func largeInsertsRunAsOneTransactionAndOneEvent() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-insert-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
-    try database.write { db in try db.execute(sql: remindersSchema) }
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
     let before = try database.log.events().count
     // With at most 4 values per statement, 20,000 rows of 2 columns run as
     // 10,000 statements with the same SQL (one cached statement, rebound each time).

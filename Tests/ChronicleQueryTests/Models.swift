@@ -85,3 +85,19 @@ let remindersSchema = """
     "updatedAt" TEXT
   ) STRICT;
   """
+
+/// A Chronicle database holding `remindersSchema`, in a temporary directory
+/// removed when the fixture is released.
+final class RemindersDatabase {
+  let directory: URL
+  let database: ChronicleDatabase
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-query-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
+    try database.write { db in try db.execute(sql: remindersSchema) }
+  }
+
+  deinit { try? FileManager.default.removeItem(at: directory) }
+}

@@ -11,11 +11,8 @@ struct StatementFilterTests {
   let eggs = UUID(uuidString: "00000000-0000-0000-0000-00000000000b")!
 
   @Test func updatesAndDeletesNarrowedAfterwardsAndAnOptionalLimit() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-filter-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
-    try database.write { db in try db.execute(sql: remindersSchema) }
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
     let list = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
     try database.write { db in
       try RemindersList.insert { RemindersList.Draft(id: list, title: "Home") }.execute(db)

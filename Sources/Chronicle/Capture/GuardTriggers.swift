@@ -32,20 +32,15 @@ enum GuardTriggers {
   /// Creates the guard triggers each of `tables` lacks (one per operation;
   /// a renamed table keeps its triggers, which follow it).
   static func ensure(for tables: some Sequence<String>, _ db: Database) throws {
-    var guarded = Set<String>()
-    for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM main.sqlite_schema WHERE type = 'trigger' AND name LIKE 'chronicle_guard_%'") {
-      let name: String = row["name"], table: String = row["tbl_name"]
-      guard let operation = operations.first(where: { name.hasPrefix(namePrefix + $0 + "_") }) else { continue }
-      guarded.insert(operation + "\u{0}" + table.lowercased())
-    }
+    let guarded = try guardedOperations(db)
     for table in tables {
-      for operation in operations where !guarded.contains(operation + "\u{0}" + table.lowercased()) {
+      for operation in operations where guarded[table.lowercased()]?.contains(operation) != true {
         // A unique name: a table renamed away keeps the triggers named after it.
         let suffix = UUID().uuidString.prefix(8).lowercased()
-        let trigger = quoted("\(namePrefix)\(operation)_\(table)_\(suffix)")
+        let trigger = quotedIdentifier("\(namePrefix)\(operation)_\(table)_\(suffix)")
         try db.execute(sql: """
-          CREATE TRIGGER \(trigger) BEFORE \(operation.uppercased()) ON \(quoted(table))
-          WHEN NOT \(quoted(functionName))()
+          CREATE TRIGGER \(trigger) BEFORE \(operation.uppercased()) ON \(quotedIdentifier(table))
+          WHEN NOT \(quotedIdentifier(functionName))()
           BEGIN SELECT RAISE(ABORT, 'write this table through Chronicle'); END
           """)
       }
@@ -55,22 +50,25 @@ enum GuardTriggers {
   /// Drops every guard trigger; returns whether there was any.
   static func removeAll(_ db: Database) throws -> Bool {
     let names = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_schema WHERE type = 'trigger' AND name LIKE 'chronicle_guard_%'")
-    for name in names { try db.execute(sql: "DROP TRIGGER main.\(quoted(name))") }
+    for name in names { try db.execute(sql: "DROP TRIGGER main.\(quotedIdentifier(name))") }
     return !names.isEmpty
   }
 
   /// The tables among `tables` that lack any of their three guard triggers.
   static func missing(for tables: some Sequence<String>, _ db: Database) throws -> [String] {
-    var counts: [String: Set<String>] = [:]
-    for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM main.sqlite_schema WHERE type = 'trigger' AND name LIKE 'chronicle_guard_%'") {
-      let name: String = row["name"], table: String = row["tbl_name"]
-      if let operation = operations.first(where: { name.hasPrefix(namePrefix + $0 + "_") }) { counts[table.lowercased(), default: []].insert(operation) }
-    }
-    return tables.filter { counts[$0.lowercased()]?.count != operations.count }.sorted()
+    let guarded = try guardedOperations(db)
+    return tables.filter { guarded[$0.lowercased()]?.count != operations.count }.sorted()
   }
 
-  private static func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  /// The operations each table (lower-cased name) has a guard trigger for,
+  /// read from the schema (a trigger follows its table when renamed).
+  private static func guardedOperations(_ db: Database) throws -> [String: Set<String>] {
+    var guarded: [String: Set<String>] = [:]
+    for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM main.sqlite_schema WHERE type = 'trigger' AND name LIKE 'chronicle_guard_%'") {
+      let name: String = row["name"], table: String = row["tbl_name"]
+      if let operation = operations.first(where: { name.hasPrefix(namePrefix + $0 + "_") }) { guarded[table.lowercased(), default: []].insert(operation) }
+    }
+    return guarded
   }
 }
 
