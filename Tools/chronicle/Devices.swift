@@ -11,7 +11,7 @@ struct Identity: ParsableCommand {
 
   func run() {
     reportingErrors {
-      let identity = try Chronicle.open(path: database).identity
+      let identity = try ChronicleArchive(path: database).identity
       print("peer \(identity.peerID)")
       print("public key \(identity.publicKey.hexadecimal)")
       print("key file \(identity.keyFile.path)\(identity.canSign ? "" : " (missing: this copy cannot write)")")
@@ -28,10 +28,9 @@ struct Group: ParsableCommand {
 
   func run() {
     reportingErrors {
-      let db = try Chronicle.open(path: database)
       if create {
-        print("group \(try db.createGroup().uuidString.lowercased())")
-      } else if let group = try db.group {
+        print("group \(try Chronicle.open(path: database).createGroup().uuidString.lowercased())")
+      } else if let group = try ChronicleArchive(path: database).group {
         print("group \(group.uuidString.lowercased())")
       } else {
         print("no group: this database syncs with any device whose events are signed (create one with --create)")
@@ -91,7 +90,7 @@ struct Members: ParsableCommand {
 
   func run() {
     reportingErrors {
-      let db = try Chronicle.open(path: database)
+      let db = try ChronicleArchive(path: database)
       let members = try db.members()
       if json {
         try EventDescription.printJSON(members.map { member in

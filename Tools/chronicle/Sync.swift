@@ -68,7 +68,7 @@ struct Peers: ParsableCommand {
 
   func run() {
     reportingErrors {
-      let db = try Chronicle.open(path: database)
+      let db = try ChronicleArchive(path: database)
       let vector = try db.versionVector()
       let rows = try db.read { db in
         try Row.fetchAll(db, sql: "SELECT origin, COUNT(*), MAX(sequence), MAX(hlc) FROM chronicle_events GROUP BY origin ORDER BY origin")
@@ -126,7 +126,7 @@ struct Parked: ParsableCommand {
 
   func run() {
     reportingErrors {
-      let db = try Chronicle.open(path: database)
+      let db = try ChronicleArchive(path: database)
       let rows = try db.parkedRows()
       for row in rows {
         let values = row.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")

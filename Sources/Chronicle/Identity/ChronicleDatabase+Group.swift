@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension ChronicleDatabase {
+extension ChronicleLogSource {
   /// The group this database belongs to; nil until it creates or joins one
   /// (or receives the events of one).
   ///
@@ -9,14 +9,18 @@ extension ChronicleDatabase {
   /// from before device keys). Once in a group it accepts events only from
   /// the group's members, however they travel.
   public var group: UUID? {
-    get throws { try read { db in try GroupMembership(db: db).group() } }
+    get throws {
+      try read { db in try db.tableExists("chronicle_group") ? GroupMembership(db: db).group() : nil }
+    }
   }
 
   /// The group's devices: who added each one and when, and revocations.
   public func members() throws -> [GroupMember] {
-    try read { db in try GroupMembership(db: db).members() }
+    try read { db in try db.tableExists("chronicle_members") ? GroupMembership(db: db).members() : [] }
   }
+}
 
+extension ChronicleDatabase {
   /// Creates a group with this device as its first member, and returns its id.
   ///
   /// The devices whose events this database already holds become members

@@ -40,4 +40,21 @@ public final class ChronicleArchive: ChronicleLogSource {
   public func read<T>(_ value: (Database) throws -> T) throws -> T {
     try reader.read(value)
   }
+
+  /// The database's device identity, as ``ChronicleDatabase/identity`` shows
+  /// it; ``DeviceIdentity/canSign`` tells whether the key file beside the
+  /// database holds the recorded key.
+  public var identity: DeviceIdentity {
+    get throws {
+      let peer = peerID
+      let recorded = try read { db in
+        try db.tableExists("chronicle_devices") ? DeviceRegistry(db: db).device(peer)?.publicKey : nil
+      }
+      let keyFile = DeviceKey.fileURL(forDatabaseAt: path)
+      let key = try DeviceKey.read(from: keyFile)
+      return DeviceIdentity(
+        peerID: peer, publicKey: recorded ?? [], keyFile: keyFile,
+        canSign: key != nil && key?.publicKey == recorded)
+    }
+  }
 }

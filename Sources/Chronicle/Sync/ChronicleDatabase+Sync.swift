@@ -27,12 +27,28 @@ public struct ParkedRow: Sendable, Equatable {
   public var values: [String: SQLiteValue]
 }
 
-extension ChronicleDatabase {
+extension ChronicleLogSource {
   /// The version vector of this database's log.
   public func versionVector() throws -> VersionVector {
     try read { db in try VersionVector.read(db) }
   }
 
+  /// Rows that are live but not in their table, and why.
+  public func parkedRows() throws -> [ParkedRow] {
+    try read { db in
+      try Row.fetchAll(db, sql: "SELECT table_name, row_key, parked_reason, retained FROM chronicle_rows WHERE parked_reason IS NOT NULL ORDER BY table_name, row_key")
+        .map { row in
+          var reader = BinaryReader(Array(row[1] as Data), context: .body)
+          var key: [SQLiteValue] = []
+          while !reader.isAtEnd { key.append(try EventCodec.readValue(&reader)) }
+          let values = try (row[3] as Data?).map(RowMergeState.decodeValues) ?? [:]
+          return ParkedRow(table: row[0], key: key, reason: row[2], values: values)
+        }
+    }
+  }
+}
+
+extension ChronicleDatabase {
   /// Serialized events this log holds beyond `vector`, in log order;
   /// only those of `origin` when given. This device's events are signed
   /// first (see ``identity``).
@@ -105,20 +121,6 @@ extension ChronicleDatabase {
         return .commit
       }
       return report
-    }
-  }
-
-  /// Rows that are live but not in their table, and why.
-  public func parkedRows() throws -> [ParkedRow] {
-    try read { db in
-      try Row.fetchAll(db, sql: "SELECT table_name, row_key, parked_reason, retained FROM chronicle_rows WHERE parked_reason IS NOT NULL ORDER BY table_name, row_key")
-        .map { row in
-          var reader = BinaryReader(Array(row[1] as Data), context: .body)
-          var key: [SQLiteValue] = []
-          while !reader.isAtEnd { key.append(try EventCodec.readValue(&reader)) }
-          let values = try (row[3] as Data?).map(RowMergeState.decodeValues) ?? [:]
-          return ParkedRow(table: row[0], key: key, reason: row[2], values: values)
-        }
     }
   }
 }
