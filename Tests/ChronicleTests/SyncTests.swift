@@ -303,3 +303,53 @@ struct FoldChunkingTests {
     }
   }
 }
+
+@Suite("Merge state is built when a row change is first merged")
+struct LazyFoldTests {
+  func mergeStateRows(_ database: ChronicleDatabase) throws -> Int {
+    try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows") ?? 0 }
+  }
+
+  func foldMark(_ database: ChronicleDatabase) throws -> Int64? {
+    try database.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'merge_folded_through'") }
+  }
+
+  /// A peer with a long history that receives only schema changes, or events
+  /// it holds already, pays nothing for merge state; the first received row
+  /// change folds its history, and merges as if it had been folded all along.
+  @Test func batchesWithoutRowChangesFoldNothing() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
+    for id in 1...50 {
+      try server.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
+      clock.advance(by: 1)
+    }
+    let client = try openSyncPeer(directory, name: "client.sqlite", clock: clock)  // its schema event only
+
+    let schemaOnly = try push(client, to: server)
+    #expect(schemaOnly.appliedEvents == 1 && schemaOnly.rowChanges == 0)
+    let again = try server.applyRemote(
+      bundle: EventBundle.encode(writer: client.peerID, events: try client.serializedEvents(beyond: VersionVector())), source: "again")
+    #expect(again.duplicateEvents == 1)
+    try server.write { db in try db.execute(sql: "UPDATE lists SET name = 'renamed here' WHERE id = 2") }
+    #expect(try mergeStateRows(server) == 0)
+    #expect(try foldMark(server) == nil)
+
+    // The first row change folds everything the server wrote, the rename included.
+    clock.advance(by: 1)
+    try client.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'later edit elsewhere')")
+      try db.execute(sql: "INSERT INTO lists (id, name) VALUES (51, 'new')")
+    }
+    let merged = try push(client, to: server)
+    #expect(merged.rowChanges == 2)
+    #expect(try mergeStateRows(server) == 51)
+    #expect(try foldMark(server) != nil)
+    // Row 1: the client's insert is later than the server's, so it wins; row 2 keeps the local rename.
+    let names = try server.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists WHERE id IN (1, 2, 51) ORDER BY id") }
+    #expect(names == ["later edit elsewhere", "renamed here", "new"])
+    try push(server, to: client)
+    #expect(try server.digests(tables: ["lists"]) == client.digests(tables: ["lists"]))
+  }
+}

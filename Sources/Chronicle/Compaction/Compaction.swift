@@ -80,7 +80,7 @@ extension ChronicleDatabase {
         let applier = MergeApplier(db, local: peer, localEpoch: UInt64.max)
         applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
         try applier.foldLocalEvents()
-        try applier.setFoldMark(Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
+        try applier.finishBatch()
         report.prunedBytes = try Int.fetchOne(db, sql: "SELECT coalesce(sum(stored_size), 0) FROM chronicle_events WHERE id <= ?", arguments: [through]) ?? 0
         try baseline.save(db, mergeState: mergeRows)
         try db.execute(sql: "DELETE FROM chronicle_event_tables WHERE event_id <= ?", arguments: [through])

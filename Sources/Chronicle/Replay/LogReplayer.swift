@@ -122,7 +122,7 @@ final class LogReplayer {
     self.merge = nil
     try merge.settleForeignKeys()
     // As sync does: the merged events are folded already.
-    try merge.setFoldMark(Int64.fetchOne(merge.db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
+    try merge.finishBatch()
   }
 
   /// Ends the replay: settles received events and creates the triggers the

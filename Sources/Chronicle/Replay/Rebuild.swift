@@ -279,7 +279,7 @@ struct ShadowApplier {
     guard let merge else { return }
     self.merge = nil
     try merge.settleForeignKeys()
-    try merge.setFoldMark(Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
+    try merge.finishBatch()
   }
 
   /// The table a schema change emptied and refilled, or dropped, if any.

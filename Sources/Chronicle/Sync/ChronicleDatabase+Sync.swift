@@ -104,16 +104,15 @@ extension ChronicleDatabase {
         try admission.admit(events, source: source)
         let applier = MergeApplier(db, local: peer, localEpoch: epoch)
         applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
-        try applier.foldLocalEvents()
         // Within a batch, older events first: fewer rows go through parking.
         for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
           try applier.apply(incoming, source: source)
         }
-        try applier.settleForeignKeys()
+        if applier.appliedEvents > 0 { try applier.settleForeignKeys() }
         if let table = session.tableWrittenByTriggerWhileSuspended {
           throw SyncError.triggerWroteWhileMerging(source: source, table: table)
         }
-        try applier.setFoldMark(Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
+        try applier.finishBatch()
         report.appliedEvents = applier.appliedEvents
         report.duplicateEvents = applier.duplicateEvents
         report.rowChanges = applier.appliedRowChanges

@@ -4,11 +4,13 @@ import GRDB
 /// Applies events to the live tables with per-column last-write-wins, inside
 /// the caller's transaction: the heart of sync.
 ///
-/// Used in three steps per batch: ``foldLocalEvents()`` brings the merge
-/// state up to date with the log (local writes do not maintain it, so they
-/// stay cheap), ``apply(_:source:)`` merges each remote event and stores it in
-/// the log, ``settleForeignKeys()`` parks rows whose parent is absent and
-/// brings back parked rows whose parent arrived.
+/// Used in three steps per batch: ``apply(_:source:)`` merges each remote
+/// event and stores it in the log (before the first row change it merges,
+/// it brings the merge state up to date with the log with
+/// ``foldLocalEvents()``: local writes do not maintain it, so they stay
+/// cheap), ``settleForeignKeys()`` parks rows whose parent is absent and
+/// brings back parked rows whose parent arrived, and ``finishBatch()`` notes
+/// how far the merge state is folded.
 ///
 /// Foreign keys must be off on the connection (the caller sees to it): rows
 /// arrive in any order, and a cascade here would delete rows that no event
@@ -19,6 +21,8 @@ final class MergeApplier {
   let localEpoch: UInt64
   private let store: MergeStore
   private var shapes: [String: TableShape?] = [:]
+  /// Per table, the query that tells whether a row is in it.
+  private var presenceQueries: [String: String] = [:]
   /// Tables whose rows changed (to check foreign keys).
   private(set) var touchedTables = Set<String>()
   private(set) var appliedEvents = 0
@@ -29,6 +33,9 @@ final class MergeApplier {
   var upcaster: EventUpcaster?
   /// Folded rows kept in memory before they are saved.
   var foldFlushRows = 20_000
+  /// Whether ``foldLocalEvents()`` ran: until then the merge state may lag
+  /// behind the log, and the fold mark must not move.
+  private(set) var hasFolded = false
   /// The events a compaction baseline covers (read on first use).
   private var baselineVector: VersionVector?
 
@@ -53,6 +60,10 @@ final class MergeApplier {
   /// Folds the events appended since the last fold into the merge state.
   /// Their effects are already in the tables: only versions change.
   func foldLocalEvents() throws {
+    defer { hasFolded = true }
+    let previousCache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+    try db.execute(sql: "PRAGMA cache_size = -131072")
+    defer { try? db.execute(sql: "PRAGMA cache_size = \(previousCache)") }
     let mark = try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [Self.foldMarkKey]) ?? 0
     var last = mark
     struct Folded {
@@ -72,12 +83,11 @@ final class MergeApplier {
     // decides where its values live. (A deleted row's values were kept by
     // capture, and merged above with any later-folded writes.)
     func flush(isLast: Bool) throws {
+      // In key order, so that neighbouring saves touch neighbouring pages.
+      order.sort()
       for foldKey in order {
         var entry = folded[foldKey]!
-        let condition = entry.shape.primaryKey.map { "\(quotedIdentifier(entry.shape.columns[$0])) = ?" }.joined(separator: " AND ")
-        let present = try db.fetchFirstRow(
-          sql: "SELECT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(entry.shape.name)) WHERE \(condition))",
-          values: entry.keyValues)?.first == .integer(1)
+        let present = try isInTable(entry.keyValues, shape: entry.shape)
         absentWithoutValues.remove(foldKey)
         if present {
           entry.state.retained = nil
@@ -145,9 +155,34 @@ final class MergeApplier {
     try setFoldMark(last)
   }
 
-  private struct FoldKey: Hashable {
+  /// A row: its table and its encoded key, ordered as `chronicle_rows` is.
+  private struct FoldKey: Hashable, Comparable {
     var table: String
     var key: Data
+
+    static func < (lhs: FoldKey, rhs: FoldKey) -> Bool {
+      lhs.table != rhs.table ? lhs.table < rhs.table : lhs.key.lexicographicallyPrecedes(rhs.key)
+    }
+  }
+
+  /// Whether the row with these key values (in the table's key order) is in its table.
+  private func isInTable(_ keyValues: [SQLiteValue], shape: TableShape) throws -> Bool {
+    let sql: String
+    if let cached = presenceQueries[shape.name] {
+      sql = cached
+    } else {
+      let condition = shape.primaryKey.map { "\(quotedIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
+      sql = "SELECT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition))"
+      presenceQueries[shape.name] = sql
+    }
+    return try db.fetchFirstRow(sql: sql, values: keyValues)?.first == .integer(1)
+  }
+
+  /// After a batch: the merge state has seen every event of the log, when
+  /// the batch merged anything (a batch of events held already folds nothing).
+  func finishBatch() throws {
+    guard hasFolded else { return }
+    try setFoldMark(Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
   }
 
   func setFoldMark(_ id: Int64) throws {
@@ -205,6 +240,9 @@ final class MergeApplier {
     }
     for operation in shaped.operations {
       guard let tableIndex = operation.tableIndex else { continue }  // each peer runs its own migrations
+      // Merge state is needed from the first row change on (an event of
+      // schema or membership changes only needs none).
+      if !hasFolded { try foldLocalEvents() }
       try applyRowOperation(operation, descriptor: shaped.tables[tableIndex], version: version, event: shaped, source: source)
     }
     _ = try EventAppender.insert(db, event: event, encoded: incoming.encoded)

@@ -60,8 +60,11 @@ struct RowMergeState: Equatable {
   func encodedClocks() -> Data {
     var writer = BinaryWriter(capacity: 64)
     writer.writeByte(isComplete ? 1 : 0)
-    let versions = Array(Set(clocks.values)).sorted()
-    let indexes = Dictionary(uniqueKeysWithValues: versions.enumerated().map { ($1, $0) })
+    // A row has few distinct versions (one per write that still wins a
+    // column): a sorted array, searched linearly, beats a set and a map.
+    var versions: [WriteVersion] = []
+    for version in clocks.values where !versions.contains(version) { versions.append(version) }
+    versions.sort()
     writer.writeVarint(versions.count)
     for version in versions {
       writer.writeUInt64BigEndian(version.timestamp.rawValue)
@@ -70,7 +73,7 @@ struct RowMergeState: Equatable {
     writer.writeVarint(clocks.count)
     for (column, version) in clocks.sorted(by: { $0.key < $1.key }) {
       writer.writeString(column)
-      writer.writeVarint(indexes[version]!)
+      writer.writeVarint(versions.firstIndex(of: version)!)
     }
     return Data(writer.bytes)
   }
