@@ -2,7 +2,7 @@
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
-//                                        [--filesync-mib 256] [--only capture|query|sync|replay|filesync|signing|relay]
+//                                        [--filesync-mib 256] [--maintenance-rows 20000] [--only capture|query|sync|replay|filesync|signing|relay|maintenance]
 //                                        [--scenario N]  (only the Nth capture scenario, for profiling)
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
@@ -15,7 +15,8 @@
 // The query scenarios compare the typed builder with hand-written GRDB
 // (QueryBenchmark.swift); the sync scenarios are in SyncBenchmark.swift, the
 // replay scenarios in ReplayBenchmark.swift, the filesync example's in
-// FileSyncBenchmark.swift, the relay's in RelayBenchmark.swift (it runs the
+// FileSyncBenchmark.swift, compaction and the first push in
+// MaintenanceBenchmark.swift, the relay's in RelayBenchmark.swift (it runs the
 // `chronicle` built beside it: build both, `swift build -c release`).
 import Chronicle
 import Foundation
@@ -29,6 +30,7 @@ struct Options {
   var syncRows = 500_000  // 1,000,000 row changes: inserts, then updates
   var replayChanges = 1_000_000
   var fileSyncMiB = 256
+  var maintenanceRows = 20_000  // and 4x as many
   var only: String?
   var scenario: Int?
   var syncSourcePath: String?
@@ -43,11 +45,12 @@ struct Options {
       case "--sync-rows": syncRows = Int(iterator.next() ?? "") ?? syncRows
       case "--replay-changes": replayChanges = Int(iterator.next() ?? "") ?? replayChanges
       case "--filesync-mib": fileSyncMiB = Int(iterator.next() ?? "") ?? fileSyncMiB
+      case "--maintenance-rows": maintenanceRows = Int(iterator.next() ?? "") ?? maintenanceRows
       case "--only": only = iterator.next()
       case "--scenario": scenario = Int(iterator.next() ?? "")
       case "--write-sync-source": syncSourcePath = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--only capture|query|sync|replay|filesync|signing|relay] [--scenario N] [--write-sync-source FILE]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--maintenance-rows N] [--only capture|query|sync|replay|filesync|signing|relay|maintenance] [--scenario N] [--write-sync-source FILE]\n".utf8))
         exit(2)
       }
     }
@@ -204,6 +207,9 @@ if options.only == nil || options.only == "signing" {
 }
 if options.only == nil || options.only == "relay" {
   try await runRelayBenchmark(SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
+}
+if options.only == nil || options.only == "maintenance" {
+  try await runMaintenanceBenchmark(rows: options.maintenanceRows, folder: folder)
 }
 if options.only == nil || options.only == "filesync" {
   try await runFileSyncBenchmark(FileSyncWorkload(largeMiB: options.fileSyncMiB), repeats: options.repeats, folder: folder)
