@@ -93,18 +93,11 @@ final class EventApplier {
   /// The values of a row, by column name, read with `statement` (a select
   /// of `columns` by key); nil when there is no such row.
   private func currentValues(_ statement: Statement, columns: [String], key: [SQLiteValue]) throws -> [String: SQLiteValue]? {
-    let handle = statement.sqliteStatement
-    sqlite3_reset(handle)
-    for (index, value) in zip(Int32(1)..., key) { _ = value.bind(to: handle, at: index) }
-    defer { sqlite3_reset(handle) }
-    let code = sqlite3_step(handle)
-    guard code == SQLITE_ROW else {
-      if code == SQLITE_DONE { return nil }
-      throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+    try statement.firstRow(key) { handle in
+      var values: [String: SQLiteValue] = [:]
+      for (index, column) in columns.enumerated() { values[column] = SQLiteValue(statement: handle, column: Int32(index)) }
+      return values
     }
-    var values: [String: SQLiteValue] = [:]
-    for (index, column) in columns.enumerated() { values[column] = SQLiteValue(statement: handle, column: Int32(index)) }
-    return values
   }
 
   private struct UpdateShape: Hashable {
@@ -121,24 +114,16 @@ final class EventApplier {
     }
   }
 
-  /// Binds `values` straight to the statement and steps it: replay binds
-  /// millions of values, and `StatementArguments` would cost more than the
-  /// writes themselves.
+  /// Runs `statement` with `values` through the C API (see `Statement.run(_:)`):
+  /// replay binds millions of values.
   private func run(
     _ statement: Statement, _ values: [SQLiteValue], _ db: Database, _ fail: (String) -> ChronicleError,
     _ failure: (String) -> String
   ) throws {
-    let handle = statement.sqliteStatement
-    sqlite3_reset(handle)
-    for (index, value) in zip(Int32(1)..., values) {
-      let code = value.bind(to: handle, at: index)
-      guard code == SQLITE_OK else { throw fail(failure("cannot bind value \(index)")) }
-    }
-    let code = sqlite3_step(handle)
-    sqlite3_reset(handle)
-    guard code == SQLITE_DONE else {
-      let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-      throw fail(failure(message))
+    do {
+      try statement.run(values)
+    } catch let error as DatabaseError {
+      throw fail(failure(error.message ?? "\(error)"))
     }
   }
 

@@ -70,6 +70,9 @@ final class MergeApplier {
       var shape: TableShape
       var keyValues: [SQLiteValue]
       var state: RowMergeState
+      /// Whether the row had merge state before this fold touched it.
+      var hadState: Bool
+      var sawDelete = false
     }
     var folded: [FoldKey: Folded] = [:]
     var order: [FoldKey] = []
@@ -87,7 +90,10 @@ final class MergeApplier {
       order.sort()
       for foldKey in order {
         var entry = folded[foldKey]!
-        let present = try isInTable(entry.keyValues, shape: entry.shape)
+        // A row with no merge state was never deleted here nor touched by a
+        // merge: with no delete folded now either, local writes left it in
+        // its table (no need to look).
+        let present = !entry.hadState && !entry.sawDelete ? true : try isInTable(entry.keyValues, shape: entry.shape)
         absentWithoutValues.remove(foldKey)
         if present {
           entry.state.retained = nil
@@ -140,10 +146,12 @@ final class MergeApplier {
         guard let (key, ordered) = try localKey(keyValues, descriptor: descriptor, shape: shape) else { continue }
         let foldKey = FoldKey(table: shape.name, key: key)
         if folded[foldKey] == nil {
-          folded[foldKey] = Folded(shape: shape, keyValues: ordered, state: try store.load(table: shape.name, key: key) ?? RowMergeState())
+          let state = try store.load(table: shape.name, key: key)
+          folded[foldKey] = Folded(shape: shape, keyValues: ordered, state: state ?? RowMergeState(), hadState: state != nil)
           order.append(foldKey)
         }
         if isDelete {
+          folded[foldKey]!.sawDelete = true
           folded[foldKey]!.state.mergeDelete(version: version)
         } else {
           _ = folded[foldKey]!.state.mergeWrite(writes, version: version, isInsert: isInsert)
@@ -161,7 +169,14 @@ final class MergeApplier {
     var key: Data
 
     static func < (lhs: FoldKey, rhs: FoldKey) -> Bool {
-      lhs.table != rhs.table ? lhs.table < rhs.table : lhs.key.lexicographicallyPrecedes(rhs.key)
+      guard lhs.table == rhs.table else { return lhs.table < rhs.table }
+      return lhs.key.withUnsafeBytes { left in
+        rhs.key.withUnsafeBytes { right in
+          guard let a = left.baseAddress, let b = right.baseAddress else { return left.count < right.count }
+          let common = memcmp(a, b, min(left.count, right.count))
+          return common != 0 ? common < 0 : left.count < right.count
+        }
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Reads and writes `chronicle_rows`, the per-row merge state.
 struct MergeStore {
@@ -28,37 +29,39 @@ struct MergeStore {
   }
 
   func load(table: String, key: Data) throws -> RowMergeState? {
-    guard let row = try Row.fetchOne(
-      db.cachedStatement(sql: """
-        SELECT clocks, deleted_hlc, deleted_origin, retained, parked_reason
-        FROM chronicle_rows WHERE table_name = ? AND row_key = ?
-        """),
-      arguments: [table, key])
-    else { return nil }
-    var state = RowMergeState()
-    do {
-      try state.decodeClocks(row[0])
-      if let hlc = row[1] as Int64?, let origin = (row[2] as Data?).flatMap({ PeerID(bytes: $0) }) {
-        state.deleted = WriteVersion(timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: hlc)), origin: origin)
+    let statement = try db.cachedStatement(sql: """
+      SELECT clocks, deleted_hlc, deleted_origin, retained, parked_reason
+      FROM chronicle_rows WHERE table_name = ? AND row_key = ?
+      """)
+    return try statement.firstRow([.text(table), .blob(key)]) { row in
+      var state = RowMergeState()
+      do {
+        try state.decodeClocks(SQLiteValue.blobBytes(row, column: 0))
+        if sqlite3_column_type(row, 1) == SQLITE_INTEGER, let origin = PeerID(bytes: SQLiteValue.blobBytes(row, column: 2)) {
+          state.deleted = WriteVersion(timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: sqlite3_column_int64(row, 1))), origin: origin)
+        }
+        if sqlite3_column_type(row, 3) != SQLITE_NULL { state.retained = try RowMergeState.decodeValues(SQLiteValue.blobBytes(row, column: 3)) }
+      } catch {
+        throw ChronicleError.corruptMergeState(table: table, detail: "\(error)")
       }
-      if let retained = row[3] as Data? { state.retained = try RowMergeState.decodeValues(retained) }
-    } catch {
-      throw ChronicleError.corruptMergeState(table: table, detail: "\(error)")
+      if case .text(let reason) = SQLiteValue(statement: row, column: 4) { state.parkedReason = RowMergeState.ParkedReason(rawValue: reason) }
+      return state
     }
-    state.parkedReason = (row[4] as String?).flatMap(RowMergeState.ParkedReason.init(rawValue:))
-    return state
   }
 
   func save(table: String, key: Data, _ state: RowMergeState) throws {
-    try db.cachedStatement(sql: """
+    let statement = try db.cachedStatement(sql: """
       INSERT OR REPLACE INTO chronicle_rows
         (table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason)
       VALUES (?, ?, ?, ?, ?, ?, ?)
-      """).execute(arguments: [
-        table, key, state.encodedClocks(),
-        state.deleted.map { Int64(bitPattern: $0.timestamp.rawValue) }, state.deleted.map { Data($0.origin.bytes) },
-        try state.retained.map { try RowMergeState.encodeValues($0) }, state.parkedReason?.rawValue,
-      ])
+      """)
+    try statement.run([
+      .text(table), .blob(key), .blob(state.encodedClocks()),
+      state.deleted.map { .integer(Int64(bitPattern: $0.timestamp.rawValue)) } ?? .null,
+      state.deleted.map { .blob(Data($0.origin.bytes)) } ?? .null,
+      try state.retained.map { .blob(try RowMergeState.encodeValues($0)) } ?? .null,
+      state.parkedReason.map { .text($0.rawValue) } ?? .null,
+    ])
   }
 
   /// Keeps the values of a row that a local transaction deleted, so that a

@@ -79,10 +79,14 @@ struct RowMergeState: Equatable {
   }
 
   mutating func decodeClocks(_ data: Data) throws(EventFormatError) {
+    try decodeClocks(Array(data))
+  }
+
+  mutating func decodeClocks(_ bytes: [UInt8]) throws(EventFormatError) {
     clocks = [:]
     isComplete = false
-    guard !data.isEmpty else { return }
-    var reader = BinaryReader(Array(data), context: .body)
+    guard !bytes.isEmpty else { return }
+    var reader = BinaryReader(bytes, context: .body)
     isComplete = try reader.readByte() & 1 != 0
     var versions: [WriteVersion] = []
     for _ in 0..<(try reader.readLength()) {
@@ -110,7 +114,11 @@ struct RowMergeState: Equatable {
   }
 
   static func decodeValues(_ data: Data) throws(EventFormatError) -> [String: SQLiteValue] {
-    var reader = BinaryReader(Array(data), context: .body)
+    try decodeValues(Array(data))
+  }
+
+  static func decodeValues(_ bytes: [UInt8]) throws(EventFormatError) -> [String: SQLiteValue] {
+    var reader = BinaryReader(bytes, context: .body)
     var values: [String: SQLiteValue] = [:]
     for _ in 0..<(try reader.readLength()) {
       let column = try reader.readString()
