@@ -23,7 +23,8 @@ enum BlobStreams {
       while true {
         let message = try await connection.receive("a requested blob", within: configuration.frameTimeout)
         switch message {
-        case .blob(let hash, let bytes):
+        case .blob, .blobPart:
+          let (hash, bytes) = try await wholeBlob(startingWith: message, over: &connection, configuration: configuration)!
           guard pending.remove(hash) != nil else {
             throw NetworkSyncError.protocolViolation(peer: connection.peerName, reason: "sent blob \(hash.hex.prefix(16))…, which was not requested")
           }
@@ -52,7 +53,6 @@ enum BlobStreams {
   ) async throws -> BlobTransferReport {
     var report = BlobTransferReport(), sentSoFar = BlobTransferReport()
     var pacer = SendPacer(rate: configuration.maxSendRate)
-    let limit = configuration.maxFrameSize - SessionCipher.overhead - 64
     for batch in hashes.batched(hashesPerMessage) {
       try await connection.send(.blobQuery(batch))
       let answer = try await connection.receive("the list of blobs it lacks", within: configuration.frameTimeout)
@@ -66,8 +66,7 @@ enum BlobStreams {
           report.unavailable.append(hash)
           continue
         }
-        guard bytes.count <= limit else { throw NetworkSyncError.eventTooLarge(size: bytes.count, limit: limit) }
-        try await connection.send(.blob(hash, bytes))
+        try await sendBlob(hash, bytes, over: &connection, configuration: configuration)
         try await pacer.sent(bytes.count)
         sent += 1
         sentSoFar.stored += 1
@@ -105,7 +104,7 @@ enum BlobStreams {
         unavailable.append(hash)
         continue
       }
-      try await connection.send(.blob(hash, bytes))
+      try await sendBlob(hash, bytes, over: &connection, configuration: configuration)
       try await pacer.sent(bytes.count)
       sent += 1
     }
@@ -113,24 +112,24 @@ enum BlobStreams {
     return sent
   }
 
-  /// Stores the blobs a client pushes, starting with `first`, until the end
-  /// of the stream; answers with what was stored. A blob that does not match
-  /// its hash ends the session (the blobs stored before it stay: each is whole).
+  /// Stores the blobs a client pushes, starting with the one `first` starts
+  /// (a blob or its first part), until the end of the stream; answers with
+  /// what was stored. A blob that does not match its hash ends the session
+  /// (the blobs stored before it stay: each is whole).
   static func receivePush(
-    first: (BlobHash, [UInt8]), into store: some BlobStore, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration
+    first: WireMessage, into store: some BlobStore, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration
   ) async throws -> BlobTransferReport {
     var report = BlobTransferReport()
-    var next: (BlobHash, [UInt8])? = first
-    while let (hash, bytes) = next {
+    var message = first
+    while true {
+      if case .end = message { break }
+      guard let (hash, bytes) = try await wholeBlob(startingWith: message, over: &connection, configuration: configuration) else {
+        throw connection.unexpected(message, waitingFor: "a blob or the end of the stream")
+      }
       try await offload { try store.write(bytes, as: hash) }
       report.stored += 1
       report.bytes += bytes.count
-      let message = try await connection.receive("a blob or the end of the stream", within: configuration.frameTimeout)
-      switch message {
-      case .blob(let hash, let bytes): next = (hash, bytes)
-      case .end: next = nil
-      default: throw connection.unexpected(message, waitingFor: "a blob or the end of the stream")
-      }
+      message = try await connection.receive("a blob or the end of the stream", within: configuration.frameTimeout)
     }
     try await connection.send(.blobsStored(count: report.stored, bytes: report.bytes))
     return report

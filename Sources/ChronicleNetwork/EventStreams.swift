@@ -146,7 +146,8 @@ enum EventStreams {
           guard total <= configuration.maxEventSize else {
             throw connection.violation("an event of \(total) bytes, over this side's limit of \(configuration.maxEventSize) (maxEventSize)")
           }
-          event.bytes.reserveCapacity(total)
+          // Not the whole declared size at once: a peer's claim alone must not allocate it.
+          event.bytes.reserveCapacity(min(total, 16 << 20))
         }
         guard total == event.total, !bytes.isEmpty, event.bytes.count + bytes.count <= total else {
           throw connection.violation("a part of an event that does not continue it (\(bytes.count) bytes at \(event.bytes.count) of \(event.total))")

@@ -12,12 +12,14 @@ public struct NetworkSyncConfiguration: Sendable {
   /// Bounds the memory one connection can make this side allocate. Use the
   /// same value on every peer. An event larger than a frame travels in
   /// parts (up to ``maxEventSize``).
-  public var maxFrameSize = 64 << 20
+  public var maxFrameSize = 4 << 20
   /// The largest event accepted, in parts when it exceeds a frame. The
   /// default is the largest event a database can write (a transaction whose
   /// changes encode to more than ``EventCodec/maximumBodySize`` is refused at
   /// commit), so every event a peer wrote can be synced.
   public var maxEventSize = EventCodec.maximumBodySize + (64 << 10)
+  /// The largest blob accepted, in parts when it exceeds a frame.
+  public var maxBlobSize = 1 << 30
   /// Events are sent in frames of about this many bytes.
   public var frameBytes = 256 << 10
   /// Received events are applied in transactions of about this many bytes

@@ -16,7 +16,7 @@ public enum NetworkSyncError: Error, Sendable, Equatable, CustomStringConvertibl
   case protocolViolation(peer: String, reason: String)
   /// A frame announced more bytes than this side accepts.
   case frameTooLarge(peer: String, size: Int, limit: Int)
-  /// A single event is larger than a frame may be.
+  /// A single event is larger than ``NetworkSyncConfiguration/maxEventSize``.
   case eventTooLarge(size: Int, limit: Int)
   /// The other side sent nothing (or too little) for too long.
   case timedOut(peer: String, waitingFor: String, seconds: Double)
@@ -38,7 +38,7 @@ public enum NetworkSyncError: Error, Sendable, Equatable, CustomStringConvertibl
     case .frameTooLarge(let peer, let size, let limit):
       "\(peer) sent a frame of \(size) bytes, over the limit of \(limit). The connection was closed; if the peer is genuine, raise maxFrameSize on both sides."
     case .eventTooLarge(let size, let limit):
-      "an event of \(size) bytes does not fit in a frame of at most \(limit) bytes: raise maxFrameSize on both peers, or sync through a shared folder."
+      "an event of \(size) bytes is over the limit of \(limit) bytes: raise maxEventSize (--max-event-size) on both peers, or sync through a shared folder."
     case .timedOut(let peer, let waitingFor, let seconds):
       "\(peer) sent no \(waitingFor) within \(String(format: "%g", seconds)) s. The connection was closed; sync again to resume."
     case .connectionClosed(let peer, let waitingFor):

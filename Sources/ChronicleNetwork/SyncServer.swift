@@ -233,7 +233,7 @@ public final class SyncServer: Sendable {
     while true {
       let request = try await connection.receive("a request", within: configuration.frameTimeout)
       switch request {
-      case .vector, .blobQuery, .blobRequest, .blob:
+      case .vector, .blobQuery, .blobRequest, .blob, .blobPart:
         try await requireMember(device, &connection)
       default:
         break
@@ -258,9 +258,9 @@ public final class SyncServer: Sendable {
         try await BlobStreams.answerQuery(hashes, store: try blobStore(&connection), over: &connection)
       case .blobRequest(let hashes):
         report.sentBlobs += try await BlobStreams.serveRequest(hashes, from: try blobStore(&connection), over: &connection, configuration: configuration)
-      case .blob(let hash, let bytes):
+      case .blob, .blobPart:
         report.receivedBlobs.add(
-          try await BlobStreams.receivePush(first: (hash, bytes), into: try blobStore(&connection), over: &connection, configuration: configuration))
+          try await BlobStreams.receivePush(first: request, into: try blobStore(&connection), over: &connection, configuration: configuration))
       case .bye:
         return
       default:

@@ -65,6 +65,46 @@ struct BlobTransferTests {
     try await running.value
   }
 
+  /// Frames stay small (they bound what a session buffers); blobs larger
+  /// than a frame travel in parts, both ways, beside small ones, and a blob
+  /// over the receiver's limit is refused before anything is stored.
+  @Test func blobsLargerThanAFrameTravelInParts() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
+    let serverBlobs = try FileBlobStore(folder: directory.url.appendingPathComponent("server-blobs"))
+    let clientBlobs = try FileBlobStore(folder: directory.url.appendingPathComponent("client-blobs"))
+    var random = SeededGenerator(seed: 7)
+    func blob(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
+    // 64 KiB frames: 200 KB takes 4 parts, 64 KiB exactly takes 2, 10 bytes one frame.
+    let onServer = [blob(200_000), blob(64 << 10), blob(10)], onClient = [blob(150_000), blob(3)]
+    for bytes in onServer { try serverBlobs.write(bytes, as: BlobHash(of: bytes)) }
+    for bytes in onClient { try clientBlobs.write(bytes, as: BlobHash(of: bytes)) }
+    var configuration = NetworkSyncConfiguration(key: .generate())
+    configuration.maxFrameSize = 64 << 10
+    configuration.maxBlobSize = 180_000
+    try await withServer(server, configuration: configuration, blobs: serverBlobs) { running in
+      var clientConfiguration = configuration
+      clientConfiguration.maxBlobSize = 1 << 20
+      let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: clientConfiguration)
+      let fetched = try await transport.fetchBlobs(onServer.map { BlobHash(of: $0) }, into: clientBlobs, as: client)
+      #expect(fetched.stored == 3 && fetched.bytes == 200_000 + (64 << 10) + 10)
+      for bytes in onServer { #expect(try clientBlobs.read(BlobHash(of: bytes)) == bytes) }
+      let sent = try await transport.sendBlobs(onClient.map { BlobHash(of: $0) }, from: clientBlobs, as: client)
+      #expect(sent.stored == 2)
+      for bytes in onClient { #expect(try serverBlobs.read(BlobHash(of: bytes)) == bytes) }
+
+      // Over the server's 180,000-byte limit: refused by name, not stored.
+      let large = blob(190_000)
+      try clientBlobs.write(large, as: BlobHash(of: large))
+      await #expect {
+        _ = try await transport.sendBlobs([BlobHash(of: large)], from: clientBlobs, as: client)
+      } throws: { error in
+        "\(error)".contains("maxBlobSize")
+      }
+      #expect(try !serverBlobs.contains(BlobHash(of: large)))
+    }
+  }
+
   @Test func forgedBlobsAreRefusedAndNotStored() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")

@@ -52,10 +52,11 @@ func testConfiguration(key: SyncKey, logs: LogRecorder? = nil) -> NetworkSyncCon
 
 /// Starts a server on a free loopback port; stops it when `body` returns.
 func withServer<T>(
-  _ database: ChronicleDatabase, configuration: NetworkSyncConfiguration, maxConnections: Int = 64,
+  _ database: ChronicleDatabase, configuration: NetworkSyncConfiguration, maxConnections: Int = 64, blobs: (any BlobStore)? = nil,
   _ body: (SyncServer) async throws -> T
 ) async throws -> T {
-  let server = try await SyncServer.bind(database, host: "127.0.0.1", port: 0, configuration: configuration, maxConnections: maxConnections)
+  let server = try await SyncServer.bind(
+    database, host: "127.0.0.1", port: 0, configuration: configuration, maxConnections: maxConnections, blobs: blobs)
   // Started on the sessions' threads: the shared pool may be busy with other tests.
   let running = Task(executorPreference: SessionExecutor.shared) { try await server.run() }
   do {

@@ -23,7 +23,7 @@ struct NetworkOptions: ParsableArguments {
   @Option(help: "The group key file (chronicle keygen writes one). Keys are never given on the command line.") var key: String?
   @Option(help: "Send at most this many bytes per second (suffixes k, m).") var rateLimit: String?
   @Option(help: "Seconds each frame may take to arrive before the peer is disconnected.") var timeout: Double = 60
-  @Option(help: "The largest frame accepted from a peer (suffixes k, m, g); the same on every peer. Default 64m.") var maxFrameSize: String?
+  @Option(help: "The largest frame accepted from a peer (suffixes k, m, g); the same on every peer. Default 4m: events and blobs larger than a frame travel in parts.") var maxFrameSize: String?
   @Option(help: "The largest event accepted from a peer, in parts when over a frame (suffixes k, m, g). Default: the largest a database can write (1g).") var maxEventSize: String?
   @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
 

@@ -41,6 +41,9 @@ enum WireMessage: Equatable {
   case blobRequest([BlobHash])
   /// One blob and its hash (the receiver verifies the bytes against it).
   case blob(BlobHash, [UInt8])
+  /// A piece of one blob too large for a frame: its hash, its whole size and
+  /// the next bytes of it. Pieces follow each other until the blob is whole.
+  case blobPart(BlobHash, total: Int, bytes: [UInt8])
   /// Server: it stored the pushed blobs.
   case blobsStored(count: Int, bytes: Int)
 
@@ -54,7 +57,7 @@ enum WireMessage: Equatable {
     case hello = 1, challenge, proof, welcome
     case failure = 0x0F
     case vectorRequest = 0x10, vector, offer, events, end, applied, bye, eventPart
-    case blobQuery = 0x20, blobList, blobRequest, blob, blobsStored
+    case blobQuery = 0x20, blobList, blobRequest, blob, blobsStored, blobPart
   }
 
   func encoded() -> [UInt8] {
@@ -130,6 +133,11 @@ enum WireMessage: Equatable {
       writer.byte(Kind.blobsStored.rawValue)
       writer.varint(count)
       writer.varint(bytes)
+    case .blobPart(let hash, let total, let bytes):
+      writer.byte(Kind.blobPart.rawValue)
+      writer.raw(hash.bytes)
+      writer.varint(total)
+      writer.raw(bytes)
     }
     return writer.bytes
   }
@@ -199,6 +207,10 @@ enum WireMessage: Equatable {
       self = .blob(hash, try reader.raw(reader.remaining))
     case .blobsStored:
       self = .blobsStored(count: try reader.varint(), bytes: try reader.varint())
+    case .blobPart:
+      let hash = BlobHash(bytes: try reader.raw(32))!
+      let total = try reader.varint()
+      self = .blobPart(hash, total: total, bytes: try reader.raw(reader.remaining))
     }
     try reader.expectEnd()
   }
@@ -237,6 +249,7 @@ enum WireMessage: Equatable {
     case .blobList: "blob list"
     case .blobRequest: "blob request"
     case .blob: "blob"
+    case .blobPart: "part of a blob"
     case .blobsStored: "blobs stored report"
     }
   }
