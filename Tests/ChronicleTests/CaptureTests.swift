@@ -42,6 +42,25 @@ struct CaptureTests {
     #expect(event.tables[0].primaryKey == [0])
   }
 
+  @Test func theSummaryOfAWriteMatchesTheEventItAppended() throws {
+    let (value, summary) = try database.writeSummarizingEvent { db -> Int in
+      for id in 1...3 {
+        try db.execute(sql: "INSERT INTO reminders (id, title, listID) VALUES (?, 'Milk', ?)", arguments: [id, listID])
+      }
+      try db.execute(sql: "DELETE FROM reminders WHERE id = 2")
+      return 7
+    }
+    let appended = try #require(summary)
+    let stored = try #require(try database.log.events().last)
+    #expect(value == 7)
+    #expect(appended.position == stored.id && appended.id == stored.event.id)
+    // The row inserted and deleted in the same transaction leaves nothing.
+    #expect(appended.rowChanges == 2 && stored.event.rowChangeCount == 2)
+    #expect(appended.rawSize == stored.rawSize && appended.storedSize == stored.storedSize)
+    // A transaction that changes nothing appends nothing.
+    #expect(try database.writeSummarizingEvent { _ in }.appended == nil)
+  }
+
   @Test func updateRecordsOnlyChangedColumns() throws {
     try database.write { db in
       try db.execute(sql: "INSERT INTO reminders (id, title, listID) VALUES (1, 'Milk', ?)", arguments: [listID])

@@ -14,7 +14,7 @@ struct SQL: ParsableCommand {
     reportingErrors {
       let db = try Chronicle.open(path: database)
       let before = try untrackedTables(db)
-      let (output, event) = try db.writeReturningEvent { db -> [String] in
+      let (output, event) = try db.writeSummarizingEvent { db -> [String] in
         var lines: [String] = []
         let statements = try db.allStatements(sql: statement)
         while let statement = try statements.next() {
@@ -41,7 +41,7 @@ struct SQL: ParsableCommand {
       }
       if let event {
         FileHandle.standardError.write(Data(
-          "event #\(event.id) \(event.event.id): \(event.event.rowChangeCount) row changes, \(event.rawSize) bytes raw, \(event.storedSize) stored\n".utf8))
+          "event #\(event.position) \(event.id): \(event.rowChanges) row changes, \(event.rawSize) bytes raw, \(event.storedSize) stored\n".utf8))
       }
     }
   }

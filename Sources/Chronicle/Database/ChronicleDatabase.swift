@@ -108,6 +108,16 @@ public final class ChronicleDatabase: Sendable {
     }
   }
 
+  /// Like ``write(_:)``, and also says what it appended, if anything, without
+  /// decoding the event (as ``writeReturningEvent(_:)`` does).
+  public func writeSummarizingEvent<T>(_ updates: (Database) throws -> T) throws -> (value: T, appended: AppendedEventSummary?) {
+    let session = self.session
+    return try writer.write { db in
+      let value = try updates(db)
+      return (value, try session.appendEvent(db)?.summary)
+    }
+  }
+
   /// Asynchronous ``write(_:)``.
   public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
     let session = self.session

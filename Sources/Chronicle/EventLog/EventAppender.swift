@@ -6,6 +6,14 @@ struct AppendedEvent {
   /// Position in the log.
   var id: Int64
   var encoded: EventCodec.Encoded
+  var eventID: EventID
+  var rowChangeCount: Int
+
+  /// What was appended, without decoding the event.
+  var summary: AppendedEventSummary {
+    AppendedEventSummary(
+      position: id, id: eventID, rowChanges: rowChangeCount, rawSize: encoded.rawBodySize, storedSize: encoded.bytes.count)
+  }
 
   /// The event as ``StoredEvent``, decoded back from its bytes.
   func stored() throws -> StoredEvent {
@@ -13,6 +21,21 @@ struct AppendedEvent {
     do { event = try EventCodec.decode(encoded.bytes) } catch { throw ChronicleError.corruptEvent(id: id, error) }
     return StoredEvent(id: id, event: event, rawSize: encoded.rawBodySize, storedSize: encoded.bytes.count, checksum: encoded.checksum)
   }
+}
+
+/// What a write transaction appended to the log, as
+/// ``ChronicleDatabase/writeSummarizingEvent(_:)`` reports it: known without
+/// decoding the event (which, for a large transaction, costs as much as writing it).
+public struct AppendedEventSummary: Sendable, Equatable {
+  /// The event's position in this file's log.
+  public var position: Int64
+  /// Its origin (this peer) and sequence.
+  public var id: EventID
+  /// Row operations it holds.
+  public var rowChanges: Int
+  /// Body bytes before compression, and bytes stored.
+  public var rawSize: Int
+  public var storedSize: Int
 }
 
 /// Writes events into `chronicle_events`.
@@ -40,7 +63,8 @@ enum EventAppender {
       db, origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch,
       encoded: encoded, rowChangeCount: body.rowChangeCount, changedTables: body.changedTableNames)
     position = LocalLogPosition(nextSequence: sequence + 1, schemaEpoch: epoch)
-    return AppendedEvent(id: id, encoded: encoded)
+    return AppendedEvent(
+      id: id, encoded: encoded, eventID: EventID(origin: origin, sequence: sequence), rowChangeCount: body.rowChangeCount)
   }
 
   /// Inserts an encoded event and its table index; returns its log position.
