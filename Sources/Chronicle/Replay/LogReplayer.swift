@@ -94,6 +94,8 @@ final class LogReplayer {
       }
       localEpoch = event.schemaEpoch
       if event.rowChangeCount != event.operations.count { selection?.schemaChanged() }
+      // Into tables only, with nothing to merge, the log is not needed.
+      guard keepsMergeState else { return }
       let position = try EventAppender.insert(db, event: stored.event, encoded: encoded)
       for case .schema(.migration(let migration)) in event.operations {
         try db.execute(
