@@ -64,7 +64,7 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   /// at deleted rows; nothing was deleted.
   case localDataStillReferenced(String)
   /// A transaction's changes encode to more than an event may hold
-  /// (``EventCodec/maximumBodySize``), so no peer could read it; it was not
+  /// (2^30 bytes, the event format's limit), so no peer could read it; it was not
   /// committed.
   case transactionTooLarge(bytes: Int, limit: Int)
   /// The guard triggers of these tracked tables were removed, so writes may

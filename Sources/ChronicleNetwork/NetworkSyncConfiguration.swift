@@ -15,7 +15,7 @@ public struct NetworkSyncConfiguration: Sendable {
   public var maxFrameSize = 4 << 20
   /// The largest event accepted, in parts when it exceeds a frame. The
   /// default is the largest event a database can write (a transaction whose
-  /// changes encode to more than ``EventCodec/maximumBodySize`` is refused at
+  /// changes encode to more than 2^30 body bytes is refused at
   /// commit), so every event a peer wrote can be synced.
   public var maxEventSize = EventCodec.maximumBodySize + (64 << 10)
   /// The largest blob accepted, in parts when it exceeds a frame.

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The state a compacted log starts from: what the pruned events led to.
-public struct LogBaseline: Sendable {
+package struct LogBaseline: Sendable {
   /// Log position of the last pruned event.
   public var throughPosition: Int64
   /// The events the baseline stands for: every event it covers was pruned.
@@ -70,7 +70,7 @@ public struct LogBaseline: Sendable {
 
 extension ChronicleLogSource {
   /// The baseline the log starts from, when it was compacted.
-  public func baseline() throws -> LogBaseline? {
+  package func baseline() throws -> LogBaseline? {
     try read { db in try LogBaseline.read(db) }
   }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// Encoding is deterministic: the same event always gives the same body bytes.
 /// Decoding verifies everything (magic, version, flags, checksum, sizes, every
 /// reference and value) and throws ``EventFormatError`` on the first problem.
-public enum EventCodec {
+package enum EventCodec {
   /// The newest format version this build reads (it reads every version up
   /// to it). Events are written as version 1 and become version 2 when their
   /// device signs them, before they leave it.

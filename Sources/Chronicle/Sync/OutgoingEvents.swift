@@ -109,7 +109,7 @@ extension ChronicleDatabase {
   /// transaction: all of them, or, on any error, none (see
   /// ``applyRemote(bundle:source:)``). Each event is verified first
   /// (envelope, CRC-32, body); `source` names the sender in errors.
-  public func applyRemote(serializedEvents: [[UInt8]], source: String) throws -> MergeReport {
+  package func applyRemote(serializedEvents: [[UInt8]], source: String) throws -> MergeReport {
     var events: [IncomingEvent] = []
     events.reserveCapacity(serializedEvents.count)
     for (index, bytes) in serializedEvents.enumerated() {

@@ -2,7 +2,7 @@
 ///
 /// Last-write-wins compares versions: the higher clock wins, and equal clocks
 /// are decided by the peer id, never by arrival order.
-public struct WriteVersion: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct WriteVersion: Hashable, Comparable, Sendable, CustomStringConvertible {
   public var timestamp: HLCTimestamp
   public var origin: PeerID
 
