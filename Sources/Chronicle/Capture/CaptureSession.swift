@@ -69,8 +69,8 @@ final class CaptureSession: @unchecked Sendable {
   /// device key is missing, so nothing it wrote could be signed.
   var writeRefusal: ChronicleError?
 
-  /// While true, changes are not captured (used when applying events that are
-  /// already in the log).
+  /// While true, changes are not captured: set only by
+  /// ``uncaptured(_:foreignKeysOff:_:)``.
   var isSuspended = false {
     didSet { if isSuspended { tableWrittenByTriggerWhileSuspended = nil } }
   }

@@ -71,25 +71,25 @@ extension ChronicleDatabase {
 
     let session = self.session
     return try writer.writeWithoutTransaction { db in
-      session.isSuspended = true
-      defer { session.isSuspended = false }
-      var report = CompactionReport(
-        throughPosition: through, prunedEvents: 0, remainingEvents: 0, baselineRows: rowCount, prunedBytes: 0, baselineBytes: baseline.bytes.count)
-      try db.inTransaction(.immediate) {
-        // The live merge state must have seen every pruned event.
-        let applier = MergeApplier(db, local: peer, localEpoch: UInt64.max)
-        applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
-        try applier.foldLocalEvents()
-        try applier.finishBatch()
-        report.prunedBytes = try Int.fetchOne(db, sql: "SELECT coalesce(sum(stored_size), 0) FROM chronicle_events WHERE id <= ?", arguments: [through]) ?? 0
-        try baseline.save(db, mergeState: mergeRows)
-        try db.execute(sql: "DELETE FROM chronicle_event_tables WHERE event_id <= ?", arguments: [through])
-        try db.execute(sql: "DELETE FROM chronicle_events WHERE id <= ?", arguments: [through])
-        report.prunedEvents = db.changesCount
-        report.remainingEvents = try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events") ?? 0
-        return .commit
+      try session.uncaptured(db) { _ in
+        var report = CompactionReport(
+          throughPosition: through, prunedEvents: 0, remainingEvents: 0, baselineRows: rowCount, prunedBytes: 0, baselineBytes: baseline.bytes.count)
+        try db.inTransaction(.immediate) {
+          // The live merge state must have seen every pruned event.
+          let applier = MergeApplier(db, local: peer, localEpoch: UInt64.max)
+          applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
+          try applier.foldLocalEvents()
+          try applier.finishBatch()
+          report.prunedBytes = try Int.fetchOne(db, sql: "SELECT coalesce(sum(stored_size), 0) FROM chronicle_events WHERE id <= ?", arguments: [through]) ?? 0
+          try baseline.save(db, mergeState: mergeRows)
+          try db.execute(sql: "DELETE FROM chronicle_event_tables WHERE event_id <= ?", arguments: [through])
+          try db.execute(sql: "DELETE FROM chronicle_events WHERE id <= ?", arguments: [through])
+          report.prunedEvents = db.changesCount
+          report.remainingEvents = try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events") ?? 0
+          return .commit
+        }
+        return report
       }
-      return report
     }
   }
 

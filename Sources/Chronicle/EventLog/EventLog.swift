@@ -129,3 +129,10 @@ public struct EventLog: Sendable {
     }
   }
 }
+
+extension EventLog {
+  /// The position of the last event in the log of `db` (0 when empty).
+  static func lastPosition(_ db: Database) throws -> Int64 {
+    try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM main.chronicle_events") ?? 0
+  }
+}

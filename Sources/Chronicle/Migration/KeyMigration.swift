@@ -74,7 +74,7 @@ extension MigrationBuilder {
       }
     }
 
-    let through = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0
+    let through = try EventLog.lastPosition(db)
     let origins = try KeyMigration.rowOrigins(db, table: shape.name, column: column, through: through)
     let fallback = localPeer
     let tableName = shape.name

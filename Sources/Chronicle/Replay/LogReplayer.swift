@@ -78,7 +78,7 @@ final class LogReplayer {
       var keyOrigins: [String: [Int64: PeerID]] = [:]
       if !migrations.isEmpty && keepsMergeState {
         // As the migration did on the live database: note key origins, apply, reshape.
-        let through = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0
+        let through = try EventLog.lastPosition(db)
         for migration in migrations {
           for case .migrateKeys(let table, let column, _) in migration.steps {
             keyOrigins[table.lowercased()] = try KeyMigration.rowOrigins(db, table: table, column: column, through: through)

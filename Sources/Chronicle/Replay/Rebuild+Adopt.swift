@@ -20,16 +20,11 @@ extension ChronicleDatabase {
       defer { try? db.execute(sql: "DETACH DATABASE chronicle_rebuild") }
       var event: StoredEvent?
       try db.inTransaction(.immediate) {
-        let latest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM main.chronicle_events") ?? 0
+        let latest = try EventLog.lastPosition(db)
         guard latest == shadow.through else { throw ShadowBehind() }
         let shapes = try tables.map { table in try AdoptedTable(table, db) }
-        session.isSuspended = true
-        do {
+        try session.uncaptured(db) { _ in
           for shape in shapes { try shape.setProjection(db) }
-          session.isSuspended = false
-        } catch {
-          session.isSuspended = false
-          throw error
         }
         for shape in shapes { try shape.restoreLiveRows(db) }
         event = try session.appendEvent(db)?.stored()

@@ -127,34 +127,32 @@ extension ChronicleDatabase {
   private func swap(from shadow: ShadowDatabase, tables: [String], hasReceived: Bool) throws {
     let session = self.session
     try writer.writeWithoutTransaction { db in
-      try db.execute(sql: "PRAGMA foreign_keys = OFF")
-      defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-      try db.execute(sql: "ATTACH DATABASE ? AS chronicle_rebuild", arguments: [shadow.path])
-      defer { try? db.execute(sql: "DETACH DATABASE chronicle_rebuild") }
-      session.isSuspended = true
-      defer { session.isSuspended = false }
-      try db.inTransaction(.immediate) {
-        let latest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM main.chronicle_events") ?? 0
-        guard latest == shadow.through else { throw ShadowBehind() }
-        for table in tables {
-          let columns = try String.fetchAll(
-            db, sql: "SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0 ORDER BY cid", arguments: [table])
-            .map(quotedIdentifier).joined(separator: ", ")
-          try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
-          try db.execute(sql: "INSERT INTO main.\(quotedIdentifier(table)) (\(columns)) SELECT \(columns) FROM chronicle_rebuild.\(quotedIdentifier(table))")
+      try session.uncaptured(db, foreignKeysOff: true) { _ in
+        try db.execute(sql: "ATTACH DATABASE ? AS chronicle_rebuild", arguments: [shadow.path])
+        defer { try? db.execute(sql: "DETACH DATABASE chronicle_rebuild") }
+        try db.inTransaction(.immediate) {
+          let latest = try EventLog.lastPosition(db)
+          guard latest == shadow.through else { throw ShadowBehind() }
+          for table in tables {
+            let columns = try String.fetchAll(
+              db, sql: "SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0 ORDER BY cid", arguments: [table])
+              .map(quotedIdentifier).joined(separator: ", ")
+            try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
+            try db.execute(sql: "INSERT INTO main.\(quotedIdentifier(table)) (\(columns)) SELECT \(columns) FROM chronicle_rebuild.\(quotedIdentifier(table))")
+          }
+          try db.execute(sql: "DELETE FROM main.chronicle_rows")
+          try db.execute(sql: "INSERT INTO main.chronicle_rows (\(MergeStore.columns)) SELECT \(MergeStore.columns) FROM chronicle_rebuild.chronicle_rows")
+          if hasReceived { try MergeApplier(db, local: peerID, localEpoch: 0).setFoldMark(latest) }
+          var violations: [Row] = []
+          for table in tables { violations += try Row.fetchAll(db, sql: "PRAGMA main.foreign_key_check(\(quotedIdentifier(table)))") }
+          guard violations.isEmpty else {
+            throw ChronicleError.rebuildFailed(
+              "the rebuilt tables break \(violations.count) foreign key(s), first in \(violations[0][0] as String? ?? "?"); nothing was swapped")
+          }
+          // The tables are the log's projection again: nothing outside it is left.
+          try UntrackedWrites.clearSuspicion(db)
+          return .commit
         }
-        try db.execute(sql: "DELETE FROM main.chronicle_rows")
-        try db.execute(sql: "INSERT INTO main.chronicle_rows (\(MergeStore.columns)) SELECT \(MergeStore.columns) FROM chronicle_rebuild.chronicle_rows")
-        if hasReceived { try MergeApplier(db, local: peerID, localEpoch: 0).setFoldMark(latest) }
-        var violations: [Row] = []
-        for table in tables { violations += try Row.fetchAll(db, sql: "PRAGMA main.foreign_key_check(\(quotedIdentifier(table)))") }
-        guard violations.isEmpty else {
-          throw ChronicleError.rebuildFailed(
-            "the rebuilt tables break \(violations.count) foreign key(s), first in \(violations[0][0] as String? ?? "?"); nothing was swapped")
-        }
-        // The tables are the log's projection again: nothing outside it is left.
-        try UntrackedWrites.clearSuspicion(db)
-        return .commit
       }
     }
   }

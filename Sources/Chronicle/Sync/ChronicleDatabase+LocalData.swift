@@ -30,36 +30,35 @@ extension ChronicleDatabase {
     try writer.writeWithoutTransaction { db in
       let oldPeer = session.peer
       let oldRefusal = session.writeRefusal
-      session.isSuspended = true
-      defer { session.isSuspended = false }
       do {
         try db.inTransaction(.immediate) {
-          try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
           let epoch = try LocalLogPosition.read(db, origin: oldPeer).schemaEpoch
-          for table in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables") {
-            try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
+          try session.uncaptured(db) { _ in
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            for table in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables") {
+              try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
+            }
+            do {
+              try db.checkForeignKeys()
+            } catch {
+              throw ChronicleError.localDataStillReferenced("\(error)")
+            }
+            try db.execute(sql: """
+              DELETE FROM chronicle_events;
+              DELETE FROM chronicle_event_tables;
+              DELETE FROM chronicle_rows;
+              DELETE FROM chronicle_tracked_tables;
+              DELETE FROM chronicle_schema;
+              DELETE FROM chronicle_meta WHERE key IN ('logged_schema_version', 'merge_folded_through', 'sealed_through');
+              DELETE FROM chronicle_devices;
+              DELETE FROM chronicle_group;
+              DELETE FROM chronicle_members;
+              """)
+            try db.execute(
+              sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",
+              arguments: [Data(newPeer.bytes), ISO8601DateFormatter().string(from: Date())])
+            try DeviceRegistry(db: db).record(newPeer, .init(publicKey: newKey.publicKey, firstSignedSequence: 1))
           }
-          do {
-            try db.checkForeignKeys()
-          } catch {
-            throw ChronicleError.localDataStillReferenced("\(error)")
-          }
-          try db.execute(sql: """
-            DELETE FROM chronicle_events;
-            DELETE FROM chronicle_event_tables;
-            DELETE FROM chronicle_rows;
-            DELETE FROM chronicle_tracked_tables;
-            DELETE FROM chronicle_schema;
-            DELETE FROM chronicle_meta WHERE key IN ('logged_schema_version', 'merge_folded_through', 'sealed_through');
-            DELETE FROM chronicle_devices;
-            DELETE FROM chronicle_group;
-            DELETE FROM chronicle_members;
-            """)
-          try db.execute(
-            sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",
-            arguments: [Data(newPeer.bytes), ISO8601DateFormatter().string(from: Date())])
-          try DeviceRegistry(db: db).record(newPeer, .init(publicKey: newKey.publicKey, firstSignedSequence: 1))
-          session.isSuspended = false
           // The new device has its key: its first event may be written.
           session.writeRefusal = nil
           try session.restartLog(as: newPeer, schemaEpoch: epoch, db)

@@ -92,34 +92,34 @@ extension ChronicleDatabase {
     let session = self.session
     let peer = peerID
     return try writer.writeWithoutTransaction { db in
-      try db.execute(sql: "PRAGMA foreign_keys = OFF")
-      defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-      session.isSuspended = true
-      defer { session.isSuspended = false }
-      var report = MergeReport()
-      try db.inTransaction(.immediate) {
-        let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
-        // Every event must come from the device it names, or none is applied.
-        var admission = DeviceAdmission(db, checksSignatures: signsEvents)
-        try admission.admit(events, source: source)
-        let applier = MergeApplier(db, local: peer, localEpoch: epoch)
-        applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
-        // Within a batch, older events first: fewer rows go through parking.
-        for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
-          try applier.apply(incoming, source: source)
+      // Foreign keys off: rows arrive in any order, and a cascade here would
+      // delete rows that no event deleted (settleForeignKeys checks instead).
+      try session.uncaptured(db, foreignKeysOff: true) { uncaptured in
+        var report = MergeReport()
+        try db.inTransaction(.immediate) {
+          let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
+          // Every event must come from the device it names, or none is applied.
+          var admission = DeviceAdmission(db, checksSignatures: signsEvents)
+          try admission.admit(events, source: source)
+          let applier = MergeApplier(db, local: peer, localEpoch: epoch)
+          applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
+          // Within a batch, older events first: fewer rows go through parking.
+          for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
+            try applier.apply(incoming, source: source)
+          }
+          if applier.appliedEvents > 0 { try applier.settleForeignKeys() }
+          if let table = uncaptured.tableWrittenByTrigger {
+            throw SyncError.triggerWroteWhileMerging(source: source, table: table)
+          }
+          try applier.finishBatch()
+          report.appliedEvents = applier.appliedEvents
+          report.duplicateEvents = applier.duplicateEvents
+          report.rowChanges = applier.appliedRowChanges
+          report.parkedRows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM chronicle_rows WHERE parked_reason IS NOT NULL") ?? 0
+          return .commit
         }
-        if applier.appliedEvents > 0 { try applier.settleForeignKeys() }
-        if let table = session.tableWrittenByTriggerWhileSuspended {
-          throw SyncError.triggerWroteWhileMerging(source: source, table: table)
-        }
-        try applier.finishBatch()
-        report.appliedEvents = applier.appliedEvents
-        report.duplicateEvents = applier.duplicateEvents
-        report.rowChanges = applier.appliedRowChanges
-        report.parkedRows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM chronicle_rows WHERE parked_reason IS NOT NULL") ?? 0
-        return .commit
+        return report
       }
-      return report
     }
   }
 }

@@ -197,7 +197,7 @@ final class MergeApplier {
   /// the batch merged anything (a batch of events held already folds nothing).
   func finishBatch() throws {
     guard hasFolded else { return }
-    try setFoldMark(Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? 0)
+    try setFoldMark(EventLog.lastPosition(db))
   }
 
   func setFoldMark(_ id: Int64) throws {
