@@ -8,7 +8,7 @@ import Testing
 @Suite("read-only commands")
 struct ReadOnlyCommandsTests {
   func chronicle(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
-    try run(arguments)
+    try ChildProcess.run("chronicle", arguments)
   }
 
   /// The bytes of the database file and of its WAL (empty when absent):
@@ -22,10 +22,8 @@ struct ReadOnlyCommandsTests {
   }
 
   func inspectWithoutWriting() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-cli-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let path = directory.appendingPathComponent("app.sqlite").path
+    let directory = try TemporaryDirectory()
+    let path = directory.path("app.sqlite")
     let created = try chronicle("sql", path, """
       CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT;
       INSERT INTO items VALUES (1, 'one'), (2, 'two');
@@ -35,31 +33,16 @@ struct ReadOnlyCommandsTests {
     #expect(try chronicle("group", path, "--create").status == 0)
 
     let before = fingerprint(path)
-    let copy = directory.appendingPathComponent("copy.sqlite").path
+    let copy = directory.path("copy.sqlite")
     let commands: [[String]] = [
       ["peers", path], ["parked", path], ["identity", path], ["group", path], ["members", path],
       ["log", path], ["verify", path], ["blame", path, "items", "2"], ["step", path],
       ["diff", path, path], ["replay", path, "--into", copy],
     ]
     for command in commands {
-      let result = try run(command)
+      let result = try ChildProcess.run("chronicle", command)
       #expect(result.status == 0, "\(command.joined(separator: " ")): \(result.errors)")
       #expect(fingerprint(path) == before, "`chronicle \(command.joined(separator: " "))` changed the file")
     }
-  }
-
-  func run(_ command: [String]) throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
-    process.executableURL = try ChildProcess.builtProduct("chronicle")
-    process.arguments = command
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
   }
 }

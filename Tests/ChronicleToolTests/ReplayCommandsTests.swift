@@ -10,22 +10,8 @@ import Testing
 struct ReplayCommandsTests {
   /// Runs the built `chronicle` with `arguments`; returns its exit status and output.
   func chronicle(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
-    process.executableURL = try Self.binary()
-    process.arguments = arguments
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    try ChildProcess.run("chronicle", arguments)
   }
-
-  /// The `chronicle` binary SwiftPM built beside the test bundle.
-  static func binary() throws -> URL { try ChildProcess.builtProduct("chronicle") }
 
   func json(_ text: String) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
