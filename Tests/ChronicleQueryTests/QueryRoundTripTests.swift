@@ -4,14 +4,11 @@ import Testing
 
 @Suite("Query builder: round trips through Chronicle")
 struct QueryRoundTripTests {
-  let directory: URL
-  let database: ChronicleDatabase
+  let fixture: RemindersDatabase
+  var database: ChronicleDatabase { fixture.database }
 
   init() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-query-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    database = try Chronicle.open(path: directory.appendingPathComponent("app.sqlite").path)
-    try database.write { db in try db.execute(sql: remindersSchema) }
+    fixture = try RemindersDatabase()
   }
 
   @Test func crudThroughTheBuilderIsCapturedOneEventPerTransaction() throws {
@@ -52,7 +49,7 @@ struct QueryRoundTripTests {
       #expect(try Reminder.fetchCount(db) == 1)
     }
     // The log reproduces the tables.
-    let replay = try database.replay(into: directory.appendingPathComponent("replay.sqlite").path)
+    let replay = try database.replay(into: fixture.directory.appendingPathComponent("replay.sqlite").path)
     #expect(replay.digests == (try database.digests()))
   }
 
