@@ -77,8 +77,14 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
   }}
 
   /// Adds a condition (AND-ed with the others).
+  @_disfavoredOverload
   public func `where`(_ predicate: {closure} -> some QueryExpression<Bool>) -> Self {{
     with {{ $0.conditions.append(predicate({call}).queryFragment) }}
+  }}
+
+  /// Adds the conditions a closure gives, written with `if`, `switch` or `for`.
+  public func `where`(@QueryFragmentBuilder<Bool> _ predicate: {closure} -> [QueryFragment]) -> Self {{
+    with {{ $0.conditions += predicate({call}) }}
   }}
 
   /// Groups rows by terms: `.group {{ $0.id }}`.
@@ -90,11 +96,18 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
   }}
 
   /// Adds a condition on groups (HAVING), AND-ed with the others.
+  @_disfavoredOverload
   public func having(_ predicate: {closure} -> some QueryExpression<Bool>) -> Self {{
     with {{ $0.groupConditions.append(predicate({call}).queryFragment) }}
   }}
 
+  /// Adds the conditions on groups a closure gives, written with `if`, `switch` or `for`.
+  public func having(@QueryFragmentBuilder<Bool> _ predicate: {closure} -> [QueryFragment]) -> Self {{
+    with {{ $0.groupConditions += predicate({call}) }}
+  }}
+
   /// Orders by terms: `.order {{ ($1.title, $0.title.desc()) }}`.
+  @_disfavoredOverload
   public func order<each Term: QueryExpression>(by terms: {closure} -> (repeat each Term)) -> Self {{
     let values = terms({call})
     var fragments: [QueryFragment] = []
@@ -102,8 +115,13 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
     return with {{ $0.ordering += fragments }}
   }}
 
-  /// At most `count` rows.
-  public func limit(_ count: Int) -> Self {{ with {{ $0.limit = count.queryFragment }} }}
+  /// Orders by the terms a closure gives, written with `if` or `switch`.
+  public func order(@QueryFragmentBuilder<Void> by terms: {closure} -> [QueryFragment]) -> Self {{
+    with {{ $0.ordering += terms({call}) }}
+  }}
+
+  /// At most `count` rows; `nil` for no limit.
+  public func limit(_ count: Int?) -> Self {{ with {{ $0.limit = count?.queryFragment }} }}
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self {{ with {{ $0.offset = count.queryFragment }} }}

@@ -40,8 +40,16 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   }
 
   /// Adds a condition (AND-ed with the others).
+  @_disfavoredOverload
   public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
     with { $0.conditions.append(predicate(fromColumns).queryFragment) }
+  }
+
+  /// Adds the conditions a closure gives, written with `if`, `switch` or
+  /// `for` (AND-ed with the others; none when no branch gives one):
+  /// `.where { if !showCompleted { !$0.isCompleted } }`.
+  public func `where`(@QueryFragmentBuilder<Bool> _ predicate: (From.TableColumns) -> [QueryFragment]) -> Self {
+    with { $0.conditions += predicate(fromColumns) }
   }
 
   /// Adds a Bool column as a condition: `.where(\.isInStock)`.
@@ -55,11 +63,18 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   }
 
   /// Orders by terms: `.order { ($0.priority.desc(), $0.title) }`.
+  @_disfavoredOverload
   public func order<each Term: QueryExpression>(by terms: (From.TableColumns) -> (repeat each Term)) -> Self {
     let values = terms(fromColumns)
     var fragments: [QueryFragment] = []
     for term in repeat each values { fragments.append(term.queryFragment) }
     return with { $0.ordering += fragments }
+  }
+
+  /// Orders by the terms a closure gives, written with `if` or `switch`:
+  /// `.order { if byTitle { $0.title } else { ($0.priority.desc(), $0.title) } }`.
+  public func order(@QueryFragmentBuilder<Void> by terms: (From.TableColumns) -> [QueryFragment]) -> Self {
+    with { $0.ordering += terms(fromColumns) }
   }
 
   /// Groups rows by a column: `.group(by: \.id)`.
@@ -76,8 +91,15 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   }
 
   /// Adds a condition on groups (HAVING), AND-ed with the others.
+  @_disfavoredOverload
   public func having(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
     with { $0.groupConditions.append(predicate(fromColumns).queryFragment) }
+  }
+
+  /// Adds the conditions on groups a closure gives, written with `if`,
+  /// `switch` or `for`.
+  public func having(@QueryFragmentBuilder<Bool> _ predicate: (From.TableColumns) -> [QueryFragment]) -> Self {
+    with { $0.groupConditions += predicate(fromColumns) }
   }
 
   /// At most `count` rows; `nil` for no limit (`.limit(nil)`).

@@ -17,9 +17,9 @@ struct SelectClauses: Sendable {
     sql.append(columns)
     sql.append(QueryFragment(" FROM ") + from)
     for join in joins { sql.append(QueryFragment(" ") + join) }
-    if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conditions.joined(separator: " AND ")) }
+    if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conjunction(conditions)) }
     if !grouping.isEmpty { sql.append(QueryFragment(" GROUP BY ") + grouping.joined(separator: ", ")) }
-    if !groupConditions.isEmpty { sql.append(QueryFragment(" HAVING ") + groupConditions.joined(separator: " AND ")) }
+    if !groupConditions.isEmpty { sql.append(QueryFragment(" HAVING ") + conjunction(groupConditions)) }
     if !ordering.isEmpty { sql.append(QueryFragment(" ORDER BY ") + ordering.joined(separator: ", ")) }
     if let limit {
       sql.append(QueryFragment(" LIMIT ") + limit)
@@ -55,7 +55,7 @@ enum JoinKind: String, Sendable {
 
   /// `JOIN <source> ON <condition> [AND <the operand's own filters>]`.
   func clause<J: Table>(_ operand: JoinOperand<J>, on condition: QueryFragment) -> QueryFragment {
-    QueryFragment(sql: rawValue + " ") + operand.source + QueryFragment(" ON ") + ([condition] + operand.conditions).joined(separator: " AND ")
+    QueryFragment(sql: rawValue + " ") + operand.source + QueryFragment(" ON ") + conjunction([condition] + operand.conditions)
   }
 }
 

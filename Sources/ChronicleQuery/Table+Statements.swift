@@ -15,7 +15,14 @@ extension Table {
   }
 
   /// Rows matching a condition: `Item.where { $0.count > 0 }`.
+  @_disfavoredOverload
   public static func `where`(_ predicate: (TableColumns) -> some QueryExpression<Bool>) -> Select<Self, Self> {
+    all.where(predicate)
+  }
+
+  /// Rows matching the conditions a closure gives, written with `if`,
+  /// `switch` or `for`: `Item.where { if onlyInStock { $0.isInStock } }`.
+  public static func `where`(@QueryFragmentBuilder<Bool> _ predicate: (TableColumns) -> [QueryFragment]) -> Select<Self, Self> {
     all.where(predicate)
   }
 
@@ -30,7 +37,13 @@ extension Table {
   }
 
   /// All rows ordered by terms.
+  @_disfavoredOverload
   public static func order<each Term: QueryExpression>(by terms: (TableColumns) -> (repeat each Term)) -> Select<Self, Self> {
+    all.order(by: terms)
+  }
+
+  /// All rows ordered by the terms a closure gives, written with `if` or `switch`.
+  public static func order(@QueryFragmentBuilder<Void> by terms: (TableColumns) -> [QueryFragment]) -> Select<Self, Self> {
     all.order(by: terms)
   }
 

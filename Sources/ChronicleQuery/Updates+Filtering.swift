@@ -3,9 +3,17 @@
 /// `Reminder.delete().find(id)`.
 extension Update {
   /// Adds a condition (AND-ed with the others).
+  @_disfavoredOverload
   public func `where`(_ predicate: (Base.TableColumns) -> some QueryExpression<Bool>) -> Self {
     var update = self
     update.conditions.append(predicate(Base.columns).queryFragment)
+    return update
+  }
+
+  /// Adds the conditions a closure gives, written with `if`, `switch` or `for`.
+  public func `where`(@QueryFragmentBuilder<Bool> _ predicate: (Base.TableColumns) -> [QueryFragment]) -> Self {
+    var update = self
+    update.conditions += predicate(Base.columns)
     return update
   }
 
@@ -29,9 +37,17 @@ extension Update where Base: PrimaryKeyedTable {
 
 extension Delete {
   /// Adds a condition (AND-ed with the others).
+  @_disfavoredOverload
   public func `where`(_ predicate: (Base.TableColumns) -> some QueryExpression<Bool>) -> Self {
     var delete = self
     delete.conditions.append(predicate(Base.columns).queryFragment)
+    return delete
+  }
+
+  /// Adds the conditions a closure gives, written with `if`, `switch` or `for`.
+  public func `where`(@QueryFragmentBuilder<Bool> _ predicate: (Base.TableColumns) -> [QueryFragment]) -> Self {
+    var delete = self
+    delete.conditions += predicate(Base.columns)
     return delete
   }
 

@@ -12,31 +12,36 @@ public struct Updates<Base: Table> {
     return names.count == 1 ? names[0] : "(" + names.joined(separator: ", ") + ")"
   }
 
+  /// A column's value in the update: what this update assigned it so far,
+  /// or the column. Assign an expression: `$0.title = $0.title.upper()`.
   public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> any QueryExpression<V> {
-    get {
-      let column = Base.columns[keyPath: keyPath]
-      let target = Self.target(column)
-      if let assigned = assignments.last(where: { $0.target == target }) {
-        return SQLQueryExpression<V>(assigned.value)
-      }
-      return column
+    get { current(keyPath) }
+    set { assign(keyPath, newValue.queryFragment) }
+  }
+
+  private func current<V>(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> any QueryExpression<V> {
+    let column = Base.columns[keyPath: keyPath]
+    let target = Self.target(column)
+    if let assigned = assignments.last(where: { $0.target == target }) {
+      return SQLQueryExpression<V>(assigned.value)
     }
-    set {
-      let target = Self.target(Base.columns[keyPath: keyPath])
-      var fragment = newValue.queryFragment
-      if target.hasPrefix("(") { fragment = parenthesized(fragment) }
-      if let index = assignments.firstIndex(where: { $0.target == target }) {
-        assignments[index].value = fragment
-      } else {
-        assignments.append((target, fragment))
-      }
+    return column
+  }
+
+  private mutating func assign<V>(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>, _ value: QueryFragment) {
+    let target = Self.target(Base.columns[keyPath: keyPath])
+    var fragment = value
+    if target.hasPrefix("("), !isWrappedInParentheses(fragment.sql) { fragment = parenthesized(fragment) }
+    if let index = assignments.firstIndex(where: { $0.target == target }) {
+      assignments[index].value = fragment
+    } else {
+      assignments.append((target, fragment))
     }
   }
 
   /// Flips a Bool column: `$0.toggle(\.isDone)`.
   public mutating func toggle(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, Bool>>) {
-    let current = self[dynamicMember: keyPath]
-    self[dynamicMember: keyPath] = !current
+    assign(keyPath, (!current(keyPath)).queryFragment)
   }
 
   mutating func assign(_ column: String, _ fragment: QueryFragment) {
@@ -69,7 +74,7 @@ public struct Update<Base: Table, Output>: QueryStatement, @unchecked Sendable {
   public var query: QueryFragment {
     guard !updates.assignments.isEmpty else { return QueryFragment("SELECT NULL WHERE 0") }
     var sql = QueryFragment(sql: "UPDATE \(quotedIdentifier(Base.tableName)) SET ") + updates.setClause
-    if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conditions.joined(separator: " AND ")) }
+    if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conjunction(conditions)) }
     if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
     return sql
   }
@@ -98,7 +103,7 @@ public struct Delete<Base: Table, Output>: QueryStatement, @unchecked Sendable {
 
   public var query: QueryFragment {
     var sql = QueryFragment(sql: "DELETE FROM \(quotedIdentifier(Base.tableName))")
-    if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conditions.joined(separator: " AND ")) }
+    if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conjunction(conditions)) }
     if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
     return sql
   }

@@ -22,11 +22,4 @@ extension Select where Output == From {
     and(From.self[keyPath: scope])
   }
 
-  /// This select with `other`'s conditions too (its ordering, limits and
-  /// joins are not taken): `Item.active.and(Item.createdAfter(lastWeek))`.
-  public func and(_ other: Where<From>) -> Self {
-    var clauses = self.clauses
-    clauses.conditions += other.clauses.conditions
-    return Select(clauses: clauses, fromColumns: fromColumns, decode: decode)
-  }
 }

@@ -20,7 +20,7 @@ struct JoinSQLTests {
       of: RemindersList.where { $0.position > 0 }.rightJoin(Reminder.where { !$0.isCompleted }) { $0.id.eq($1.remindersListID) }
         .select { ($0.title, $1.title) }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" RIGHT JOIN "reminders" ON ("remindersLists"."id" IS "reminders"."remindersListID") AND NOT ("reminders"."isCompleted") WHERE ("remindersLists"."position" > 0)
+      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" RIGHT JOIN "reminders" ON ("remindersLists"."id" IS "reminders"."remindersListID") AND (NOT ("reminders"."isCompleted")) WHERE ("remindersLists"."position" > 0)
       """
     }
     assertInlineSnapshot(of: RemindersList.fullJoin(Reminder.all) { $0.id.eq($1.remindersListID) }.select { ($0.id, $1.id) }.query.description, as: .lines) {

@@ -30,8 +30,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
   }
 
   /// Adds a condition (AND-ed with the others).
+  @_disfavoredOverload
   public func `where`(_ predicate: (C0, C1) -> some QueryExpression<Bool>) -> Self {
     with { $0.conditions.append(predicate(sources.0, sources.1).queryFragment) }
+  }
+
+  /// Adds the conditions a closure gives, written with `if`, `switch` or `for`.
+  public func `where`(@QueryFragmentBuilder<Bool> _ predicate: (C0, C1) -> [QueryFragment]) -> Self {
+    with { $0.conditions += predicate(sources.0, sources.1) }
   }
 
   /// Groups rows by terms: `.group { $0.id }`.
@@ -43,11 +49,18 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
   }
 
   /// Adds a condition on groups (HAVING), AND-ed with the others.
+  @_disfavoredOverload
   public func having(_ predicate: (C0, C1) -> some QueryExpression<Bool>) -> Self {
     with { $0.groupConditions.append(predicate(sources.0, sources.1).queryFragment) }
   }
 
+  /// Adds the conditions on groups a closure gives, written with `if`, `switch` or `for`.
+  public func having(@QueryFragmentBuilder<Bool> _ predicate: (C0, C1) -> [QueryFragment]) -> Self {
+    with { $0.groupConditions += predicate(sources.0, sources.1) }
+  }
+
   /// Orders by terms: `.order { ($1.title, $0.title.desc()) }`.
+  @_disfavoredOverload
   public func order<each Term: QueryExpression>(by terms: (C0, C1) -> (repeat each Term)) -> Self {
     let values = terms(sources.0, sources.1)
     var fragments: [QueryFragment] = []
@@ -55,8 +68,13 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     return with { $0.ordering += fragments }
   }
 
-  /// At most `count` rows.
-  public func limit(_ count: Int) -> Self { with { $0.limit = count.queryFragment } }
+  /// Orders by the terms a closure gives, written with `if` or `switch`.
+  public func order(@QueryFragmentBuilder<Void> by terms: (C0, C1) -> [QueryFragment]) -> Self {
+    with { $0.ordering += terms(sources.0, sources.1) }
+  }
+
+  /// At most `count` rows; `nil` for no limit.
+  public func limit(_ count: Int?) -> Self { with { $0.limit = count?.queryFragment } }
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
@@ -157,8 +175,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   }
 
   /// Adds a condition (AND-ed with the others).
+  @_disfavoredOverload
   public func `where`(_ predicate: (C0, C1, C2) -> some QueryExpression<Bool>) -> Self {
     with { $0.conditions.append(predicate(sources.0, sources.1, sources.2).queryFragment) }
+  }
+
+  /// Adds the conditions a closure gives, written with `if`, `switch` or `for`.
+  public func `where`(@QueryFragmentBuilder<Bool> _ predicate: (C0, C1, C2) -> [QueryFragment]) -> Self {
+    with { $0.conditions += predicate(sources.0, sources.1, sources.2) }
   }
 
   /// Groups rows by terms: `.group { $0.id }`.
@@ -170,11 +194,18 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   }
 
   /// Adds a condition on groups (HAVING), AND-ed with the others.
+  @_disfavoredOverload
   public func having(_ predicate: (C0, C1, C2) -> some QueryExpression<Bool>) -> Self {
     with { $0.groupConditions.append(predicate(sources.0, sources.1, sources.2).queryFragment) }
   }
 
+  /// Adds the conditions on groups a closure gives, written with `if`, `switch` or `for`.
+  public func having(@QueryFragmentBuilder<Bool> _ predicate: (C0, C1, C2) -> [QueryFragment]) -> Self {
+    with { $0.groupConditions += predicate(sources.0, sources.1, sources.2) }
+  }
+
   /// Orders by terms: `.order { ($1.title, $0.title.desc()) }`.
+  @_disfavoredOverload
   public func order<each Term: QueryExpression>(by terms: (C0, C1, C2) -> (repeat each Term)) -> Self {
     let values = terms(sources.0, sources.1, sources.2)
     var fragments: [QueryFragment] = []
@@ -182,8 +213,13 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     return with { $0.ordering += fragments }
   }
 
-  /// At most `count` rows.
-  public func limit(_ count: Int) -> Self { with { $0.limit = count.queryFragment } }
+  /// Orders by the terms a closure gives, written with `if` or `switch`.
+  public func order(@QueryFragmentBuilder<Void> by terms: (C0, C1, C2) -> [QueryFragment]) -> Self {
+    with { $0.ordering += terms(sources.0, sources.1, sources.2) }
+  }
+
+  /// At most `count` rows; `nil` for no limit.
+  public func limit(_ count: Int?) -> Self { with { $0.limit = count?.queryFragment } }
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
@@ -284,8 +320,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   }
 
   /// Adds a condition (AND-ed with the others).
+  @_disfavoredOverload
   public func `where`(_ predicate: (C0, C1, C2, C3) -> some QueryExpression<Bool>) -> Self {
     with { $0.conditions.append(predicate(sources.0, sources.1, sources.2, sources.3).queryFragment) }
+  }
+
+  /// Adds the conditions a closure gives, written with `if`, `switch` or `for`.
+  public func `where`(@QueryFragmentBuilder<Bool> _ predicate: (C0, C1, C2, C3) -> [QueryFragment]) -> Self {
+    with { $0.conditions += predicate(sources.0, sources.1, sources.2, sources.3) }
   }
 
   /// Groups rows by terms: `.group { $0.id }`.
@@ -297,11 +339,18 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   }
 
   /// Adds a condition on groups (HAVING), AND-ed with the others.
+  @_disfavoredOverload
   public func having(_ predicate: (C0, C1, C2, C3) -> some QueryExpression<Bool>) -> Self {
     with { $0.groupConditions.append(predicate(sources.0, sources.1, sources.2, sources.3).queryFragment) }
   }
 
+  /// Adds the conditions on groups a closure gives, written with `if`, `switch` or `for`.
+  public func having(@QueryFragmentBuilder<Bool> _ predicate: (C0, C1, C2, C3) -> [QueryFragment]) -> Self {
+    with { $0.groupConditions += predicate(sources.0, sources.1, sources.2, sources.3) }
+  }
+
   /// Orders by terms: `.order { ($1.title, $0.title.desc()) }`.
+  @_disfavoredOverload
   public func order<each Term: QueryExpression>(by terms: (C0, C1, C2, C3) -> (repeat each Term)) -> Self {
     let values = terms(sources.0, sources.1, sources.2, sources.3)
     var fragments: [QueryFragment] = []
@@ -309,8 +358,13 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     return with { $0.ordering += fragments }
   }
 
-  /// At most `count` rows.
-  public func limit(_ count: Int) -> Self { with { $0.limit = count.queryFragment } }
+  /// Orders by the terms a closure gives, written with `if` or `switch`.
+  public func order(@QueryFragmentBuilder<Void> by terms: (C0, C1, C2, C3) -> [QueryFragment]) -> Self {
+    with { $0.ordering += terms(sources.0, sources.1, sources.2, sources.3) }
+  }
+
+  /// At most `count` rows; `nil` for no limit.
+  public func limit(_ count: Int?) -> Self { with { $0.limit = count?.queryFragment } }
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
