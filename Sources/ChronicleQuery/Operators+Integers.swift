@@ -1,9 +1,5 @@
 // Sign, bitwise and membership operators, as SQLite has them.
 
-private func binary<V>(_ lhs: QueryFragment, _ op: String, _ rhs: QueryFragment) -> SQLQueryExpression<V> {
-  SQLQueryExpression(parenthesized(lhs + QueryFragment(sql: " \(op) ") + rhs))
-}
-
 private func unary<V>(_ op: String, _ operand: QueryFragment) -> SQLQueryExpression<V> {
   SQLQueryExpression(QueryFragment(sql: op) + wrapped(operand))
 }

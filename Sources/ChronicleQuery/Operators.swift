@@ -3,10 +3,6 @@
 // The left operand must be a builder expression (a column, a function...),
 // so that these operators never compete with Swift's own on plain values.
 
-private func binary<V>(_ lhs: QueryFragment, _ op: String, _ rhs: QueryFragment) -> SQLQueryExpression<V> {
-  SQLQueryExpression(parenthesized(lhs + QueryFragment(sql: " \(op) ") + rhs))
-}
-
 // MARK: Equality (`IS` when a side may be NULL, so NULL == NULL holds)
 
 public func == <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {

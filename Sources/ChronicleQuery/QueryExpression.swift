@@ -18,6 +18,16 @@ public struct SQLQueryExpression<QueryValue>: QueryExpression, Sendable {
   }
 }
 
+/// `(lhs op rhs)`.
+func binary<V>(_ lhs: QueryFragment, _ op: String, _ rhs: QueryFragment) -> SQLQueryExpression<V> {
+  SQLQueryExpression(parenthesized(lhs + QueryFragment(sql: " \(op) ") + rhs))
+}
+
+/// `name(arguments...)`.
+func call<V>(_ name: String, _ arguments: [QueryFragment]) -> SQLQueryExpression<V> {
+  SQLQueryExpression(QueryFragment(sql: "\(name)(") + arguments.joined(separator: ", ") + QueryFragment(")"))
+}
+
 /// Wraps a fragment in parentheses.
 func parenthesized(_ fragment: QueryFragment) -> QueryFragment {
   QueryFragment("(") + fragment + QueryFragment(")")

@@ -4,10 +4,6 @@ import Foundation
 // upstream names them: `$0.balance.abs()`, `$0.price.round(2)`,
 // `$0.title.quote()`, `$0.title.nullif("")`, `16.randomblob()`.
 
-private func call<V>(_ name: String, _ arguments: [QueryFragment]) -> SQLQueryExpression<V> {
-  SQLQueryExpression(QueryFragment(sql: "\(name)(") + arguments.joined(separator: ", ") + QueryFragment(")"))
-}
-
 extension QueryExpressionSyntax where QueryValue: _QueryNumericValue {
   /// `abs(self)`: the absolute value (NULL stays NULL).
   public func abs() -> SQLQueryExpression<QueryValue> { call("abs", [queryFragment]) }

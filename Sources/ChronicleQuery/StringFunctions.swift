@@ -1,9 +1,5 @@
 // SQLite's string functions on text expressions.
 
-private func call<V>(_ name: String, _ arguments: [QueryFragment]) -> SQLQueryExpression<V> {
-  SQLQueryExpression(QueryFragment(sql: "\(name)(") + arguments.joined(separator: ", ") + QueryFragment(")"))
-}
-
 /// `value` with LIKE's wildcards escaped by backslash.
 func escapedForLike(_ value: String) -> String {
   var result = ""
