@@ -1,4 +1,4 @@
-// Sign, bitwise and membership operators, as SQLite has them.
+// Sign, bitwise, membership and existence operators, as SQLite has them.
 
 private func unary<V>(_ op: String, _ operand: QueryFragment) -> SQLQueryExpression<V> {
   SQLQueryExpression(QueryFragment(sql: op) + wrapped(operand))
@@ -68,5 +68,31 @@ extension SelectStatement where QueryValue: QueryBindable {
   /// `Tag.select(\.title).contains($0.title)` is `title IN (SELECT …)`.
   public func contains(_ element: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
     element.in(self)
+  }
+}
+
+extension SelectStatement {
+  /// Whether the subquery selects any row: `EXISTS (SELECT …)`.
+  public func exists() -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(parenthesized(QueryFragment("EXISTS ") + parenthesized(query)))
+  }
+}
+
+extension Table {
+  /// Whether the table holds any row: `EXISTS (SELECT … FROM table)`.
+  public static func exists() -> SQLQueryExpression<Bool> { all.exists() }
+}
+
+extension QueryExpression where QueryValue: QueryBindable {
+  /// `self NOT IN (values...)`; true for no values.
+  public func notIn(_ values: some Sequence<QueryValue>) -> SQLQueryExpression<Bool> {
+    let list = values.map(\.queryFragment)
+    guard !list.isEmpty else { return SQLQueryExpression(QueryFragment("1")) }
+    return SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" NOT IN (") + list.joined(separator: ", ") + QueryFragment(")")))
+  }
+
+  /// `self NOT IN (subquery)`.
+  public func notIn(_ subquery: some QueryStatement<QueryValue>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" NOT IN (") + subquery.query + QueryFragment(")")))
   }
 }

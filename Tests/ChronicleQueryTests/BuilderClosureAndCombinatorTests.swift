@@ -205,4 +205,27 @@ struct BuilderClosureAndCombinatorTests {
       """
     }
   }
+
+  @Test func existenceAndExclusion() throws {
+    let fixture = try seeded()
+    try fixture.database.write { db in
+      try Tag.insert { Tag(title: "Milk", useCount: 1) }.execute(db)
+    }
+    let tagged: Select<Reminder, String> = Reminder.where { _ in Tag.where { $0.title == "Milk" }.exists() }.where { $0.title == "Eggs" }.select(\.title)
+    let untagged: Select<Reminder, String> = Reminder.where { $0.title.notIn(Tag.select(\.title)) }.order(by: \.title).select(\.title)
+    let excluded: Select<Reminder, String> = Reminder.where { $0.title.notIn(["Milk", "Eggs"]) }.order(by: \.title).select(\.title)
+    let everything: Select<Reminder, String> = Reminder.where { $0.title.notIn([String]()) && Tag.exists() }.order(by: \.title).select(\.title)
+    assertInlineSnapshot(of: try render([tagged, untagged, excluded, everything], in: fixture.database), as: .lines) {
+      """
+      SELECT "reminders"."title" FROM "reminders" WHERE (EXISTS (SELECT "tags"."title", "tags"."uses" FROM "tags" WHERE ("tags"."title" = 'Milk'))) AND ("reminders"."title" = 'Eggs')
+        -> Eggs
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."title" NOT IN (SELECT "tags"."title" FROM "tags")) ORDER BY "reminders"."title"
+        -> Bread, Eggs, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."title" NOT IN ('Milk', 'Eggs')) ORDER BY "reminders"."title"
+        -> Bread, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE (1 AND (EXISTS (SELECT "tags"."title", "tags"."uses" FROM "tags"))) ORDER BY "reminders"."title"
+        -> Bread, Eggs, Jam (50% off), Milk
+      """
+    }
+  }
 }
