@@ -82,17 +82,3 @@ extension Table {
   /// Whether the table holds any row: `EXISTS (SELECT … FROM table)`.
   public static func exists() -> SQLQueryExpression<Bool> { all.exists() }
 }
-
-extension QueryExpression where QueryValue: QueryBindable {
-  /// `self NOT IN (values...)`; true for no values.
-  public func notIn(_ values: some Sequence<QueryValue>) -> SQLQueryExpression<Bool> {
-    let list = values.map(\.queryFragment)
-    guard !list.isEmpty else { return SQLQueryExpression(QueryFragment("1")) }
-    return SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" NOT IN (") + list.joined(separator: ", ") + QueryFragment(")")))
-  }
-
-  /// `self NOT IN (subquery)`.
-  public func notIn(_ subquery: some QueryStatement<QueryValue>) -> SQLQueryExpression<Bool> {
-    SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" NOT IN (") + subquery.query + QueryFragment(")")))
-  }
-}

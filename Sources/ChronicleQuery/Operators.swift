@@ -54,14 +54,32 @@ extension QueryExpression where QueryValue: QueryBindable {
 
   /// `self IN (values...)`; false for no values.
   public func `in`(_ values: some Sequence<QueryValue>) -> SQLQueryExpression<Bool> {
-    let list = values.map(\.queryFragment)
-    guard !list.isEmpty else { return SQLQueryExpression(QueryFragment("0")) }
-    return SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" IN (") + list.joined(separator: ", ") + QueryFragment(")")))
+    membership("IN", values, whenEmpty: "0")
   }
 
   /// `self IN (subquery)`.
   public func `in`(_ subquery: some QueryStatement<QueryValue>) -> SQLQueryExpression<Bool> {
-    SQLQueryExpression(parenthesized(queryFragment + QueryFragment(" IN (") + subquery.query + QueryFragment(")")))
+    membership("IN", subquery.query)
+  }
+
+  /// `self NOT IN (values...)`; true for no values.
+  public func notIn(_ values: some Sequence<QueryValue>) -> SQLQueryExpression<Bool> {
+    membership("NOT IN", values, whenEmpty: "1")
+  }
+
+  /// `self NOT IN (subquery)`.
+  public func notIn(_ subquery: some QueryStatement<QueryValue>) -> SQLQueryExpression<Bool> {
+    membership("NOT IN", subquery.query)
+  }
+
+  private func membership(_ op: String, _ values: some Sequence<QueryValue>, whenEmpty: String) -> SQLQueryExpression<Bool> {
+    let list = values.map(\.queryFragment)
+    guard !list.isEmpty else { return SQLQueryExpression(QueryFragment(sql: whenEmpty)) }
+    return membership(op, list.joined(separator: ", "))
+  }
+
+  private func membership(_ op: String, _ list: QueryFragment) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(parenthesized(queryFragment + QueryFragment(sql: " \(op) (") + list + QueryFragment(")")))
   }
 }
 

@@ -30,8 +30,7 @@ public struct Updates<Base: Table> {
 
   private mutating func assign<V>(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>, _ value: QueryFragment) {
     let target = Self.target(Base.columns[keyPath: keyPath])
-    var fragment = value
-    if target.hasPrefix("("), !isWrappedInParentheses(fragment.sql) { fragment = parenthesized(fragment) }
+    let fragment = target.hasPrefix("(") ? wrapped(value) : value
     if let index = assignments.firstIndex(where: { $0.target == target }) {
       assignments[index].value = fragment
     } else {
