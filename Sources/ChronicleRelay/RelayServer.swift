@@ -5,7 +5,6 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// An always-on relay for groups of Chronicle devices: it stores the sealed
 /// events each device pushes and hands every device of the group the ones it
@@ -27,7 +26,7 @@ import Synchronization
 public final class RelayServer: Sendable {
   public let configuration: RelayServerConfiguration
   private let core: RelayCore
-  private let bound = Mutex<(port: Int?, waiting: [CheckedContinuation<Int, Never>])>((nil, []))
+  private let listeningPort = ListeningPort()
 
   /// Opens the store (creating its tables when missing); nothing listens until ``run()``.
   public init(configuration: RelayServerConfiguration) async throws {
@@ -40,18 +39,13 @@ public final class RelayServer: Sendable {
     core = RelayCore(store: DeadlineRelayStore(base: store, limit: configuration.storeTimeout), configuration: configuration)
   }
 
-  /// The port the relay listens on, once it does (waits until then).
+  /// The port the relay listens on, once ``run()`` listens (waits until
+  /// then). Throws when `run()` ended without listening: a
+  /// ``RelayServerError`` (the port was taken, or `run()` was cancelled
+  /// first) or the store's error; and `CancellationError` when the waiting
+  /// task is cancelled.
   public var port: Int {
-    get async {
-      await withCheckedContinuation { continuation in
-        let ready = bound.withLock { state -> Int? in
-          if let port = state.port { return port }
-          state.waiting.append(continuation)
-          return nil
-        }
-        if let ready { continuation.resume(returning: ready) }
-      }
-    }
+    get async throws { try await listeningPort.value }
   }
 
   /// Serves until the task is cancelled (or, with
@@ -60,7 +54,12 @@ public final class RelayServer: Sendable {
   public func run() async throws {
     let core = self.core
     let logger = configuration.logger
-    try await core.store.observeChanges { [hub = core.hub] change in hub.handle(change) }
+    do {
+      try await core.store.observeChanges { [hub = core.hub] change in hub.handle(change) }
+    } catch {
+      listeningPort.failed(error)
+      throw error
+    }
 
     let router = Router()
     router.get("/health") { _, _ -> Response in
@@ -89,14 +88,9 @@ public final class RelayServer: Sendable {
         webSocketRouter: sockets,
         configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2)))),
       configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "chronicle-relay"),
-      onServerRunning: { [self] channel in
+      onServerRunning: { [listeningPort] channel in
         let port = channel.localAddress?.port ?? 0
-        let waiting = self.bound.withLock { state in
-          state.port = port
-          defer { state.waiting = [] }
-          return state.waiting
-        }
-        for continuation in waiting { continuation.resume(returning: port) }
+        listeningPort.listening(on: port)
         logger.info("relay listening", metadata: ["port": "\(port)"])
       },
       logger: logger)
@@ -108,10 +102,17 @@ public final class RelayServer: Sendable {
     do {
       try await services.run()
     } catch {
+      // Before it listened and unless cancelled, the error is about the
+      // address (taken, or not this machine's).
+      let cancelled = Task.isCancelled
+      let refusal: RelayServerError =
+        cancelled ? .stoppedBeforeListening : .cannotListen(address: "\(configuration.host):\(configuration.port)", reason: "\(error)")
+      let neverListened = listeningPort.failed(refusal)
       core.hub.finishAll()
       try? await core.store.close()
-      throw error
+      throw neverListened && !cancelled ? refusal : error
     }
+    listeningPort.failed(RelayServerError.stoppedBeforeListening)
     core.hub.finishAll()
     try await core.store.close()
   }

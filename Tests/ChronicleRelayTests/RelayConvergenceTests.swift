@@ -38,7 +38,7 @@ struct RelayConvergenceTests {
     let running = relays.map { relay in Task { try await relay.run() } }
     defer { running.forEach { $0.cancel() } }
     var urls: [String] = []
-    for relay in relays { urls.append("ws://127.0.0.1:\(await relay.port)") }
+    for relay in relays { urls.append("ws://127.0.0.1:\(try await relay.port)") }
 
     var groups: [Group] = []
     for g in 0..<3 {

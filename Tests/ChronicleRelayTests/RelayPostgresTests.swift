@@ -24,7 +24,7 @@ struct RelayPostgresTests {
       eastRun.cancel()
       westRun.cancel()
     }
-    let eastURL = "ws://127.0.0.1:\(await east.port)", westURL = "ws://127.0.0.1:\(await west.port)"
+    let eastURL = "ws://127.0.0.1:\(try await east.port)", westURL = "ws://127.0.0.1:\(try await west.port)"
 
     try writeNotes(phone, 1...10)
     _ = try await RelayTransport(url: eastURL, configuration: clientConfiguration(key)).sync(phone)

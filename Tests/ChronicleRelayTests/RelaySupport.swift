@@ -56,7 +56,7 @@ func relayConfiguration(_ path: String) -> RelayServerConfiguration {
 func withRelay<T>(_ configuration: RelayServerConfiguration, _ body: (_ url: String, _ relay: RelayServer) async throws -> T) async throws -> T {
   let relay = try await RelayServer(configuration: configuration)
   let running = Task { try await relay.run() }
-  let port = await relay.port
+  let port = try await relay.port
   do {
     let result = try await body("ws://127.0.0.1:\(port)", relay)
     running.cancel()

@@ -19,7 +19,7 @@ struct RelayWatchTests {
 
     let first = try await RelayServer(configuration: configuration)
     let firstRun = Task { try await first.run() }
-    configuration.port = await first.port
+    configuration.port = try await first.port
     let url = "ws://127.0.0.1:\(configuration.port)"
     let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
     let phoneSync = SyncEngine(for: phone, transport: transport), laptopSync = SyncEngine(for: laptop, transport: transport)
@@ -50,9 +50,7 @@ struct RelayWatchTests {
     try writeNotes(phone, 20...21, tag: " while the relay was down")
     try await Task.sleep(for: .milliseconds(300))
     #expect(try laptop.noteCount() == 6)
-    let second = try await RelayServer(configuration: configuration)
-    let secondRun = Task { try await second.run() }
-    _ = await second.port
+    let secondRun = try await restartRelay(configuration)
     #expect(try await eventually { try laptop.noteCount() == 8 }, "the laptop did not catch up after the relay came back")
     try writeNotes(laptop, 30...30)
     #expect(try await eventually { try phone.noteCount() == 9 }, "failures: \(failures.all)")
@@ -62,6 +60,60 @@ struct RelayWatchTests {
     laptopSync.stop()
     secondRun.cancel()
     _ = try? await secondRun.value
+  }
+
+  /// A task waiting for the relay's port learns why it will not come
+  /// (the port is taken; the relay was stopped first) instead of waiting
+  /// forever, and a cancelled wait ends.
+  @Test func waitingForThePortEndsWhenTheRelayCannotListenOrStopsFirst() async throws {
+    let directory = try TemporaryDirectory()
+    try await withRelay(relayConfiguration(directory.path("first.sqlite"))) { url, first in
+      var taken = relayConfiguration(directory.path("second.sqlite"))
+      taken.host = "127.0.0.1"
+      taken.port = try await first.port
+      let second = try await RelayServer(configuration: taken)
+      let running = Task { try await second.run() }
+      let waited = await #expect(throws: RelayServerError.self) { try await second.port }
+      #expect("\(String(describing: waited))".contains("could not listen on 127.0.0.1:\(taken.port)"))
+      #expect("\(String(describing: waited))".contains("in use"))
+      await #expect(throws: RelayServerError.self) { try await running.value }
+    }
+
+    let idle = try await RelayServer(configuration: relayConfiguration(directory.path("idle.sqlite")))
+    let waiting = Task { try await idle.port }
+    try await Task.sleep(for: .milliseconds(50))
+    waiting.cancel()
+    await #expect(throws: CancellationError.self) { try await waiting.value }
+
+    // Once run() has ended, asking for the port answers at once: the port
+    // if it listened before it saw the cancellation, or why it did not.
+    let stopped = Task { try await idle.run() }
+    stopped.cancel()
+    _ = try? await stopped.value
+    do {
+      #expect(try await idle.port > 0)
+    } catch {
+      #expect(error is RelayServerError)
+    }
+  }
+}
+
+/// Starts a relay on the port the devices know. A restarted server may
+/// find the port held for a moment (another test's connection can be given
+/// it as its local port): it retries then, for up to ten seconds.
+func restartRelay(_ configuration: RelayServerConfiguration) async throws -> Task<Void, any Error> {
+  let deadline = ContinuousClock.now + .seconds(10)
+  while true {
+    let relay = try await RelayServer(configuration: configuration)
+    let running = Task { try await relay.run() }
+    do {
+      _ = try await relay.port
+      return running
+    } catch RelayServerError.cannotListen(_, let reason) where ContinuousClock.now < deadline {
+      _ = try? await running.value
+      print("port \(configuration.port) not free yet (\(reason)); retrying")
+      try await Task.sleep(for: .milliseconds(200))
+    }
   }
 }
 

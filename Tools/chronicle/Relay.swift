@@ -47,7 +47,8 @@ struct Relay: AsyncParsableCommand {
     configuration.stopsOnTerminationSignals = true
     let relay = try await RelayServer(configuration: configuration)
     let announce = Task {
-      let port = await relay.port
+      // When the relay cannot listen, run() below throws why.
+      guard let port = try? await relay.port else { return }
       print("relay listening on ws://\(host):\(port)")
       fflush(nil)
     }
