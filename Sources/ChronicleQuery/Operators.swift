@@ -3,7 +3,11 @@
 // The left operand must be a builder expression (a column, a function...),
 // so that these operators never compete with Swift's own on plain values.
 
-// MARK: Equality (`IS` when a side may be NULL, so NULL == NULL holds)
+// MARK: Equality
+// `==` and `!=` keep Swift's meaning: when a side may be NULL they compare
+// with `IS`/`IS NOT`, so `nil == nil` holds and the result is never NULL (a
+// selected `$0.priority == 3` always decodes as a Bool). `eq` and `neq` are
+// SQL's `=` and `<>`, as upstream writes them; `is` and `isNot` are `IS`.
 
 public func == <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {
   binary(lhs.queryFragment, T.self is any _OptionalQueryValue.Type ? "IS" : "=", rhs.queryFragment)
@@ -34,13 +38,23 @@ public func >= <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some 
 }
 
 extension QueryExpression where QueryValue: QueryBindable {
-  /// `self = other` (`IS` for optionals).
+  /// `self = other` (never true when a side is NULL: see ``is(_:)``).
   public func eq(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
-    binary(queryFragment, QueryValue.self is any _OptionalQueryValue.Type ? "IS" : "=", other.queryFragment)
+    binary(queryFragment, "=", other.queryFragment)
   }
-  /// `self <> other` (`IS NOT` for optionals).
+  /// `self <> other` (never true when a side is NULL: see ``isNot(_:)``).
   public func neq(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
-    binary(queryFragment, QueryValue.self is any _OptionalQueryValue.Type ? "IS NOT" : "<>", other.queryFragment)
+    binary(queryFragment, "<>", other.queryFragment)
+  }
+  /// `self IS other`: equal, or both NULL.
+  @_disfavoredOverload
+  public func `is`(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "IS", other.queryFragment)
+  }
+  /// `self IS NOT other`: different, or one of them NULL.
+  @_disfavoredOverload
+  public func isNot(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "IS NOT", other.queryFragment)
   }
   public func lt(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> { binary(queryFragment, "<", other.queryFragment) }
   public func lte(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> { binary(queryFragment, "<=", other.queryFragment) }
@@ -160,12 +174,7 @@ public func += (lhs: inout any QueryExpression<String>, rhs: some QueryExpressio
   lhs = SQLQueryExpression<String>(binary(lhs.queryFragment, "||", rhs.queryFragment))
 }
 
-// MARK: NULL handling
-
-/// `ifnull(lhs, rhs)`: `$0.notes ?? ""`.
-public func ?? <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T> {
-  SQLQueryExpression(QueryFragment("ifnull(") + lhs.queryFragment + QueryFragment(", ") + rhs.queryFragment + QueryFragment(")"))
-}
+// MARK: NULL handling (`??` is in CoalesceFunction.swift)
 
 extension QueryExpression {
   /// `ifnull(self, other)`.
@@ -197,23 +206,43 @@ public func >= <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some
 }
 
 extension QueryExpression where QueryValue: QueryBindable {
-  /// `self IS other`, other optional: `$0.id.eq($1.itemID)` across an outer join.
+  /// `self = other`, other optional: `$0.id.eq($1.itemID)` across an outer join.
   public func eq(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "=", other.queryFragment)
+  }
+  /// `self <> other`, other optional.
+  public func neq(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "<>", other.queryFragment)
+  }
+  /// `self IS other`, other optional.
+  @_disfavoredOverload
+  public func `is`(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
     binary(queryFragment, "IS", other.queryFragment)
   }
   /// `self IS NOT other`, other optional.
-  public func neq(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+  @_disfavoredOverload
+  public func isNot(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
     binary(queryFragment, "IS NOT", other.queryFragment)
   }
 }
 
 extension QueryExpression where QueryValue: _OptionalQueryValue, QueryValue.Wrapped: QueryBindable {
-  /// `self IS other`, self optional: `$1.itemID.eq($0.id)` across an outer join.
+  /// `self = other`, self optional: `$1.itemID.eq($0.id)` across an outer join.
   public func eq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "=", other.queryFragment)
+  }
+  /// `self <> other`, self optional.
+  public func neq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "<>", other.queryFragment)
+  }
+  /// `self IS other`, self optional.
+  @_disfavoredOverload
+  public func `is`(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
     binary(queryFragment, "IS", other.queryFragment)
   }
   /// `self IS NOT other`, self optional.
-  public func neq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+  @_disfavoredOverload
+  public func isNot(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
     binary(queryFragment, "IS NOT", other.queryFragment)
   }
 }

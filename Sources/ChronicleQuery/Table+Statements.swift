@@ -195,9 +195,9 @@ extension PrimaryKeyedTable {
 }
 
 extension Select where From: PrimaryKeyedTable {
-  /// Narrows to the row with primary key `key`.
+  /// Narrows to the row with primary key `key` (`id IN (?)`, as upstream writes it).
   public func find(_ key: From.TableColumns.PrimaryKey) -> Self {
-    self.where { $0.primaryKey == key }
+    self.where { $0.primaryKey.in([key]) }
   }
 
   /// Narrows to the rows with these primary keys.

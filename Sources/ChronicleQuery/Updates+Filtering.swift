@@ -24,9 +24,9 @@ extension Update {
 }
 
 extension Update where Base: PrimaryKeyedTable {
-  /// Narrows to the row with primary key `key`.
+  /// Narrows to the row with primary key `key` (`id IN (?)`, as upstream writes it).
   public func find(_ key: Base.TableColumns.PrimaryKey) -> Self {
-    self.where { $0.primaryKey == key }
+    self.where { $0.primaryKey.in([key]) }
   }
 
   /// Narrows to the rows with these primary keys.
@@ -58,9 +58,9 @@ extension Delete {
 }
 
 extension Delete where Base: PrimaryKeyedTable {
-  /// Narrows to the row with primary key `key`.
+  /// Narrows to the row with primary key `key` (`id IN (?)`, as upstream writes it).
   public func find(_ key: Base.TableColumns.PrimaryKey) -> Self {
-    self.where { $0.primaryKey == key }
+    self.where { $0.primaryKey.in([key]) }
   }
 
   /// Narrows to the rows with these primary keys.

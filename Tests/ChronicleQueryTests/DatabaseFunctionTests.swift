@@ -48,7 +48,7 @@ struct DatabaseFunctionTests {
         .select { ($0.title, $mode(priority: $1.priority), $median(values: $1.score)) }.query.description,
       as: .lines) {
       """
-      SELECT "remindersLists"."title", "mode"("reminders"."priority"), "median_of"("reminders"."score") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" IS "reminders"."remindersListID") GROUP BY "remindersLists"."id"
+      SELECT "remindersLists"."title", "mode"("reminders"."priority"), "median_of"("reminders"."score") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id"
       """
     }
     assertInlineSnapshot(of: Reminder.where { $isPastDue(reminder: $0, now: now) }.select { TextFunctions.$initials($0.title) }.query.description, as: .lines) {

@@ -13,19 +13,19 @@ struct JoinSQLTests {
     }
     assertInlineSnapshot(of: Reminder.leftJoin(ReminderTag.all) { $0.id.eq($1.reminderID) }.select { ($0.title, $1.tagTitle) }.query.description, as: .lines) {
       """
-      SELECT "reminders"."title", "reminderTags"."tagTitle" FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" IS "reminderTags"."reminderID")
+      SELECT "reminders"."title", "reminderTags"."tagTitle" FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
       """
     }
     assertInlineSnapshot(
       of: RemindersList.where { $0.position > 0 }.rightJoin(Reminder.where { !$0.isCompleted }) { $0.id.eq($1.remindersListID) }
         .select { ($0.title, $1.title) }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" RIGHT JOIN "reminders" ON ("remindersLists"."id" IS "reminders"."remindersListID") AND (NOT ("reminders"."isCompleted")) WHERE ("remindersLists"."position" > 0)
+      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" RIGHT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") AND (NOT ("reminders"."isCompleted")) WHERE ("remindersLists"."position" > 0)
       """
     }
     assertInlineSnapshot(of: RemindersList.fullJoin(Reminder.all) { $0.id.eq($1.remindersListID) }.select { ($0.id, $1.id) }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."id", "reminders"."id" FROM "remindersLists" FULL JOIN "reminders" ON ("remindersLists"."id" IS "reminders"."remindersListID")
+      SELECT "remindersLists"."id", "reminders"."id" FROM "remindersLists" FULL JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
       """
     }
   }
@@ -39,7 +39,7 @@ struct JoinSQLTests {
       .select { ($0.title, $2.title.groupConcat(separator: ", "), $2.useCount.sum(), $2.title.jsonGroupArray(filter: $2.useCount > 0)) }
     assertInlineSnapshot(of: withTags.query.description, as: .lines) {
       """
-      SELECT "reminders"."title", group_concat("tags"."title", ', '), sum("tags"."uses"), json_group_array("tags"."title") FILTER (WHERE ("tags"."uses" > 0)) FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" IS "reminderTags"."reminderID") LEFT JOIN "tags" ON ("reminderTags"."tagTitle" IS "tags"."title") GROUP BY "reminders"."id" HAVING (count("tags"."title") > 1) ORDER BY "reminders"."title"
+      SELECT "reminders"."title", group_concat("tags"."title", ', '), sum("tags"."uses"), json_group_array("tags"."title") FILTER (WHERE ("tags"."uses" > 0)) FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") LEFT JOIN "tags" ON ("reminderTags"."tagTitle" = "tags"."title") GROUP BY "reminders"."id" HAVING (count("tags"."title") > 1) ORDER BY "reminders"."title"
       """
     }
     assertInlineSnapshot(
@@ -50,7 +50,7 @@ struct JoinSQLTests {
             averageScore: $1.score.avg(), tags: $1.title.groupConcat(distinct: true))
         }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."title", count("reminders"."id"), count("reminders"."id") FILTER (WHERE ifnull("reminders"."isCompleted", 0)), avg("reminders"."score"), group_concat(DISTINCT "reminders"."title") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" IS "reminders"."remindersListID") GROUP BY "remindersLists"."id"
+      SELECT "remindersLists"."title", count("reminders"."id"), count("reminders"."id") FILTER (WHERE coalesce("reminders"."isCompleted", 0)), avg("reminders"."score"), group_concat(DISTINCT "reminders"."title") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id"
       """
     }
   }
@@ -60,14 +60,14 @@ struct JoinSQLTests {
       of: Employee.leftJoin(Employee.all.as(Manager.self)) { $0.managerID.eq($1.id) }.select { ($0.name, $1.name) }.query.description,
       as: .lines) {
       """
-      SELECT "employees"."name", "manager"."name" FROM "employees" LEFT JOIN "employees" AS "manager" ON ("employees"."managerID" IS "manager"."id")
+      SELECT "employees"."name", "manager"."name" FROM "employees" LEFT JOIN "employees" AS "manager" ON ("employees"."managerID" = "manager"."id")
       """
     }
     assertInlineSnapshot(
       of: Employee.join(Employee.where { $0.name != "" }.as(Manager.self)) { $0.id.eq($1.managerID) }.select { employee, _ in employee }.distinct().query.description,
       as: .lines) {
       """
-      SELECT DISTINCT "employees"."id", "employees"."name", "employees"."managerID" FROM "employees" JOIN (SELECT "employees"."id", "employees"."name", "employees"."managerID" FROM "employees" WHERE ("employees"."name" <> '')) AS "manager" ON ("employees"."id" IS "manager"."managerID")
+      SELECT DISTINCT "employees"."id", "employees"."name", "employees"."managerID" FROM "employees" JOIN (SELECT "employees"."id", "employees"."name", "employees"."managerID" FROM "employees" WHERE ("employees"."name" <> '')) AS "manager" ON ("employees"."id" = "manager"."managerID")
       """
     }
   }
@@ -129,7 +129,7 @@ struct JoinSQLTests {
         tree.order(by: \.name)
       }.query.description, as: .lines) {
       """
-      WITH RECURSIVE "categoriesCTE"("id", "name", "parentID") AS (SELECT "categories"."id", "categories"."name", "categories"."parentID" FROM "categories" WHERE ("categories"."id" = 1) UNION SELECT "categories"."id", "categories"."name", "categories"."parentID" FROM "categories" JOIN "categoriesCTE" ON ("categories"."parentID" IS "categoriesCTE"."id")) SELECT "categoriesCTE"."id", "categoriesCTE"."name", "categoriesCTE"."parentID" FROM "categoriesCTE" ORDER BY "categoriesCTE"."name"
+      WITH RECURSIVE "categoriesCTE"("id", "name", "parentID") AS (SELECT "categories"."id", "categories"."name", "categories"."parentID" FROM "categories" WHERE ("categories"."id" = 1) UNION SELECT "categories"."id", "categories"."name", "categories"."parentID" FROM "categories" JOIN "categoriesCTE" ON ("categories"."parentID" = "categoriesCTE"."id")) SELECT "categoriesCTE"."id", "categoriesCTE"."name", "categoriesCTE"."parentID" FROM "categoriesCTE" ORDER BY "categoriesCTE"."name"
       """
     }
     assertInlineSnapshot(
@@ -141,7 +141,7 @@ struct JoinSQLTests {
         thread.order { ($0.depth, $0.id) }
       }.query.description, as: .lines) {
       """
-      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id", "comments"."body", 0 FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id", "comments"."body", ("commentThreads"."depth" + 1) FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" IS "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
+      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id", "comments"."body", 0 FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id", "comments"."body", ("commentThreads"."depth" + 1) FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
       """
     }
     assertInlineSnapshot(

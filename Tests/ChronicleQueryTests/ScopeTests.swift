@@ -25,7 +25,7 @@ struct ScopeTests {
     let chained: Where<Reminder> = Reminder.open.urgent.matching("milk").order(by: \.title)
     assertInlineSnapshot(of: chained.query.description, as: .lines) {
       #"""
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."priority" IS 3) AND ("reminders"."title" LIKE '%milk%' ESCAPE '\') ORDER BY "reminders"."title"
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."priority" = 3) AND ("reminders"."title" LIKE '%milk%' ESCAPE '\') ORDER BY "reminders"."title"
       """#
     }
     let combined: Where<Reminder> = Reminder.open.and(Reminder.scoredAbove(2))

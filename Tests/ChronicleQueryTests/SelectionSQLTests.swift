@@ -55,7 +55,7 @@ struct SelectionSQLTests {
       of: Note.find(1).update { $0.timestamps = Timestamps.Columns(createdAt: Note.columns.timestamps.createdAt, updatedAt: Optional(noon)) }.query.description,
       as: .lines) {
       """
-      UPDATE "notes" SET ("createdAt", "updatedAt") = ("notes"."createdAt", '2026-09-21 14:13:20.000') WHERE ("notes"."id" = 1)
+      UPDATE "notes" SET ("createdAt", "updatedAt") = ("notes"."createdAt", '2026-09-21 14:13:20.000') WHERE ("notes"."id" IN (1))
       """
     }
   }

@@ -28,7 +28,7 @@ struct StatementFilterTests {
     assertInlineSnapshot(of: [update.query.description, delete.query.description, unlimited.query.description, open.query.description].joined(separator: "\n"), as: .lines) {
       """
       UPDATE "reminders" SET "title" = 'Done' WHERE "reminders"."isCompleted"
-      DELETE FROM "reminders" WHERE ("reminders"."id" = '00000000-0000-0000-0000-00000000000a')
+      DELETE FROM "reminders" WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-00000000000a'))
       SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title"
       SELECT count(*) FILTER (WHERE NOT ("reminders"."isCompleted")) FROM "reminders"
       """

@@ -32,7 +32,7 @@ struct ViewTriggerSQLTests {
       })
     assertInlineSnapshot(of: sqlWithoutName(position, prefix: "after_insert_on_remindersLists"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "<default name>" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT (ifnull(max("remindersLists"."position"), -1) + 1) FROM "remindersLists") WHERE ("remindersLists"."id" IN ("new"."id")); END
+      CREATE TEMPORARY TRIGGER "<default name>" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT (coalesce(max("remindersLists"."position"), -1) + 1) FROM "remindersLists") WHERE ("remindersLists"."id" IN ("new"."id")); END
       """
     }
     assertInlineSnapshot(

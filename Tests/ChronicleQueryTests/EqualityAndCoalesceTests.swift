@@ -1,0 +1,77 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Testing
+
+/// `eq`/`neq` are SQL's `=`/`<>` and `is`/`isNot` are `IS`/`IS NOT`, as
+/// upstream writes them; `==`/`!=` keep Swift's meaning on nullable sides
+/// (`IS`); `??` is one `coalesce` call; `find` is `IN`. Four reminders:
+/// Milk (high, no notes), Eggs (no priority, notes), Bread (low, no notes),
+/// Jam (neither).
+@Suite("Query builder: equality, NULL and coalesce")
+struct EqualityAndCoalesceTests {
+  let fixture = BuilderClosureAndCombinatorTests()
+
+  @Test func equalityAgainstNULLAsUpstreamWritesIt() throws {
+    let seeded = try fixture.seeded()
+    let database = seeded.database
+    let queries: [Select<Reminder, String>] = [
+      Reminder.where { $0.notes.eq($0.notes) }.select(\.title),
+      Reminder.where { $0.notes.is($0.notes) }.select(\.title),
+      Reminder.where { $0.notes == $0.notes }.select(\.title),
+      Reminder.where { $0.notes.neq("a dozen") }.select(\.title),
+      Reminder.where { $0.notes.isNot("a dozen") }.select(\.title),
+      Reminder.where { $0.priority.is(Reminder.Priority.high) }.select(\.title),
+      Reminder.where { $0.priority.isNot(Reminder.Priority.high) }.select(\.title),
+      Reminder.where { $0.notes.eq(String?.none) }.select(\.title),
+      Reminder.where { $0.notes.is(nil) }.select(\.title),
+    ]
+    assertInlineSnapshot(of: try fixture.render(queries, in: database), as: .lines) {
+      """
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" = "reminders"."notes")
+        -> Eggs
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS "reminders"."notes")
+        -> Milk, Eggs, Bread, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS "reminders"."notes")
+        -> Milk, Eggs, Bread, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" <> 'a dozen')
+        -> 
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS NOT 'a dozen')
+        -> Milk, Bread, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS 3)
+        -> Milk
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS NOT 3)
+        -> Eggs, Bread, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" = NULL)
+        -> 
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS NULL)
+        -> Milk, Bread, Jam (50% off)
+      """
+    }
+  }
+
+  @Test func coalesceChainsAndFind() throws {
+    let seeded = try fixture.seeded()
+    let database = seeded.database
+    let queries: [Select<Reminder, String>] = [
+      Reminder.select { $0.notes ?? $0.title },
+      Reminder.select { $0.notes ?? $0.notes ?? "none" },
+      Reminder.select { ($0.notes ?? $0.notes).ifnull("-") },
+    ]
+    let milk = try database.read { db in try Reminder.where { $0.title == "Milk" }.fetchOne(db) }
+    let found = try database.read { db in try Reminder.find(#require(milk).id).select(\.title).fetchAll(db) }
+    let sql = Reminder.find(UUID(uuidString: "00000000-0000-0000-0000-0000000000aa")!).select(\.title).query.description
+    assertInlineSnapshot(of: try fixture.render(queries, in: database) + "\n" + sql + "\n  -> " + found.joined(), as: .lines) {
+      """
+      SELECT coalesce("reminders"."notes", "reminders"."title") FROM "reminders"
+        -> Milk, a dozen, Bread, Jam (50% off)
+      SELECT coalesce("reminders"."notes", "reminders"."notes", 'none') FROM "reminders"
+        -> none, a dozen, none, none
+      SELECT ifnull(coalesce("reminders"."notes", "reminders"."notes"), '-') FROM "reminders"
+        -> -, a dozen, -, -
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000aa'))
+        -> Milk
+      """
+    }
+  }
+}
