@@ -28,6 +28,13 @@ extension QueryExpression {
   }
 }
 
+extension QueryExpression where Self == SQLQueryExpression<Int> {
+  /// `count(*)`, as a select closure names it without a table: `select { _ in .count() }`.
+  public static func count(filter: (any QueryExpression<Bool>)? = nil) -> Self {
+    aggregate("count", [QueryFragment("*")], filter: filter)
+  }
+}
+
 extension TableDefinition {
   /// `count(*)`: the rows.
   public func count(filter: (any QueryExpression<Bool>)? = nil) -> SQLQueryExpression<Int> {

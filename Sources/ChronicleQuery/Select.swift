@@ -102,8 +102,26 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
     with { $0.groupConditions += predicate(fromColumns) }
   }
 
-  /// At most `count` rows; `nil` for no limit (`.limit(nil)`).
-  public func limit(_ count: Int?) -> Self { with { $0.limit = count?.queryFragment } }
+  /// At most `count` rows (`nil` for no limit: `.limit(nil)`), after
+  /// skipping `offset` rows.
+  public func limit(_ count: Int?, offset: Int? = nil) -> Self {
+    with {
+      $0.limit = count?.queryFragment
+      if let offset { $0.offset = offset.queryFragment }
+    }
+  }
+
+  /// At most as many rows as an expression gives (a subquery, a bound
+  /// value: `.limit { _ in pageSize }`), after skipping what `offset` gives.
+  public func limit(
+    _ count: (From.TableColumns) -> some QueryExpression<Int>,
+    offset: ((From.TableColumns) -> any QueryExpression<Int>)? = nil
+  ) -> Self {
+    with {
+      $0.limit = count(fromColumns).queryFragment
+      if let offset { $0.offset = offset(fromColumns).queryFragment }
+    }
+  }
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }

@@ -57,8 +57,15 @@ extension Table {
     all.group(by: terms)
   }
 
-  /// At most `count` rows.
-  public static func limit(_ count: Int?) -> Select<Self, Self> { all.limit(count) }
+  /// At most `count` rows, after skipping `offset` rows.
+  public static func limit(_ count: Int?, offset: Int? = nil) -> Select<Self, Self> { all.limit(count, offset: offset) }
+
+  /// At most as many rows as an expression gives, after skipping what `offset` gives.
+  public static func limit(
+    _ count: (TableColumns) -> some QueryExpression<Int>, offset: ((TableColumns) -> any QueryExpression<Int>)? = nil
+  ) -> Select<Self, Self> {
+    all.limit(count, offset: offset)
+  }
 
   /// The number of rows.
   public static func count() -> Select<Self, Int> { all.count() }

@@ -1,0 +1,82 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Testing
+
+/// Statement forms as upstream spells them: a row value updated or deleted
+/// by its key, `delete().find`, `update { }.where { }`, counts written in a
+/// select, and limits given by expressions. Each with its SQL and the rows
+/// SQLite returned after it.
+@Suite("Query builder: statement forms")
+struct StatementFormTests {
+  let fixture = BuilderClosureAndCombinatorTests()
+
+  @Test func rowValuesUpdatedAndDeletedByTheirKey() throws {
+    let seeded = try fixture.seeded()
+    let database = seeded.database
+    var eggs = try #require(try database.read { db in try Reminder.where { $0.title == "Eggs" }.fetchOne(db) })
+    let bread = try #require(try database.read { db in try Reminder.where { $0.title == "Bread" }.fetchOne(db) })
+    let jam = try #require(try database.read { db in try Reminder.where { $0.title.hasPrefix("Jam") }.fetchOne(db) })
+    eggs.title = "Duck eggs"
+    eggs.notes = nil
+    eggs.priority = .medium
+    let update = Reminder.update(eggs), delete = Reminder.delete(bread)
+    let milkDone = Reminder.update { $0.isCompleted = false }.where { $0.title == "Milk" }
+    let jamGone = Reminder.delete().find(jam.id)
+    try database.write { db in
+      try update.execute(db)
+      try delete.execute(db)
+      try milkDone.execute(db)
+      try jamGone.execute(db)
+    }
+    let rows = try database.read { db in
+      try Reminder.order(by: \.title).fetchAll(db).map { "\($0.title) | \($0.notes ?? "-") | \($0.priority.map { "\($0)" } ?? "-") | \($0.isCompleted)" }
+    }
+    let sql = [update, milkDone].map(\.query.description) + [delete, jamGone].map(\.query.description)
+    // Random ids, named for the snapshot.
+    let names = [eggs.id: "<eggs>", bread.id: "<bread>", jam.id: "<jam>", eggs.remindersListID: "<list>"]
+    let output = sql.map { text in
+      names.reduce(text) { $0.replacingOccurrences(of: $1.key.uuidString.lowercased(), with: $1.value) }
+    } + rows
+    assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
+      """
+      UPDATE "reminders" SET "remindersListID" = '<list>', "title" = 'Duck eggs', "notes" = NULL, "isCompleted" = 0, "priority" = 2, "dueDate" = NULL, "score" = 1.0 WHERE ("reminders"."id" = '<eggs>')
+      UPDATE "reminders" SET "isCompleted" = 0 WHERE ("reminders"."title" = 'Milk')
+      DELETE FROM "reminders" WHERE ("reminders"."id" = '<bread>')
+      DELETE FROM "reminders" WHERE ("reminders"."id" IN ('<jam>'))
+      Duck eggs | - | medium | false
+      Milk | - | high | false
+      """
+    }
+  }
+
+  @Test func countsAndLimitsWrittenAsExpressions() throws {
+    let seeded = try fixture.seeded()
+    let database = seeded.database
+    let counted = Reminder.select { _ in .count() }
+    let open = Reminder.count { !$0.isCompleted }
+    let page = Reminder.order(by: \.title).limit { _ in RemindersList.count() }.select(\.title)
+    let paged = Reminder.order(by: \.title).limit({ _ in 2 }, offset: { _ in 1 }).select(\.title)
+    let plain = Reminder.order(by: \.title).limit(2, offset: 2).select(\.title)
+    let output = try database.read { db in
+      [
+        counted.query.description, "  -> \(try counted.fetchOne(db) ?? -1)",
+        open.query.description, "  -> \(try open.fetchOne(db) ?? -1)",
+      ] + (try [page, paged, plain].flatMap { [$0.query.description, "  -> " + (try $0.fetchAll(db)).joined(separator: ", ")] })
+    }
+    assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT count(*) FROM "reminders"
+        -> 4
+      SELECT count(*) FILTER (WHERE NOT ("reminders"."isCompleted")) FROM "reminders"
+        -> 2
+      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title" LIMIT (SELECT count(*) FROM "remindersLists")
+        -> Bread
+      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title" LIMIT 2 OFFSET 1
+        -> Eggs, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title" LIMIT 2 OFFSET 2
+        -> Jam (50% off), Milk
+      """
+    }
+  }
+}
