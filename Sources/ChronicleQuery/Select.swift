@@ -136,6 +136,20 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
     return Select<From, NewOutput>(clauses: clauses, fromColumns: fromColumns, decode: decode)
   }
 
+  /// The same clauses with `columns` added to the result columns; each row
+  /// decodes what it did, then the added values.
+  func appending<NewOutput>(
+    _ columns: [QueryFragment], decode added: @escaping (inout QueryDecoder, Output) throws -> NewOutput
+  ) -> Select<From, NewOutput> {
+    var clauses = clauses
+    clauses.columns = ([clauses.columns] + columns).joined(separator: ", ")
+    let earlier = decode
+    return Select<From, NewOutput>(clauses: clauses, fromColumns: fromColumns) { decoder in
+      let previous = try earlier(&decoder)
+      return try added(&decoder, previous)
+    }
+  }
+
   /// The number of rows: `count(*)`; after ``distinct(_:)``, of the
   /// distinct rows; after `group(by:)`, of the groups.
   public func count() -> Select<From, Int> {

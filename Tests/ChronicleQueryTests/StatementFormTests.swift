@@ -79,4 +79,29 @@ struct StatementFormTests {
       """
     }
   }
+
+  @Test func chainedSelectsAddColumns() throws {
+    let seeded = try fixture.seeded()
+    let database = seeded.database
+    let two = Reminder.order(by: \.title).select(\.title).select(\.score)
+    let four = Reminder.order(by: \.title).select { ($0.title, $0.isCompleted) }.select { ($0.score, $0.notes) }
+    let five = two.select { ($0.priority, $0.title.length(), $0.notes ?? "-") }
+    let output = try database.read { db in
+      [
+        two.query.description, try two.fetchAll(db).map { "\($0)" }.joined(separator: ", "),
+        four.query.description, try four.fetchAll(db).map { "\($0)" }.joined(separator: ", "),
+        five.query.description, try five.fetchAll(db).map { "\($0)" }.joined(separator: ", "),
+      ]
+    }
+    assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "reminders"."title", "reminders"."score" FROM "reminders" ORDER BY "reminders"."title"
+      ("Bread", 2.0), ("Eggs", 1.0), ("Jam (50% off)", 5.0), ("Milk", 3.0)
+      SELECT "reminders"."title", "reminders"."isCompleted", "reminders"."score", "reminders"."notes" FROM "reminders" ORDER BY "reminders"."title"
+      ("Bread", false, 2.0, nil), ("Eggs", false, 1.0, Optional("a dozen")), ("Jam (50% off)", true, 5.0, nil), ("Milk", true, 3.0, nil)
+      SELECT "reminders"."title", "reminders"."score", "reminders"."priority", length("reminders"."title"), coalesce("reminders"."notes", '-') FROM "reminders" ORDER BY "reminders"."title"
+      ("Bread", 2.0, Optional(ChronicleQueryTests.Reminder.Priority.low), 5, "-"), ("Eggs", 1.0, nil, 4, "a dozen"), ("Jam (50% off)", 5.0, nil, 13, "-"), ("Milk", 3.0, Optional(ChronicleQueryTests.Reminder.Priority.high), 4, "-")
+      """
+    }
+  }
 }

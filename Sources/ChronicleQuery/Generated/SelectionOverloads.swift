@@ -4,7 +4,7 @@ extension Select {
   /// Selects one expression.
   public func select<A: QueryExpression>(
     _ columns: (From.TableColumns) -> A
-  ) -> Select<From, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
+  ) -> Select<From, A.QueryValue.QueryOutput> where Output == From, A.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
     return selecting([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
   }
@@ -12,7 +12,7 @@ extension Select {
   /// Selects 2 expressions, as a tuple.
   public func select<A: QueryExpression, B: QueryExpression>(
     _ columns: (From.TableColumns) -> (A, B)
-  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
     return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
   }
@@ -20,7 +20,7 @@ extension Select {
   /// Selects 3 expressions, as a tuple.
   public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression>(
     _ columns: (From.TableColumns) -> (A, B, C)
-  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
     return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
   }
@@ -28,7 +28,7 @@ extension Select {
   /// Selects 4 expressions, as a tuple.
   public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
     _ columns: (From.TableColumns) -> (A, B, C, D)
-  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
     return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
   }
@@ -36,7 +36,7 @@ extension Select {
   /// Selects 5 expressions, as a tuple.
   public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression>(
     _ columns: (From.TableColumns) -> (A, B, C, D, E)
-  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
     return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
   }
@@ -44,9 +44,131 @@ extension Select {
   /// Selects 6 expressions, as a tuple.
   public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression, F: QueryExpression>(
     _ columns: (From.TableColumns) -> (A, B, C, D, E, F)
-  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
     return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
+  }
+}
+
+extension Select {
+  /// Adds one expression to the one column this select already has.
+  public func select<A: QueryExpression>(
+    _ columns: (From.TableColumns) -> A
+  ) -> Select<From, (Output, A.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.queryFragment]) { decoder, previous in (previous, try decoder.decode(A.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 2 expressions to the one column this select already has.
+  public func select<A: QueryExpression, B: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B)
+  ) -> Select<From, (Output, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment]) { decoder, previous in (previous, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 3 expressions to the one column this select already has.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C)
+  ) -> Select<From, (Output, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder, previous in (previous, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 4 expressions to the one column this select already has.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C, D)
+  ) -> Select<From, (Output, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder, previous in (previous, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 5 expressions to the one column this select already has.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C, D, E)
+  ) -> Select<From, (Output, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder, previous in (previous, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds one expression to the 2 columns this select already has.
+  public func select<X0, X1, A: QueryExpression>(
+    _ columns: (From.TableColumns) -> A
+  ) -> Select<From, (X0, X1, A.QueryValue.QueryOutput)> where Output == (X0, X1), A.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.queryFragment]) { decoder, previous in (previous.0, previous.1, try decoder.decode(A.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 2 expressions to the 2 columns this select already has.
+  public func select<X0, X1, A: QueryExpression, B: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B)
+  ) -> Select<From, (X0, X1, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == (X0, X1), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment]) { decoder, previous in (previous.0, previous.1, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 3 expressions to the 2 columns this select already has.
+  public func select<X0, X1, A: QueryExpression, B: QueryExpression, C: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C)
+  ) -> Select<From, (X0, X1, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where Output == (X0, X1), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder, previous in (previous.0, previous.1, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 4 expressions to the 2 columns this select already has.
+  public func select<X0, X1, A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C, D)
+  ) -> Select<From, (X0, X1, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where Output == (X0, X1), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder, previous in (previous.0, previous.1, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds one expression to the 3 columns this select already has.
+  public func select<X0, X1, X2, A: QueryExpression>(
+    _ columns: (From.TableColumns) -> A
+  ) -> Select<From, (X0, X1, X2, A.QueryValue.QueryOutput)> where Output == (X0, X1, X2), A.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, try decoder.decode(A.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 2 expressions to the 3 columns this select already has.
+  public func select<X0, X1, X2, A: QueryExpression, B: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B)
+  ) -> Select<From, (X0, X1, X2, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == (X0, X1, X2), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 3 expressions to the 3 columns this select already has.
+  public func select<X0, X1, X2, A: QueryExpression, B: QueryExpression, C: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C)
+  ) -> Select<From, (X0, X1, X2, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where Output == (X0, X1, X2), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds one expression to the 4 columns this select already has.
+  public func select<X0, X1, X2, X3, A: QueryExpression>(
+    _ columns: (From.TableColumns) -> A
+  ) -> Select<From, (X0, X1, X2, X3, A.QueryValue.QueryOutput)> where Output == (X0, X1, X2, X3), A.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, try decoder.decode(A.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds 2 expressions to the 4 columns this select already has.
+  public func select<X0, X1, X2, X3, A: QueryExpression, B: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B)
+  ) -> Select<From, (X0, X1, X2, X3, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == (X0, X1, X2, X3), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.0.queryFragment, values.1.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+  }
+
+  /// Adds one expression to the 5 columns this select already has.
+  public func select<X0, X1, X2, X3, X4, A: QueryExpression>(
+    _ columns: (From.TableColumns) -> A
+  ) -> Select<From, (X0, X1, X2, X3, X4, A.QueryValue.QueryOutput)> where Output == (X0, X1, X2, X3, X4), A.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return appending([values.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, previous.4, try decoder.decode(A.QueryValue.self).queryOutput) }
   }
 }
 
