@@ -126,6 +126,16 @@ def insert_overloads():
     let columns = columns(Self.columns)
     return Insert(resolution: resolution, columns: {names_expr}, selection: selection().query)
   }}
+
+  /// Inserts the rows of a `Values` into {"one column" if n == 1 else f"{n} columns"}: `select: {{ Values {{ "Milk" }} }}`.
+  public static func insert<{generics}>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> {column_types},
+    select values: () -> Values<{outputs}>
+  ) -> Insert<Self, Void> {{
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: {names_expr}, selection: values().query)
+  }}
 """)
     return "\n".join(out)
 

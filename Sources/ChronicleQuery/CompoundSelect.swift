@@ -45,6 +45,7 @@ extension SelectStatement {
     if let select = self as? any SelectClausesProvider, select.clauses.ordering.isEmpty, select.clauses.limit == nil, select.clauses.offset == nil {
       return query
     }
+    if self is any ValuesStatement { return query }
     return QueryFragment("SELECT * FROM ") + parenthesized(query)
   }
 }
@@ -55,3 +56,8 @@ protocol SelectClausesProvider {
 }
 
 extension Select: SelectClausesProvider {}
+
+/// A `VALUES` statement, which a compound takes as it is.
+protocol ValuesStatement {}
+
+extension Values: ValuesStatement {}

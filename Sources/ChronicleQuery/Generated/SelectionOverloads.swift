@@ -249,6 +249,16 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.names, selection: selection().query)
   }
 
+  /// Inserts the rows of a `Values` into one column: `select: { Values { "Milk" } }`.
+  public static func insert<A: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    select values: () -> Values<A.QueryOutput>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.names, selection: values().query)
+  }
+
   /// Inserts values for 2 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
   public static func insert<A: QueryRepresentable, B: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
@@ -274,6 +284,16 @@ extension Table {
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, selection: selection().query)
+  }
+
+  /// Inserts the rows of a `Values` into 2 columns: `select: { Values { "Milk" } }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    select values: () -> Values<(A.QueryOutput, B.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, selection: values().query)
   }
 
   /// Inserts values for 3 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
@@ -304,6 +324,16 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, selection: selection().query)
   }
 
+  /// Inserts the rows of a `Values` into 3 columns: `select: { Values { "Milk" } }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    select values: () -> Values<(A.QueryOutput, B.QueryOutput, C.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, selection: values().query)
+  }
+
   /// Inserts values for 4 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
@@ -331,6 +361,16 @@ extension Table {
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, selection: selection().query)
+  }
+
+  /// Inserts the rows of a `Values` into 4 columns: `select: { Values { "Milk" } }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    select values: () -> Values<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, selection: values().query)
   }
 
   /// Inserts values for 5 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
@@ -363,6 +403,16 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, selection: selection().query)
   }
 
+  /// Inserts the rows of a `Values` into 5 columns: `select: { Values { "Milk" } }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    select values: () -> Values<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, selection: values().query)
+  }
+
   /// Inserts values for 6 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
@@ -392,6 +442,16 @@ extension Table {
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, selection: selection().query)
+  }
+
+  /// Inserts the rows of a `Values` into 6 columns: `select: { Values { "Milk" } }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(
+    or resolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    select values: () -> Values<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>
+  ) -> Insert<Self, Void> {
+    let columns = columns(Self.columns)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, selection: values().query)
   }
 }
 
