@@ -103,6 +103,29 @@ extension QueryExpression where QueryValue: QueryRepresentable {
     let arguments = [queryFragment] + (separator.map { [$0.queryFragment] } ?? [])
     return aggregate("group_concat", distinct: distinct, arguments, order: order.map { $0(self).queryFragment }, filter: filter)
   }
+
+  /// `group_concat(self, separator)` with the separator an expression (a
+  /// column, a literal) and the order a term, as upstream spells them:
+  /// `$0.title.groupConcat("-", order: $0.title.desc())`.
+  public func groupConcat(
+    _ separator: some QueryExpression<String>, order: (any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<String?> {
+    aggregate("group_concat", [queryFragment, separator.queryFragment], order: order?.queryFragment, filter: filter)
+  }
+
+  /// `group_concat(self)` ordered by a term: `groupConcat(order: $0.title.desc())`.
+  public func groupConcat(
+    distinct: Bool = false, order: any QueryExpression, filter: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<String?> {
+    aggregate("group_concat", distinct: distinct, [queryFragment], order: order.queryFragment, filter: filter)
+  }
+
+  /// `json_group_array(self)` ordered by a term: `jsonGroupArray(order: $0.title.desc())`.
+  public func jsonGroupArray(
+    distinct: Bool = false, order: any QueryExpression, filter: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<String> {
+    aggregate("json_group_array", distinct: distinct, [queryFragment], order: order.queryFragment, filter: filter)
+  }
 }
 
 /// `json_object(key, value, ...)`: `jsonObject("id", $0.id, "name", $0.name)`.
