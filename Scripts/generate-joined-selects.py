@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes Sources/ChronicleQuery/Generated/JoinedSelects.swift: `Select2`,
-`Select3` and `Select4` (selects over two to four joined tables), their
+"""Writes Sources/ChronicleQuery/Generated/JoinedSelects.swift: `Select2`
+to `Select5` (selects over two to five joined tables), their
 clauses and `select` overloads, and the `join`, `leftJoin`, `rightJoin` and
 `fullJoin` methods that lead from one to the next.
 
@@ -10,7 +10,7 @@ each arity is spelled out. Run from the package root.
 """
 import os
 
-MAX_SOURCES = 4
+MAX_SOURCES = 5
 MAX_COLUMNS = 6
 letters = "ABCDEF"
 
@@ -120,8 +120,13 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
     with {{ $0.ordering += terms({call}) }}
   }}
 
-  /// At most `count` rows; `nil` for no limit.
-  public func limit(_ count: Int?) -> Self {{ with {{ $0.limit = count?.queryFragment }} }}
+  /// At most `count` rows (`nil` for no limit), after skipping `offset` rows.
+  public func limit(_ count: Int?, offset: Int? = nil) -> Self {{
+    with {{
+      $0.limit = count?.queryFragment
+      if let offset {{ $0.offset = offset.queryFragment }}
+    }}
+  }}
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self {{ with {{ $0.offset = count.queryFragment }} }}

@@ -1,5 +1,6 @@
 import Chronicle
 import Foundation
+import InlineSnapshotTesting
 import Testing
 
 import ChronicleTestSupport
@@ -179,5 +180,34 @@ struct JoinRoundTripTests {
       }.fetchAll(db)
     }
     #expect(highAndListed.map { "\($0.0)@\($0.1)" } == ["Eggs@Home", "Report@Work"])
+  }
+}
+
+/// The other list of a reminder's tag, in the five-table join below.
+enum SameTag: TableAlias { typealias Table = Tag }
+
+extension JoinRoundTripTests {
+  /// Five tables in one select (the seeds' detail query joins five):
+  /// lists, their reminders, the reminders' tags through the join table,
+  /// and the tag again under an alias.
+  @Test func fiveTablesJoin() throws {
+    let query = RemindersList
+      .join(Reminder.all) { $0.id.eq($1.remindersListID) }
+      .leftJoin(ReminderTag.all) { $1.id.eq($2.reminderID) }
+      .leftJoin(Tag.all) { $2.tagTitle.eq($3.title) }
+      .leftJoin(Tag.all.as(SameTag.self)) { $3.title.eq($4.title) }
+      .where { list, _, _, _, _ in list.title.eq("Home") }
+      .order { _, reminder, _, tag, _ in (reminder.title, tag.title) }
+      .limit(3, offset: 0)
+      .select { list, reminder, _, tag, same in (list.title, reminder.title, tag.title, same.useCount) }
+    let rows = try database.read { db in try query.fetchAll(db) }
+    assertInlineSnapshot(of: query.query.description + "\n" + rows.map { "\($0)" }.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "remindersLists"."title", "reminders"."title", "tags"."title", "sameTag"."uses" FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") LEFT JOIN "tags" ON ("reminderTags"."tagTitle" = "tags"."title") LEFT JOIN "tags" AS "sameTag" ON ("tags"."title" = "sameTag"."title") WHERE ("remindersLists"."title" = 'Home') ORDER BY "reminders"."title", "tags"."title" LIMIT 3 OFFSET 0
+      ("Home", "Eggs", Optional("food"), Optional(2))
+      ("Home", "Eggs", Optional("urgent"), Optional(1))
+      ("Home", "Milk", Optional("food"), Optional(2))
+      """
+    }
   }
 }

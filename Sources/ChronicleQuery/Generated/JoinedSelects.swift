@@ -73,8 +73,13 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     with { $0.ordering += terms(sources.0, sources.1) }
   }
 
-  /// At most `count` rows; `nil` for no limit.
-  public func limit(_ count: Int?) -> Self { with { $0.limit = count?.queryFragment } }
+  /// At most `count` rows (`nil` for no limit), after skipping `offset` rows.
+  public func limit(_ count: Int?, offset: Int? = nil) -> Self {
+    with {
+      $0.limit = count?.queryFragment
+      if let offset { $0.offset = offset.queryFragment }
+    }
+  }
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
@@ -218,8 +223,13 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     with { $0.ordering += terms(sources.0, sources.1, sources.2) }
   }
 
-  /// At most `count` rows; `nil` for no limit.
-  public func limit(_ count: Int?) -> Self { with { $0.limit = count?.queryFragment } }
+  /// At most `count` rows (`nil` for no limit), after skipping `offset` rows.
+  public func limit(_ count: Int?, offset: Int? = nil) -> Self {
+    with {
+      $0.limit = count?.queryFragment
+      if let offset { $0.offset = offset.queryFragment }
+    }
+  }
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
@@ -363,8 +373,13 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     with { $0.ordering += terms(sources.0, sources.1, sources.2, sources.3) }
   }
 
-  /// At most `count` rows; `nil` for no limit.
-  public func limit(_ count: Int?) -> Self { with { $0.limit = count?.queryFragment } }
+  /// At most `count` rows (`nil` for no limit), after skipping `offset` rows.
+  public func limit(_ count: Int?, offset: Int? = nil) -> Self {
+    with {
+      $0.limit = count?.queryFragment
+      if let offset { $0.offset = offset.queryFragment }
+    }
+  }
 
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
@@ -436,6 +451,156 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 }
 
 extension Select4: SelectClausesProvider {}
+
+/// A SELECT over 5 joined tables. Closures get one argument per table,
+/// in join order: `{ $0, $1, $2, $3, $4 in ... }`; the nullable side of an outer join
+/// is a ``NullableColumns``. Without `select`, each row is a tuple of the
+/// tables' rows (`T?` for a nullable side).
+public struct Select5<C0, C1, C2, C3, C4, Output>: SelectStatement, @unchecked Sendable
+where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryExpression & Sendable, C3: QueryExpression & Sendable, C4: QueryExpression & Sendable, C0.QueryValue: QueryRepresentable, C1.QueryValue: QueryRepresentable, C2.QueryValue: QueryRepresentable, C3.QueryValue: QueryRepresentable, C4.QueryValue: QueryRepresentable {
+  public typealias QueryValue = Output
+  var clauses: SelectClauses
+  let sources: (C0, C1, C2, C3, C4)
+  let decode: (inout QueryDecoder) throws -> Output
+
+  init(clauses: SelectClauses, sources: (C0, C1, C2, C3, C4), decode: @escaping (inout QueryDecoder) throws -> Output) {
+    self.clauses = clauses
+    self.sources = sources
+    self.decode = decode
+  }
+
+  public var tableName: String? { nil }
+  public var query: QueryFragment { clauses.query }
+  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+
+  private func with(_ change: (inout SelectClauses) -> Void) -> Self {
+    var copy = self
+    change(&copy.clauses)
+    return copy
+  }
+
+  /// Adds a condition (AND-ed with the others).
+  @_disfavoredOverload
+  public func `where`(_ predicate: (C0, C1, C2, C3, C4) -> some QueryExpression<Bool>) -> Self {
+    with { $0.conditions.append(predicate(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment) }
+  }
+
+  /// Adds the conditions a closure gives, written with `if`, `switch` or `for`.
+  public func `where`(@QueryFragmentBuilder<Bool> _ predicate: (C0, C1, C2, C3, C4) -> [QueryFragment]) -> Self {
+    with { $0.conditions += predicate(sources.0, sources.1, sources.2, sources.3, sources.4) }
+  }
+
+  /// Groups rows by terms: `.group { $0.id }`.
+  public func group<each Term: QueryExpression>(by terms: (C0, C1, C2, C3, C4) -> (repeat each Term)) -> Self {
+    let values = terms(sources.0, sources.1, sources.2, sources.3, sources.4)
+    var fragments: [QueryFragment] = []
+    for term in repeat each values { fragments.append(term.queryFragment) }
+    return with { $0.grouping += fragments }
+  }
+
+  /// Adds a condition on groups (HAVING), AND-ed with the others.
+  @_disfavoredOverload
+  public func having(_ predicate: (C0, C1, C2, C3, C4) -> some QueryExpression<Bool>) -> Self {
+    with { $0.groupConditions.append(predicate(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment) }
+  }
+
+  /// Adds the conditions on groups a closure gives, written with `if`, `switch` or `for`.
+  public func having(@QueryFragmentBuilder<Bool> _ predicate: (C0, C1, C2, C3, C4) -> [QueryFragment]) -> Self {
+    with { $0.groupConditions += predicate(sources.0, sources.1, sources.2, sources.3, sources.4) }
+  }
+
+  /// Orders by terms: `.order { ($1.title, $0.title.desc()) }`.
+  @_disfavoredOverload
+  public func order<each Term: QueryExpression>(by terms: (C0, C1, C2, C3, C4) -> (repeat each Term)) -> Self {
+    let values = terms(sources.0, sources.1, sources.2, sources.3, sources.4)
+    var fragments: [QueryFragment] = []
+    for term in repeat each values { fragments.append(term.queryFragment) }
+    return with { $0.ordering += fragments }
+  }
+
+  /// Orders by the terms a closure gives, written with `if` or `switch`.
+  public func order(@QueryFragmentBuilder<Void> by terms: (C0, C1, C2, C3, C4) -> [QueryFragment]) -> Self {
+    with { $0.ordering += terms(sources.0, sources.1, sources.2, sources.3, sources.4) }
+  }
+
+  /// At most `count` rows (`nil` for no limit), after skipping `offset` rows.
+  public func limit(_ count: Int?, offset: Int? = nil) -> Self {
+    with {
+      $0.limit = count?.queryFragment
+      if let offset { $0.offset = offset.queryFragment }
+    }
+  }
+
+  /// Skips the first `count` rows.
+  public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
+
+  /// Drops duplicate rows.
+  public func distinct(_ isDistinct: Bool = true) -> Self { with { $0.isDistinct = isDistinct } }
+
+  /// The number of rows (of groups, after `group`).
+  public func count() -> Select5<C0, C1, C2, C3, C4, Int> {
+    Select5<C0, C1, C2, C3, C4, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+  }
+
+  /// The number of rows, fetched.
+  public func fetchCount(_ db: Database) throws -> Int { try count().fetchOne(db) ?? 0 }
+
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select5<C0, C1, C2, C3, C4, NewOutput> {
+    var clauses = clauses
+    clauses.columns = columns.joined(separator: ", ")
+    return Select5<C0, C1, C2, C3, C4, NewOutput>(clauses: clauses, sources: sources, decode: decode)
+  }
+
+  /// Selects one expression.
+  public func select<A: QueryExpression>(
+    _ columns: (C0, C1, C2, C3, C4) -> A
+  ) -> Select5<C0, C1, C2, C3, C4, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
+    let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
+    return selecting([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
+  }
+
+  /// Selects 2 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression>(
+    _ columns: (C0, C1, C2, C3, C4) -> (A, B)
+  ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
+    let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
+    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects 3 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression>(
+    _ columns: (C0, C1, C2, C3, C4) -> (A, B, C)
+  ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
+    let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects 4 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
+    _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D)
+  ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
+    let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects 5 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression>(
+    _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D, E)
+  ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
+    let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects 6 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression, F: QueryExpression>(
+    _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D, E, F)
+  ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
+    let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
+  }
+}
+
+extension Select5: SelectClausesProvider {}
 
 extension Select {
   /// Joins `other`: only rows with a match on both sides (`JOIN ... ON`).
@@ -614,5 +779,55 @@ extension Select3 {
     clauses.joins.append(JoinKind.full.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
     return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+  }
+}
+
+extension Select4 {
+  /// Joins `other`: only rows with a match on both sides (`JOIN ... ON`).
+  public func join<J: Table>(
+    _ other: Select<J, J>, on condition: (C0, C1, C2, C3, J.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select5<C0, C1, C2, C3, J.TableColumns, (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput, J.TableColumns.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput) {
+    let operand = JoinOperand(other)
+    let sources = (self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns)
+    var clauses = clauses
+    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment))
+    clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
+    return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(C3.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+  }
+
+  /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
+  public func leftJoin<J: Table>(
+    _ other: Select<J, J>, on condition: (C0, C1, C2, C3, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+  ) -> Select5<C0, C1, C2, C3, NullableColumns<J.TableColumns>, (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput) {
+    let operand = JoinOperand(other)
+    let sources = (self.sources.0, self.sources.1, self.sources.2, self.sources.3, NullableColumns(operand.columns))
+    var clauses = clauses
+    clauses.joins.append(JoinKind.left.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment))
+    clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
+    return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(C3.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+  }
+
+  /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
+  public func rightJoin<J: Table>(
+    _ other: Select<J, J>, on condition: (NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<C3>, J.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select5<NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<C3>, J.TableColumns, (NullableColumns<C0>.QueryValue.QueryOutput, NullableColumns<C1>.QueryValue.QueryOutput, NullableColumns<C2>.QueryValue.QueryOutput, NullableColumns<C3>.QueryValue.QueryOutput, J.TableColumns.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput) {
+    let operand = JoinOperand(other)
+    let sources = (NullableColumns(self.sources.0), NullableColumns(self.sources.1), NullableColumns(self.sources.2), NullableColumns(self.sources.3), operand.columns)
+    var clauses = clauses
+    clauses.joins.append(JoinKind.right.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment))
+    clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
+    return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C3>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+  }
+
+  /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
+  public func fullJoin<J: Table>(
+    _ other: Select<J, J>, on condition: (NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<C3>, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+  ) -> Select5<NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<C3>, NullableColumns<J.TableColumns>, (NullableColumns<C0>.QueryValue.QueryOutput, NullableColumns<C1>.QueryValue.QueryOutput, NullableColumns<C2>.QueryValue.QueryOutput, NullableColumns<C3>.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput) {
+    let operand = JoinOperand(other)
+    let sources = (NullableColumns(self.sources.0), NullableColumns(self.sources.1), NullableColumns(self.sources.2), NullableColumns(self.sources.3), NullableColumns(operand.columns))
+    var clauses = clauses
+    clauses.joins.append(JoinKind.full.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment))
+    clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
+    return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C3>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
 }
