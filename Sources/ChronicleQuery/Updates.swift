@@ -28,7 +28,7 @@ public struct Updates<Base: Table> {
     return column
   }
 
-  private mutating func assign<V>(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>, _ value: QueryFragment) {
+  mutating func assign<V>(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>, _ value: QueryFragment) {
     let target = Self.target(Base.columns[keyPath: keyPath])
     let fragment = target.hasPrefix("(") ? wrapped(value) : value
     if let index = assignments.firstIndex(where: { $0.target == target }) {

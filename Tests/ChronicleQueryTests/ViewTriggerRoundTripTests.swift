@@ -1,5 +1,6 @@
 import Chronicle
 import Foundation
+import InlineSnapshotTesting
 import Testing
 
 import ChronicleTestSupport
@@ -163,5 +164,48 @@ struct ViewTriggerRoundTripTests {
     try await laptop.write { db in try Reminder.update { $0.title = "Soy milk" }.execute(db) }
     #expect(try await laptop.read { db in try TitleChange.select(\.oldTitle).fetchAll(db) } == ["Oat milk"])
     #expect(try replayMatches(laptop))
+  }
+}
+
+extension ViewTriggerRoundTripTests {
+  /// Upstream's touch triggers: a date column set to now on update, a
+  /// column changed on insert and on update, guarded for sync. The SQL and
+  /// the rows after writes, and the replay of the log gives the same rows.
+  @Test func touchTriggers() throws {
+    let database = try Chronicle.open(path: directory.path("touch.sqlite"))
+    try database.write { db in try db.execute(sql: remindersSchema) }
+    let touchDate = Note.createTemporaryTrigger(
+      "touch_note", afterUpdateTouch: \.timestamps.updatedAt, when: { _, _ in Chronicle.isNotSyncing })
+    let bumpOnUpdate = RemindersList.createTemporaryTrigger("bump_list", afterUpdateTouch: { $0.position += 10 })
+    let placeOnInsert = RemindersList.createTemporaryTrigger(
+      "place_list", afterInsertTouch: { $0.position = RemindersList.select { $0.count() } })
+    let created = Date(timeIntervalSince1970: 1_700_000_000)
+    let before = Date()
+    try database.write { db in
+      for trigger in [touchDate.query, bumpOnUpdate.query, placeOnInsert.query] { try db.execute(sql: trigger.sql) }
+      try Note.insert { Note(id: 1, body: "draft", timestamps: Timestamps(createdAt: created)) }.execute(db)
+      try RemindersList.insert { RemindersList.Draft(title: "Home"); RemindersList.Draft(title: "Work") }.execute(db)
+    }
+    try database.write { db in
+      try Note.find(1).update { $0.body = "final" }.execute(db)
+      try RemindersList.where { $0.title == "Work" }.update { $0.title = "Office" }.execute(db)
+    }
+    let (note, lists) = try database.read { db in
+      (try Note.find(db, key: 1), try RemindersList.order(by: \.title).fetchAll(db).map { "\($0.title) \($0.position)" })
+    }
+    let touched = try #require(note.timestamps.updatedAt)
+    #expect(touched >= before.addingTimeInterval(-1) && touched <= Date().addingTimeInterval(1))
+    #expect(note.timestamps.createdAt == created && note.body == "final")
+    #expect(try replayMatches(database))
+    let sql = [touchDate.query.description, bumpOnUpdate.query.description, placeOnInsert.query.description] + lists
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      CREATE TEMPORARY TRIGGER "touch_note" AFTER UPDATE ON "notes" FOR EACH ROW WHEN NOT chronicle_is_syncing() BEGIN UPDATE "notes" SET "updatedAt" = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE ("notes"."rowid" = "new"."rowid"); END
+      CREATE TEMPORARY TRIGGER "bump_list" AFTER UPDATE ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = ("remindersLists"."position" + 10) WHERE ("remindersLists"."rowid" = "new"."rowid"); END
+      CREATE TEMPORARY TRIGGER "place_list" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT count("remindersLists"."id") FROM "remindersLists") WHERE ("remindersLists"."rowid" = "new"."rowid"); END
+      Home 11
+      Office 22
+      """
+    }
   }
 }
