@@ -31,8 +31,33 @@ extension TableDefinition where QueryValue: FTS5 {
   /// columns, in order (1 each by default). Only in a query with
   /// ``match(_:)``.
   public func bm25(_ weights: Double...) -> SQLQueryExpression<Double> {
+    bm25Call(weights)
+  }
+
+  /// `bm25(table, weights…)` with weights named by column, as upstream
+  /// spells it: `$0.bm25([\.title: 10, \.notes: 0.5])`; a column not named
+  /// weighs 1. The weights are written in the order of the type's columns
+  /// (declare them as the `CREATE VIRTUAL TABLE` does).
+  public func bm25(_ rankings: KeyValuePairs<PartialKeyPath<Self>, Double>) -> SQLQueryExpression<Double> {
+    var weights: [String: Double] = [:]
+    for (keyPath, weight) in rankings {
+      guard let column = self[keyPath: keyPath] as? any TableColumnExpression else { continue }
+      weights[column.name] = weight
+    }
+    let columns = QueryValue.TableColumns.allColumns.flatMap(\.names).filter { $0 != "rowid" }
+    return bm25Call(columns.map { weights[$0] ?? 1 })
+  }
+
+  private func bm25Call(_ weights: [Double]) -> SQLQueryExpression<Double> {
     let arguments = [QueryFragment(sql: quotedIdentifier(QueryValue.tableName))] + weights.map(\.queryFragment)
     return SQLQueryExpression(QueryFragment(sql: "bm25(") + arguments.joined(separator: ", ") + QueryFragment(")"))
+  }
+
+  /// The `rank` column of an FTS5 query: `bm25` with the table's default
+  /// weights, or the ranking function the table was configured with; lower
+  /// is better. Only in a query with ``match(_:)``.
+  public var rank: SQLQueryExpression<Double?> {
+    SQLQueryExpression(QueryFragment(sql: "\(quotedIdentifier(QueryValue.tableName)).\"rank\""))
   }
 }
 

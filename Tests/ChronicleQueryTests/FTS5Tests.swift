@@ -88,4 +88,39 @@ struct FTS5Tests {
     }
     #expect(found == ["Buy *oat* *milk*"])
   }
+
+  /// `rank` and weights named by column, as upstream spells them; `rank`
+  /// is bm25 with default weights.
+  @Test func rankAndWeightsByColumn() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Chronicle.open(path: directory.path("app.sqlite"))
+    try database.write { db in
+      try #sql(QueryFragment(sql: reminderTextsSchema)).execute(db)
+      try ReminderText.insert {
+        ReminderText(rowid: 1, title: "Buy milk", notes: "Oat milk from the shop", tags: "errands")
+        ReminderText(rowid: 2, title: "Call mom", notes: "Ask about milk", tags: "milk family")
+      }.execute(db)
+    }
+    let byRank = ReminderText.where { $0.match("milk") }.order { $0.rank }.select { ($0.rowid, $0.rank, $0.bm25()) }
+    let tagsFirst = ReminderText.where { $0.match("milk") }.order { $0.bm25([\.tags: 100, \.title: 0.5]) }.select(\.rowid)
+    let titleFirst = ReminderText.where { $0.match("milk") }.order { $0.bm25([\.title: 100, \.tags: 0.01]) }.select(\.rowid)
+    let (ranked, weighted, byTitle) = try database.read { db in
+      (try byRank.fetchAll(db), try tagsFirst.fetchAll(db), try titleFirst.fetchAll(db))
+    }
+    #expect(ranked.allSatisfy { $0.1 == $0.2 }, "rank is bm25 with default weights: \(ranked)")
+    assertInlineSnapshot(
+      of: [
+        byRank.query.description, "\(ranked.map(\.0))", tagsFirst.query.description, "\(weighted)",
+        titleFirst.query.description, "\(byTitle)",
+      ].joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "reminderTexts"."rowid", "reminderTexts"."rank", bm25("reminderTexts") FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY "reminderTexts"."rank"
+      [2, 1]
+      SELECT "reminderTexts"."rowid" FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY bm25("reminderTexts", 0.5, 1.0, 100.0)
+      [2, 1]
+      SELECT "reminderTexts"."rowid" FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY bm25("reminderTexts", 100.0, 1.0, 0.01)
+      [1, 2]
+      """
+    }
+  }
 }
