@@ -104,4 +104,50 @@ struct StatementFormTests {
       """
     }
   }
+
+  /// `db.seed { … }`: rows and drafts of several tables in order, one
+  /// insert per run of one table's rows (drafts with and without their key
+  /// in separate ones, as one statement cannot mix them).
+  @Test func seeds() throws {
+    let fixture = try RemindersDatabase()
+    let home = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+    let milk = UUID(uuidString: "00000000-0000-0000-0000-0000000000a1")!
+    let includeTags = true
+    let seeds = Seeds {
+      RemindersList(id: home, title: "Home", position: 1)
+      Reminder.Draft(id: milk, remindersListID: home, title: "Milk")
+      for title in ["Eggs", "Bread"] {
+        Reminder.Draft(remindersListID: home, title: title)
+      }
+      if includeTags {
+        Tag(title: "food", useCount: 2)
+      }
+    }
+    let statements = seeds.map { $0.query.description.replacingOccurrences(of: #"'[0-9a-f-]{36}'"#, with: "<uuid>", options: .regularExpression) }
+    try fixture.database.write { db in
+      try db.seed {
+        RemindersList(id: home, title: "Home", position: 1)
+        Reminder.Draft(id: milk, remindersListID: home, title: "Milk")
+        for title in ["Eggs", "Bread"] {
+          Reminder.Draft(remindersListID: home, title: title)
+        }
+        if includeTags {
+          Tag(title: "food", useCount: 2)
+        }
+      }
+    }
+    let rows = try fixture.database.read { db in
+      [try Reminder.order(by: \.title).select(\.title).fetchAll(db).joined(separator: ", "), "\(try Tag.fetchCount(db)) tag"]
+    }
+    assertInlineSnapshot(of: (statements + rows).joined(separator: "\n"), as: .lines) {
+      """
+      INSERT INTO "remindersLists" ("id", "title", "position") VALUES (<uuid>, 'Home', 1)
+      INSERT INTO "reminders" ("id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES (<uuid>, <uuid>, 'Milk', NULL, 0, NULL, NULL, 0.0)
+      INSERT INTO "reminders" ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES (<uuid>, 'Eggs', NULL, 0, NULL, NULL, 0.0), (<uuid>, 'Bread', NULL, 0, NULL, NULL, 0.0)
+      INSERT INTO "tags" ("title", "uses") VALUES ('food', 2)
+      Bread, Eggs, Milk
+      1 tag
+      """
+    }
+  }
 }
