@@ -79,7 +79,8 @@ struct ServerLimitsTests {
   @Test func aPeerThatStopsReadingIsCutAfterTheFrameTimeout() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")
-    // About 40 MB that does not compress: far more than the buffers on the way hold.
+    // About 40 MB that does not compress: far more than the buffers on the way
+    // hold (the server's send buffer, at most tcp_wmem's 4 MB, and the reader's).
     try await server.write { db in try db.execute(sql: "CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL) STRICT") }
     for id in 0..<40 {
       try await server.write { db in try db.execute(sql: "INSERT INTO blobs VALUES (?, randomblob(1000000))", arguments: [id]) }
@@ -90,7 +91,11 @@ struct ServerLimitsTests {
     try await withServer(server, configuration: configuration) { running in
       try await withTaskExecutorPreference(SessionExecutor.shared) {
         let reader = try makePeer(directory, "reader")
+        // A small receive buffer: Linux grows a loopback socket's buffer up
+        // to tcp_rmem's maximum (32 MB on Debian), enough to swallow what the
+        // server sends, and then the server would wait on a report instead.
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+          .channelOption(.socketOption(.so_rcvbuf), value: 64 << 10)
           .connect(host: "127.0.0.1", port: running.port) { channel in SyncChannel.wrap(channel, address: "server") }
         try await channel.run(writeTimeout: .seconds(5)) { connection in
           _ = try await Handshake.client(&connection, local: reader.peerID, device: reader.deviceKey, configuration: configuration)
