@@ -1,7 +1,10 @@
 /// Makes a struct a table: its stored properties become columns, the first
 /// `let` (or the property marked `@Column(primaryKey: true)`) the primary
 /// key. Generates `TableColumns`, `columns`, `Draft` (without the primary
-/// key, so the schema default applies) and the row decoder.
+/// key, so the schema default applies) and the row decoder. A struct with
+/// neither (only `var`s: a join table, a log) is a table without a primary
+/// key: it selects, inserts whole rows, updates and deletes by conditions,
+/// but has no `Draft`, `find` or upsert.
 ///
 /// The table name defaults to the type name in lower camel case, pluralized:
 /// `Item` → `items`, `RemindersList` → `remindersLists`, `Category` →

@@ -24,7 +24,7 @@ extension TableMacro: ExtensionMacro {
     // Diagnostics are reported once, by the member expansion.
     guard let model = TableModel.read(node: node, declaration: declaration, context: nil) else { return [] }
     let decl: DeclSyntax = """
-      extension \(type.trimmed): ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
+      extension \(type.trimmed): \(raw: model.primaryKey == nil ? "ChronicleQuery.Table" : "ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable") {
         \(raw: model.decoderInitializer())
         \(raw: model.columnAppender())
       }

@@ -7,22 +7,19 @@ extension TableModel {
 
 
   func memberDeclarations() -> [DeclSyntax] {
-    let key = primaryKey
     let properties = columns.map { "  public let \($0.property): \(columnType($0))" }.joined(separator: "\n")
     let assignments = columns.map {
       "    self.\($0.property) = ChronicleQuery.TableColumn(\(stringLiteral($0.column)), qualifier: qualifier, keyPath: \\\(typeName).\($0.property))"
     }.joined(separator: "\n")
     let all = columns.map { "columns.\($0.property)" }.joined(separator: ", ")
     let tableColumns: DeclSyntax = """
-      public struct TableColumns: ChronicleQuery.PrimaryKeyedTableDefinition {
+      public struct TableColumns: \(raw: primaryKey == nil ? "ChronicleQuery.TableDefinition" : "ChronicleQuery.PrimaryKeyedTableDefinition") {
         public typealias QueryValue = \(raw: typeName)
-        public typealias PrimaryKey = \(raw: key.valueType)
-      \(raw: properties)
+      \(raw: primaryKey.map { "  public typealias PrimaryKey = \($0.valueType)\n" } ?? "")\(raw: properties)
         public init(qualifier: String) {
       \(raw: assignments)
         }
-        public var primaryKey: \(raw: columnType(key)) { \(raw: key.property) }
-        public var queryFragment: ChronicleQuery.QueryFragment {
+      \(raw: primaryKey.map { "  public var primaryKey: \(columnType($0)) { \($0.property) }\n" } ?? "")  public var queryFragment: ChronicleQuery.QueryFragment {
           [\(raw: columns.map { "\($0.property).queryFragment" }.joined(separator: ", "))].joined(separator: ", ")
         }
         public static var allColumns: [any ChronicleQuery.TableColumnExpression<\(raw: typeName)>] {
@@ -68,8 +65,7 @@ extension TableModel {
       "public static let tableName = \(raw: stringLiteral(tableName))",
       tableColumns,
       "public static let columns = TableColumns(qualifier: tableName)",
-      draft,
-    ]
+    ] + (primaryKey == nil ? [] : [draft])
   }
 
   func decoderInitializer() -> String { ColumnModel.decoderInitializer(columns) }

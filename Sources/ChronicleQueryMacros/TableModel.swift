@@ -20,7 +20,9 @@ struct TableModel {
   var typeName: String
   var tableName: String
   var columns: [ColumnModel]
-  var primaryKey: ColumnModel
+  /// The primary key; nil for a table without one (a join table, a log):
+  /// it is then a `Table` but not a `PrimaryKeyedTable`, and has no `Draft`.
+  var primaryKey: ColumnModel?
 
   /// Reads the declaration; reports problems to `context` (when given) and returns nil.
   static func read(node: AttributeSyntax, declaration: some DeclGroupSyntax, context: (any MacroExpansionContext)?) -> TableModel? {
@@ -62,8 +64,7 @@ struct TableModel {
       }
     }
     guard let keyIndex else {
-      report(.noPrimaryKey(typeName), at: structDecl.name)
-      return nil
+      return TableModel(typeName: typeName, tableName: tableName, columns: columns, primaryKey: nil)
     }
     columns[keyIndex].isPrimaryKey = true
     return TableModel(typeName: typeName, tableName: tableName, columns: columns, primaryKey: columns[keyIndex])
@@ -115,7 +116,6 @@ struct TableModel {
 
 enum TableDiagnostic: DiagnosticMessage {
   case notAStruct(macro: String, what: String)
-  case noPrimaryKey(String)
   case typeNotInferable(String)
   case unsupportedType(property: String, type: String, kind: String)
 
@@ -123,8 +123,6 @@ enum TableDiagnostic: DiagnosticMessage {
     switch self {
     case .notAStruct(let macro, let what):
       return "@\(macro) applies to a struct, not \(what): rows are values"
-    case .noPrimaryKey(let type):
-      return "@Table struct '\(type)' has no primary key: declare its first stored property with 'let' (e.g. 'let id: UUID') or mark one '@Column(primaryKey: true)'"
     case .typeNotInferable(let property):
       return "cannot tell the column type of '\(property)': add a type annotation"
     case .unsupportedType(let property, let type, let kind):
@@ -136,7 +134,6 @@ enum TableDiagnostic: DiagnosticMessage {
     let id: String
     switch self {
     case .notAStruct: id = "notAStruct"
-    case .noPrimaryKey: id = "noPrimaryKey"
     case .typeNotInferable: id = "typeNotInferable"
     case .unsupportedType: id = "unsupportedType"
     }

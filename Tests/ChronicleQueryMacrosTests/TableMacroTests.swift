@@ -85,23 +85,56 @@ struct TableMacroTests {
     }
   }
 
-  @Test func aStructWithoutPrimaryKeyIsRefused() {
+  /// A join table or a log has no primary key: it is a plain `Table`
+  /// (select, insert, delete by condition) with no `Draft` and no `find`.
+  @Test func aStructWithoutPrimaryKeyIsAPlainTable() {
     assertMacro {
       """
       @Table
-      struct Item {
-        var title = ""
+      struct ReminderTag {
+        var reminderID: Int
+        var tagID: Int
       }
       """
-    } diagnostics: {
-      """
-      @Table
-      struct Item {
-             ┬───
-             ╰─ 🛑 @Table struct 'Item' has no primary key: declare its first stored property with 'let' (e.g. 'let id: UUID') or mark one '@Column(primaryKey: true)'
-        var title = ""
+    } expansion: {
+      #"""
+      struct ReminderTag {
+        var reminderID: Int
+        var tagID: Int
+
+        public static let tableName = "reminderTags"
+
+        public struct TableColumns: ChronicleQuery.TableDefinition {
+          public typealias QueryValue = ReminderTag
+          public let reminderID: ChronicleQuery.TableColumn<ReminderTag, Int>
+          public let tagID: ChronicleQuery.TableColumn<ReminderTag, Int>
+          public init(qualifier: String) {
+            self.reminderID = ChronicleQuery.TableColumn("reminderID", qualifier: qualifier, keyPath: \ReminderTag.reminderID)
+            self.tagID = ChronicleQuery.TableColumn("tagID", qualifier: qualifier, keyPath: \ReminderTag.tagID)
+          }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [reminderID.queryFragment, tagID.queryFragment].joined(separator: ", ")
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<ReminderTag>] {
+            let columns = TableColumns(qualifier: ReminderTag.tableName)
+            return [columns.reminderID, columns.tagID]
+          }
+        }
+
+        public static let columns = TableColumns(qualifier: tableName)
       }
-      """
+
+      extension ReminderTag: ChronicleQuery.Table {
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        self.reminderID = try decoder.decode(Int.self).queryOutput
+        self.tagID = try decoder.decode(Int.self).queryOutput
+        }
+        public static func appendColumns(named name: String, of output: ReminderTag, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        Int.appendColumns(named: "reminderID", of: output.reminderID, to: &values)
+        Int.appendColumns(named: "tagID", of: output.tagID, to: &values)
+        }
+      }
+      """#
     }
   }
 

@@ -150,4 +150,53 @@ struct StatementFormTests {
       """
     }
   }
+
+  /// A `@Table` with no key in Swift (a join table whose SQL key is both
+  /// columns): selected, joined, inserted, updated and deleted by condition.
+  @Test func aTableWithoutAKeyInSwift() throws {
+    let fixture = try RemindersDatabase()
+    let home = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+    let milk = UUID(uuidString: "00000000-0000-0000-0000-0000000000a1")!
+    let eggs = UUID(uuidString: "00000000-0000-0000-0000-0000000000a2")!
+    try fixture.database.write { db in
+      try db.execute(sql: """
+        CREATE TABLE "taggings" (
+          "reminderID" TEXT NOT NULL REFERENCES "reminders"("id") ON DELETE CASCADE,
+          "tagTitle" TEXT NOT NULL REFERENCES "tags"("title") ON DELETE CASCADE,
+          PRIMARY KEY ("reminderID", "tagTitle")
+        ) STRICT
+        """)
+      try db.seed {
+        RemindersList(id: home, title: "Home", position: 1)
+        Reminder(id: milk, remindersListID: home, title: "Milk")
+        Reminder(id: eggs, remindersListID: home, title: "Eggs")
+        Tag(title: "dairy")
+        Tag(title: "food")
+        Tagging(reminderID: milk, tagTitle: "dairy")
+        Tagging(reminderID: milk, tagTitle: "food")
+        Tagging(reminderID: eggs, tagTitle: "food")
+      }
+      try Tagging.delete().where { $0.tagTitle == "dairy" }.execute(db)
+      try Tagging.update { $0.tagTitle = "dairy" }.where { $0.reminderID.eq(eggs) }.execute(db)
+    }
+    let tagged = Reminder
+      .join(Tagging.all) { $0.id.eq($1.reminderID) }
+      .order { reminder, tagging in (reminder.title, tagging.tagTitle) }
+      .select { reminder, tagging in (reminder.title, tagging.tagTitle) }
+    let rows = try fixture.database.read { db in try tagged.fetchAll(db) }
+    assertInlineSnapshot(of: ([tagged.query.description] + rows.map { "\($0.0) \($0.1)" }).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "reminders"."title", "taggings"."tagTitle" FROM "reminders" JOIN "taggings" ON ("reminders"."id" = "taggings"."reminderID") ORDER BY "reminders"."title", "taggings"."tagTitle"
+      Eggs dairy
+      Milk food
+      """
+    }
+  }
+}
+
+/// A join table whose key, both columns, is SQL's alone.
+@Table
+struct Tagging {
+  var reminderID: UUID
+  var tagTitle: String
 }
