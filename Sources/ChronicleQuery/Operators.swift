@@ -161,16 +161,16 @@ public func + (lhs: some QueryExpressionSyntax<String>, rhs: some QueryExpressio
   binary(lhs.queryFragment, "||", rhs.queryFragment)
 }
 
-public func += <T: QueryNumeric>(lhs: inout any QueryExpression<T>, rhs: some QueryExpression<T>) {
+public func += <T: QueryNumeric>(lhs: inout SQLQueryExpression<T>, rhs: some QueryExpression<T>) {
   lhs = SQLQueryExpression<T>(binary(lhs.queryFragment, "+", rhs.queryFragment))
 }
-public func -= <T: QueryNumeric>(lhs: inout any QueryExpression<T>, rhs: some QueryExpression<T>) {
+public func -= <T: QueryNumeric>(lhs: inout SQLQueryExpression<T>, rhs: some QueryExpression<T>) {
   lhs = SQLQueryExpression<T>(binary(lhs.queryFragment, "-", rhs.queryFragment))
 }
-public func *= <T: QueryNumeric>(lhs: inout any QueryExpression<T>, rhs: some QueryExpression<T>) {
+public func *= <T: QueryNumeric>(lhs: inout SQLQueryExpression<T>, rhs: some QueryExpression<T>) {
   lhs = SQLQueryExpression<T>(binary(lhs.queryFragment, "*", rhs.queryFragment))
 }
-public func += (lhs: inout any QueryExpression<String>, rhs: some QueryExpression<String>) {
+public func += (lhs: inout SQLQueryExpression<String>, rhs: some QueryExpression<String>) {
   lhs = SQLQueryExpression<String>(binary(lhs.queryFragment, "||", rhs.queryFragment))
 }
 

@@ -13,10 +13,63 @@ public struct Updates<Base: Table> {
   }
 
   /// A column's value in the update: what this update assigned it so far,
-  /// or the column. Assign an expression: `$0.title = $0.title.upper()`.
-  public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> any QueryExpression<V> {
-    get { current(keyPath) }
+  /// or the column. Assign an expression (`$0.title = $0.title.upper()`,
+  /// `$0.count = $0.count / 4`) or change it in place
+  /// (`$0.isCompleted.toggle()`, `$0.title.append("!")`, `$0.count += 1`).
+  ///
+  /// The value is a concrete ``SQLQueryExpression``, not an existential:
+  /// passed to a generic function (`Case($0.priority)`, a
+  /// `@DatabaseFunction`), an existential would compete with the plain
+  /// value subscript below and Swift would find the read ambiguous.
+  public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> SQLQueryExpression<V> {
+    get { SQLQueryExpression(current(keyPath).queryFragment) }
     set { assign(keyPath, newValue.queryFragment) }
+  }
+
+  /// The same column assigned another column: `$0.title = excluded.title`
+  /// in an upsert. Write-only: reads are the concrete subscript above. An
+  /// expression of another type is assigned as
+  /// `SQLQueryExpression(expression)`: a subscript taking any expression
+  /// would make every literal assignment (`$0.title = "Milk"`) ambiguous.
+  @_disfavoredOverload
+  public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> TableColumn<Base, V> {
+    @available(*, unavailable, message: "read a column in an update as an expression: '$0.column'")
+    get { fatalError("unavailable") }
+    set { assign(keyPath, newValue.queryFragment) }
+  }
+
+  /// The same column assigned a scalar subquery:
+  /// `$0.position = RemindersList.select { ($0.position.max() ?? -1) + 1 }`.
+  /// Write-only.
+  @_disfavoredOverload
+  public subscript<V, From>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> Select<From, V> {
+    @available(*, unavailable, message: "read a column in an update as an expression: '$0.column'")
+    get { fatalError("unavailable") }
+    set { assign(keyPath, newValue.queryFragment) }
+  }
+
+  /// A column group assigned the expressions of each of its columns:
+  /// `$0.timestamps = Timestamps.Columns(createdAt: …, updatedAt: …)`.
+  /// Write-only.
+  @_disfavoredOverload
+  public subscript<V: Selection>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> V.Columns {
+    @available(*, unavailable, message: "read a column in an update as an expression: '$0.column'")
+    get { fatalError("unavailable") }
+    set { assign(keyPath, newValue.queryFragment) }
+  }
+
+  /// The same column assigned a Swift value of the model's type, bound as
+  /// the column stores it: `$0.priority = .high`, `$0.notes = "Oat"` (an
+  /// optional column given a value), `$0.dueDate = Date()`. Write-only.
+  @_disfavoredOverload
+  public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> V.QueryOutput {
+    @available(*, unavailable, message: "read a column in an update as an expression: '$0.column'")
+    get { fatalError("unavailable") }
+    set {
+      var values: [(column: String, value: QueryBinding)] = []
+      V.appendColumns(named: "", of: newValue, to: &values)
+      assign(keyPath, values.map { QueryFragment(binding: $0.value) }.joined(separator: ", "))
+    }
   }
 
   private func current<V>(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> any QueryExpression<V> {
