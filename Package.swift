@@ -43,9 +43,11 @@ let package = Package(
       name: "CChronicleSQLite",
       linkerSettings: [.linkedLibrary("sqlite3")]
     ),
+    .target(name: "ChronicleNaming"),
     .macro(
       name: "ChronicleQueryMacros",
       dependencies: [
+        "ChronicleNaming",
         .product(name: "SwiftSyntax", package: "swift-syntax"),
         .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
         .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
@@ -56,6 +58,7 @@ let package = Package(
     .target(
       name: "ChronicleQuery",
       dependencies: [
+        "ChronicleNaming",
         "ChronicleQueryMacros",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -24,7 +24,10 @@ def signature(n):
 
 def body(n, root, call):
     names = letters[:n]
-    values = "let values = columns(" + root + ".columns)"
+    # RETURNING names the table, never its alias: SQLite 3.40 reads
+    # `"rs"."id"` there as "no such column".
+    source = "returningColumns" if call == "returning" else "columns"
+    values = f"let values = columns({root}.{source})"
     if n == 1:
         fragments = "[values.queryFragment]"
         decode = f"try decoder.decode({names[0]}.QueryValue.self).queryOutput"

@@ -2,9 +2,9 @@
 @_exported import Dependencies
 @_exported import GRDB
 
-/// The query builder's ``ChronicleQuery/TableAlias`` (GRDB has a class of
-/// the same name; this one is the builder's, for self-joins).
-public typealias TableAlias = ChronicleQuery.TableAlias
+/// The query builder's ``ChronicleQuery/TableAlias``, a table read under an
+/// ``ChronicleQuery/AliasName`` (GRDB has a class of the same name).
+public typealias TableAlias<Base: ChronicleQuery.Table, Name: AliasName> = ChronicleQuery.TableAlias<Base, Name>
 
 /// The query builder's ``ChronicleQuery/Table`` protocol, what `@Table`
 /// types conform to (GRDB has a `Table` struct; this one is the builder's).

@@ -69,7 +69,7 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
     if let selection {
       var sql = QueryFragment("INSERT")
       if let resolution { sql.append(" OR \(resolution.rawValue)") }
-      sql.append(" INTO \(quotedIdentifier(Into.tableName)) (" + columns.map(quotedIdentifier).joined(separator: ", ") + ") ")
+      sql.append(" INTO \(Into.qualifiedSource) (" + columns.map(quotedIdentifier).joined(separator: ", ") + ") ")
       sql.append(selection)
       if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
       return sql
@@ -77,7 +77,7 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
     guard !rows.isEmpty else { return QueryFragment("SELECT NULL WHERE 0") }  // nothing to insert
     var sql = QueryFragment("INSERT")
     if let resolution { sql.append(" OR \(resolution.rawValue)") }
-    sql.append(" INTO \(quotedIdentifier(Into.tableName)) ")
+    sql.append(" INTO \(Into.qualifiedSource) ")
     if columns.isEmpty {
       sql.append("DEFAULT VALUES")
     } else {

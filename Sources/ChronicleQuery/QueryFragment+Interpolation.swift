@@ -21,8 +21,11 @@ extension QueryFragment: ExpressibleByStringInterpolation {
     /// A quoted identifier: `\(quote: name)`.
     public mutating func appendInterpolation(quote identifier: String) { fragment.append(quotedIdentifier(identifier)) }
 
-    /// The table's quoted name.
-    public mutating func appendInterpolation<T: Table>(_ table: T.Type) { fragment.append(quotedIdentifier(T.tableName)) }
+    /// The table's quoted name, or its alias's for a table read under one:
+    /// `\(Reminder.as(R.self))` is `"rs"`.
+    public mutating func appendInterpolation<T: Table>(_ table: T.Type) {
+      fragment.append(quotedIdentifier(T.tableAlias ?? T.tableName))
+    }
 
     /// The table's columns, qualified, as a select list.
     public mutating func appendInterpolation<Columns: TableDefinition>(_ columns: Columns) {

@@ -16,7 +16,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
 
   @usableFromInline
   init(columns: QueryFragment, decode: @escaping (inout QueryDecoder) throws -> Output) {
-    self.clauses = SelectClauses(columns: columns, from: QueryFragment(sql: quotedIdentifier(From.tableName)))
+    self.clauses = SelectClauses(columns: columns, from: QueryFragment(sql: From.qualifiedSource))
     self.fromColumns = From.columns
     self.decode = decode
   }
@@ -163,21 +163,6 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
 
   /// The conditions, for an UPDATE or DELETE of the selected rows.
   var conditions: [QueryFragment] { clauses.conditions }
-}
-
-extension Select where Output == From {
-  /// The table under another name, to join it to itself:
-  /// `Employee.leftJoin(Employee.all.as(Manager.self)) { $0.managerID.eq($1.id) }`.
-  public func `as`<Alias: TableAlias>(_ alias: Alias.Type) -> Self where Alias.Table == From {
-    let name = Alias.aliasName
-    let source =
-      clauses.onlyFilters && clauses.conditions.isEmpty
-      ? clauses.from : parenthesized(query)
-    let columns = From.TableColumns(qualifier: name)
-    return Select(
-      clauses: SelectClauses(columns: columns.queryFragment, from: source + QueryFragment(sql: " AS \(quotedIdentifier(name))")),
-      fromColumns: columns, decode: decode)
-  }
 }
 
 /// A statement that yields rows: a select, a join, a compound select, a

@@ -72,7 +72,7 @@ struct JoinOperand<J: Table> {
       conditions = select.clauses.conditions
       columns = select.fromColumns
     } else {
-      let name = J.tableName
+      let name = J.tableAlias ?? J.tableName
       source = parenthesized(select.query) + QueryFragment(sql: " AS \(quotedIdentifier(name))")
       conditions = []
       columns = J.TableColumns(qualifier: name)

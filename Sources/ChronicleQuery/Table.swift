@@ -6,9 +6,29 @@ public protocol Table: QueryRepresentable, Sendable where QueryOutput == Self {
   static var tableName: String { get }
   /// The columns qualified by the table name.
   static var columns: TableColumns { get }
+  /// The name a statement reads the table under (`"reminders" AS "rs"`),
+  /// or nil: the table's own. Set by ``TableAlias``.
+  static var tableAlias: String? { get }
 }
 
 extension Table {
+  public static var tableAlias: String? { nil }
+
+  /// The table as a statement names it: `"reminders"`, or
+  /// `"reminders" AS "rs"` for an alias.
+  @usableFromInline
+  static var qualifiedSource: String {
+    let table = quotedIdentifier(tableName)
+    guard let tableAlias else { return table }
+    return "\(table) AS \(quotedIdentifier(tableAlias))"
+  }
+
+  /// The columns as a RETURNING clause names them: by the table's own
+  /// name, even when the statement reads it under an alias (SQLite reads
+  /// `RETURNING "rs"."id"` as "no such column").
+  @usableFromInline
+  static var returningColumns: TableColumns { TableColumns(qualifier: tableName) }
+
   /// A row reads every column of the table.
   public static var queryColumnCount: Int { TableColumns.allColumns.reduce(0) { $0 + $1.names.count } }
 

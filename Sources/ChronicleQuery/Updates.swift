@@ -125,7 +125,7 @@ public struct Update<Base: Table, Output>: QueryStatement, @unchecked Sendable {
 
   public var query: QueryFragment {
     guard !updates.assignments.isEmpty else { return QueryFragment("SELECT NULL WHERE 0") }
-    var sql = QueryFragment(sql: "UPDATE \(quotedIdentifier(Base.tableName)) SET ") + updates.setClause
+    var sql = QueryFragment(sql: "UPDATE \(Base.qualifiedSource) SET ") + updates.setClause
     if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conjunction(conditions)) }
     if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
     return sql
@@ -154,7 +154,7 @@ public struct Delete<Base: Table, Output>: QueryStatement, @unchecked Sendable {
   public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
 
   public var query: QueryFragment {
-    var sql = QueryFragment(sql: "DELETE FROM \(quotedIdentifier(Base.tableName))")
+    var sql = QueryFragment(sql: "DELETE FROM \(Base.qualifiedSource)")
     if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conjunction(conditions)) }
     if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
     return sql

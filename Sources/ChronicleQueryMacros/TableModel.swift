@@ -1,3 +1,4 @@
+import ChronicleNaming
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
@@ -68,18 +69,6 @@ struct TableModel {
     }
     columns[keyIndex].isPrimaryKey = true
     return TableModel(typeName: typeName, tableName: tableName, columns: columns, primaryKey: columns[keyIndex])
-  }
-
-  /// `Item` → `items`, `RemindersList` → `remindersLists`, `Category` → `categories`.
-  static func defaultTableName(_ typeName: String) -> String {
-    var name = typeName
-    if let first = name.first { name = first.lowercased() + name.dropFirst() }
-    let vowels: Set<Character> = ["a", "e", "i", "o", "u"]
-    if name.hasSuffix("y"), name.count > 1, !vowels.contains(name[name.index(name.endIndex, offsetBy: -2)]) {
-      return name.dropLast() + "ies"
-    }
-    if ["s", "x", "z", "ch", "sh"].contains(where: { name.hasSuffix($0) }) { return name + "es" }
-    return name + "s"
   }
 
   /// The type of a literal or constructor call initializer.

@@ -17,7 +17,7 @@ struct Employee: Equatable {
   var managerID: Int?
 }
 
-enum Manager: TableAlias { typealias Table = Employee }
+enum Manager: AliasName {}
 
 /// A tree, for recursive common tables.
 @Table

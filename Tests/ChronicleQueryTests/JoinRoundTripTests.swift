@@ -75,7 +75,7 @@ struct JoinRoundTripTests {
       }.execute(db)
     }
     try database.read { db in
-      let pairs = try Employee.leftJoin(Employee.all.as(Manager.self)) { $0.managerID.eq($1.id) }
+      let pairs = try Employee.leftJoin(Employee.as(Manager.self).all) { $0.managerID.eq($1.id) }
         .order { employee, _ in employee.id }.select { employee, manager in (employee.name, manager.name) }.fetchAll(db)
       #expect(pairs.map { "\($0.0)<\($0.1 ?? "-")" } == ["Ada<-", "Bob<Ada", "Cy<Bob"])
 
@@ -184,7 +184,7 @@ struct JoinRoundTripTests {
 }
 
 /// The other list of a reminder's tag, in the five-table join below.
-enum SameTag: TableAlias { typealias Table = Tag }
+enum SameTag: AliasName {}
 
 extension JoinRoundTripTests {
   /// Five tables in one select (the seeds' detail query joins five):
@@ -195,7 +195,7 @@ extension JoinRoundTripTests {
       .join(Reminder.all) { $0.id.eq($1.remindersListID) }
       .leftJoin(ReminderTag.all) { $1.id.eq($2.reminderID) }
       .leftJoin(Tag.all) { $2.tagTitle.eq($3.title) }
-      .leftJoin(Tag.all.as(SameTag.self)) { $3.title.eq($4.title) }
+      .leftJoin(Tag.as(SameTag.self).all) { $3.title.eq($4.title) }
       .where { list, _, _, _, _ in list.title.eq("Home") }
       .order { _, reminder, _, tag, _ in (reminder.title, tag.title) }
       .limit(3, offset: 0)
@@ -203,7 +203,7 @@ extension JoinRoundTripTests {
     let rows = try database.read { db in try query.fetchAll(db) }
     assertInlineSnapshot(of: query.query.description + "\n" + rows.map { "\($0)" }.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "remindersLists"."title", "reminders"."title", "tags"."title", "sameTag"."uses" FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") LEFT JOIN "tags" ON ("reminderTags"."tagTitle" = "tags"."title") LEFT JOIN "tags" AS "sameTag" ON ("tags"."title" = "sameTag"."title") WHERE ("remindersLists"."title" = 'Home') ORDER BY "reminders"."title", "tags"."title" LIMIT 3 OFFSET 0
+      SELECT "remindersLists"."title", "reminders"."title", "tags"."title", "sameTags"."uses" FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") LEFT JOIN "tags" ON ("reminderTags"."tagTitle" = "tags"."title") LEFT JOIN "tags" AS "sameTags" ON ("tags"."title" = "sameTags"."title") WHERE ("remindersLists"."title" = 'Home') ORDER BY "reminders"."title", "tags"."title" LIMIT 3 OFFSET 0
       ("Home", "Eggs", Optional("food"), Optional(2))
       ("Home", "Eggs", Optional("urgent"), Optional(1))
       ("Home", "Milk", Optional("food"), Optional(2))

@@ -57,17 +57,17 @@ struct JoinSQLTests {
 
   @Test func selfJoinThroughAnAlias() {
     assertInlineSnapshot(
-      of: Employee.leftJoin(Employee.all.as(Manager.self)) { $0.managerID.eq($1.id) }.select { ($0.name, $1.name) }.query.description,
+      of: Employee.leftJoin(Employee.as(Manager.self).all) { $0.managerID.eq($1.id) }.select { ($0.name, $1.name) }.query.description,
       as: .lines) {
       """
-      SELECT "employees"."name", "manager"."name" FROM "employees" LEFT JOIN "employees" AS "manager" ON ("employees"."managerID" = "manager"."id")
+      SELECT "employees"."name", "managers"."name" FROM "employees" LEFT JOIN "employees" AS "managers" ON ("employees"."managerID" = "managers"."id")
       """
     }
     assertInlineSnapshot(
-      of: Employee.join(Employee.where { $0.name != "" }.as(Manager.self)) { $0.id.eq($1.managerID) }.select { employee, _ in employee }.distinct().query.description,
+      of: Employee.join(Employee.as(Manager.self).where { $0.name != "" }) { $0.id.eq($1.managerID) }.select { employee, _ in employee }.distinct().query.description,
       as: .lines) {
       """
-      SELECT DISTINCT "employees"."id", "employees"."name", "employees"."managerID" FROM "employees" JOIN (SELECT "employees"."id", "employees"."name", "employees"."managerID" FROM "employees" WHERE ("employees"."name" <> '')) AS "manager" ON ("employees"."id" = "manager"."managerID")
+      SELECT DISTINCT "employees"."id", "employees"."name", "employees"."managerID" FROM "employees" JOIN "employees" AS "managers" ON ("employees"."id" = "managers"."managerID") AND ("managers"."name" <> '')
       """
     }
   }

@@ -460,7 +460,7 @@ extension Insert {
   public func returning<A: QueryExpression>(
     _ columns: (Into.TableColumns) -> A
   ) -> Insert<Into, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
-    let values = columns(Into.columns)
+    let values = columns(Into.returningColumns)
     return returning([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
   }
 
@@ -468,7 +468,7 @@ extension Insert {
   public func returning<A: QueryExpression, B: QueryExpression>(
     _ columns: (Into.TableColumns) -> (A, B)
   ) -> Insert<Into, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
-    let values = columns(Into.columns)
+    let values = columns(Into.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
   }
 
@@ -476,7 +476,7 @@ extension Insert {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression>(
     _ columns: (Into.TableColumns) -> (A, B, C)
   ) -> Insert<Into, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
-    let values = columns(Into.columns)
+    let values = columns(Into.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
   }
 
@@ -484,7 +484,7 @@ extension Insert {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
     _ columns: (Into.TableColumns) -> (A, B, C, D)
   ) -> Insert<Into, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
-    let values = columns(Into.columns)
+    let values = columns(Into.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
   }
 
@@ -492,7 +492,7 @@ extension Insert {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression>(
     _ columns: (Into.TableColumns) -> (A, B, C, D, E)
   ) -> Insert<Into, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
-    let values = columns(Into.columns)
+    let values = columns(Into.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
   }
 
@@ -500,7 +500,7 @@ extension Insert {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression, F: QueryExpression>(
     _ columns: (Into.TableColumns) -> (A, B, C, D, E, F)
   ) -> Insert<Into, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
-    let values = columns(Into.columns)
+    let values = columns(Into.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
   }
 }
@@ -510,7 +510,7 @@ extension Update {
   public func returning<A: QueryExpression>(
     _ columns: (Base.TableColumns) -> A
   ) -> Update<Base, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
   }
 
@@ -518,7 +518,7 @@ extension Update {
   public func returning<A: QueryExpression, B: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B)
   ) -> Update<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
   }
 
@@ -526,7 +526,7 @@ extension Update {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B, C)
   ) -> Update<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
   }
 
@@ -534,7 +534,7 @@ extension Update {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B, C, D)
   ) -> Update<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
   }
 
@@ -542,7 +542,7 @@ extension Update {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B, C, D, E)
   ) -> Update<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
   }
 
@@ -550,7 +550,7 @@ extension Update {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression, F: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B, C, D, E, F)
   ) -> Update<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
   }
 }
@@ -560,7 +560,7 @@ extension Delete {
   public func returning<A: QueryExpression>(
     _ columns: (Base.TableColumns) -> A
   ) -> Delete<Base, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
   }
 
@@ -568,7 +568,7 @@ extension Delete {
   public func returning<A: QueryExpression, B: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B)
   ) -> Delete<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
   }
 
@@ -576,7 +576,7 @@ extension Delete {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B, C)
   ) -> Delete<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
   }
 
@@ -584,7 +584,7 @@ extension Delete {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B, C, D)
   ) -> Delete<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
   }
 
@@ -592,7 +592,7 @@ extension Delete {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B, C, D, E)
   ) -> Delete<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
   }
 
@@ -600,7 +600,7 @@ extension Delete {
   public func returning<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression, F: QueryExpression>(
     _ columns: (Base.TableColumns) -> (A, B, C, D, E, F)
   ) -> Delete<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
-    let values = columns(Base.columns)
+    let values = columns(Base.returningColumns)
     return returning([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
   }
 }
