@@ -18,9 +18,20 @@ import Testing
 @Suite("TCP server: floods of idle sockets, peers that stop reading")
 struct ServerLimitsTests {
   /// A plain socket connected to `port` that never sends a byte; `-1` when
-  /// the connection failed.
+  /// the connection failed. It connects from 127.0.0.2 (all of 127/8 is
+  /// loopback on Linux), an address of its own as a flood's would be.
   static func idleSocket(port: Int) -> Int32 {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var source = sockaddr_in()
+    source.sin_family = sa_family_t(AF_INET)
+    source.sin_addr.s_addr = inet_addr("127.0.0.2")
+    let bound = withUnsafePointer(to: &source) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else {
+      close(descriptor)
+      return -1
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -43,7 +54,11 @@ struct ServerLimitsTests {
     configuration.handshakeTimeout = .seconds(10)
     configuration.helloTimeout = .seconds(10)  // idle sockets would stay for 10 s each
     // Small budgets, so that a few hundred sockets overflow them: the test
-    // process shares its descriptors with the tests running beside it.
+    // process shares its descriptors with the tests running beside it. The
+    // flood fills its address's budget and evicts its own oldest sockets;
+    // members, from another address, are never the ones dropped, however
+    // slowly a loaded machine lets them say hello. (With members on the
+    // flood's address, one that took over 80 ms was evicted: a CI failure.)
     configuration.maxPendingHandshakes = 32
     configuration.maxPendingHandshakesPerAddress = 16
     try await withServer(server, configuration: configuration, maxConnections: 4) { running in
@@ -72,7 +87,7 @@ struct ServerLimitsTests {
         synced += 1
       }
       #expect(synced == 3)
-      #expect(opened.withLock { $0.count } > 100)
+      #expect(opened.withLock { $0.count { $0 >= 0 } } > 100)
     }
   }
 
