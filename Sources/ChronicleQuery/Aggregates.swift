@@ -1,3 +1,5 @@
+import Foundation
+
 // Aggregate functions. Each takes an optional `filter:` (SQL's
 // `FILTER (WHERE ...)`): `$0.count(filter: $0.isActive)`.
 
@@ -84,11 +86,13 @@ extension QueryExpression where QueryValue: QueryRepresentable {
     aggregate("min", [queryFragment], filter: filter)
   }
 
-  /// `json_group_array(self)`: the values as a JSON array (text).
+  /// `json_group_array(self)`: the values as a JSON array, as text (for
+  /// values that are not `Codable`; the `Codable` overload decodes them).
+  @_disfavoredOverload
   public func jsonGroupArray(
     distinct: Bool = false, order: ((Self) -> any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
   ) -> SQLQueryExpression<String> {
-    aggregate("json_group_array", distinct: distinct, [queryFragment], order: order.map { $0(self).queryFragment }, filter: filter)
+    aggregate("json_group_array", distinct: distinct, [jsonElement], order: order.map { $0(self).queryFragment }, filter: filter)
   }
 
   /// `group_concat(self, separator)`: the non-NULL values joined; NULL
@@ -120,11 +124,44 @@ extension QueryExpression where QueryValue: QueryRepresentable {
     aggregate("group_concat", distinct: distinct, [queryFragment], order: order.queryFragment, filter: filter)
   }
 
-  /// `json_group_array(self)` ordered by a term: `jsonGroupArray(order: $0.title.desc())`.
+  /// `json_group_array(self)` ordered by a term, as text: `jsonGroupArray(order: $0.title.desc())`.
+  @_disfavoredOverload
   public func jsonGroupArray(
     distinct: Bool = false, order: any QueryExpression, filter: (any QueryExpression<Bool>)? = nil
   ) -> SQLQueryExpression<String> {
-    aggregate("json_group_array", distinct: distinct, [queryFragment], order: order.queryFragment, filter: filter)
+    aggregate("json_group_array", distinct: distinct, [jsonElement], order: order.queryFragment, filter: filter)
+  }
+
+  /// The expression as a JSON array element that decodes back to its Swift
+  /// value: booleans as `true`/`false` (SQLite stores 0 and 1), Julian day
+  /// numbers as date text.
+  var jsonElement: QueryFragment {
+    switch QueryValue.self {
+    case is Bool.Type, is Bool?.Type:
+      return QueryFragment("json(CASE ") + queryFragment + QueryFragment(" WHEN 0 THEN 'false' WHEN 1 THEN 'true' END)")
+    case is Date.JulianDayRepresentation.Type, is Date.JulianDayRepresentation?.Type:
+      return QueryFragment("strftime('%Y-%m-%d %H:%M:%f', ") + queryFragment + QueryFragment(")")
+    default:
+      return queryFragment
+    }
+  }
+}
+
+extension QueryExpression where QueryValue: QueryRepresentable, QueryValue.QueryOutput: Codable {
+  /// `json_group_array(self)`: the values as a Swift array, as upstream
+  /// types it: `$0.title.jsonGroupArray()` reads as `[String]`.
+  public func jsonGroupArray(
+    distinct: Bool = false, order: ((Self) -> any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<[QueryValue.QueryOutput].JSONRepresentation> {
+    aggregate("json_group_array", distinct: distinct, [jsonElement], order: order.map { $0(self).queryFragment }, filter: filter)
+  }
+
+  /// `json_group_array(self)` ordered by a term, as a Swift array:
+  /// `jsonGroupArray(order: $0.title.desc())`.
+  public func jsonGroupArray(
+    distinct: Bool = false, order: any QueryExpression, filter: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<[QueryValue.QueryOutput].JSONRepresentation> {
+    aggregate("json_group_array", distinct: distinct, [jsonElement], order: order.queryFragment, filter: filter)
   }
 }
 

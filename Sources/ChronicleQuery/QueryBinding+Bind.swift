@@ -24,6 +24,8 @@ extension QueryBinding {
       return value.withUnsafeBytes { bytes in
         sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), sqliteTransient)
       }
+    case .invalid:
+      return SQLITE_MISUSE
     }
   }
 }

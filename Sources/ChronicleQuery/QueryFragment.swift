@@ -8,17 +8,10 @@ public enum QueryBinding: Hashable, Sendable {
   case double(Double)
   case text(String)
   case blob([UInt8])
-
-  /// The value as GRDB binds it.
-  public var databaseValue: DatabaseValue {
-    switch self {
-    case .null: return .null
-    case .integer(let value): return value.databaseValue
-    case .double(let value): return value.databaseValue
-    case .text(let value): return value.databaseValue
-    case .blob(let value): return Data(value).databaseValue
-    }
-  }
+  /// A value that could not be made into one (a Codable value JSON could not
+  /// encode): running a statement that binds it fails with this message,
+  /// and nothing is written.
+  case invalid(String)
 
   /// The value written as an SQL literal that SQLite reads back as the same
   /// value (NaN, which SQLite stores as NULL, is written NULL).
@@ -32,6 +25,9 @@ public enum QueryBinding: Hashable, Sendable {
       return "\(value)"
     case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
     case .blob(let value): return "X'" + value.map { String(format: "%02X", $0) }.joined() + "'"
+    // An identifier no table has: a view or trigger body holding it fails
+    // with "no such column: cannot bind …" instead of storing a wrong value.
+    case .invalid(let problem): return quotedIdentifier("cannot bind: \(problem)")
     }
   }
 }

@@ -86,6 +86,9 @@ func prepare(_ fragment: QueryFragment, _ db: Database) throws -> GRDB.Statement
   }
   statement.setUncheckedArguments(StatementArguments())  // resets and clears the previous bindings
   for (index, binding) in zip(Int32(1)..., fragment.bindings) {
+    if case .invalid(let problem) = binding {
+      throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot bind parameter \(index): \(problem)", sql: fragment.sql)
+    }
     let code = binding.bind(to: handle, at: index)
     guard code == SQLITE_OK else {
       throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind parameter \(index)", sql: fragment.sql)

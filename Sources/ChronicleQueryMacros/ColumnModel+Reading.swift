@@ -31,11 +31,6 @@ extension ColumnModel {
           failed = true
           continue
         }
-        if let unsupported = TableModel.unsupportedKind(binding.typeAnnotation?.type) {
-          report(.unsupportedType(property: property, type: type, kind: unsupported), Syntax(binding))
-          failed = true
-          continue
-        }
         var column = ColumnModel(
           property: property, column: property, type: type, valueType: type,
           isPrimaryKey: false, defaultValue: initializer?.trimmedDescription)
@@ -47,13 +42,21 @@ extension ColumnModel {
             case "as":
               var representation = argument.expression.trimmedDescription
               if representation.hasSuffix(".self") { representation.removeLast(5) }
-              column.valueType = column.isOptional && !representation.hasSuffix("?") ? representation + "?" : representation
+              // `Date?.UnixTimeRepresentation` names an optional already.
+              let namesOptional = representation.hasSuffix("?") || representation.contains("?.")
+              column.valueType = column.isOptional && !namesOptional ? representation + "?" : representation
             case "primaryKey":
               column.isPrimaryKey = argument.expression.trimmedDescription == "true"
             default:
               break
             }
           }
+        }
+        // A collection needs a representation (`[String].JSONRepresentation`).
+        if column.valueType == column.type, let unsupported = TableModel.unsupportedKind(binding.typeAnnotation?.type) {
+          report(.unsupportedType(property: property, type: type, kind: unsupported), Syntax(binding))
+          failed = true
+          continue
         }
         if column.isOptional, column.defaultValue == nil, variable.bindingSpecifier.tokenKind == .keyword(.var) {
           column.defaultValue = "nil"

@@ -18,7 +18,9 @@ public enum SelectionMacro: ExtensionMacro {
       return []
     }
     guard let columns = ColumnModel.readStoredProperties(of: structDecl, report: report) else { return [] }
-    let typeName = structDecl.name.trimmedDescription
+    // Qualified (`Outer.Row`): the extension sits at file scope, where a
+    // nested type's own name does not resolve.
+    let typeName = type.trimmedDescription
     let parameters = columns.map { "\($0.property): some ChronicleQuery.QueryExpression<\($0.valueType)>" }.joined(separator: ", ")
     let fragments = columns.map { "\($0.property).queryFragment" }.joined(separator: ", ")
     let names = columns.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.column)))" }

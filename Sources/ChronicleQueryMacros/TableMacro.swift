@@ -26,7 +26,7 @@ extension TableMacro: ExtensionMacro {
     let decl: DeclSyntax = """
       extension \(type.trimmed): \(raw: model.primaryKey == nil ? "ChronicleQuery.Table" : "ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable") {
         \(raw: model.decoderInitializer())
-        \(raw: model.columnAppender())
+        \(raw: ColumnModel.columnAppender(model.columns, typeName: type.trimmedDescription))
       }
       """
     return [decl.cast(ExtensionDeclSyntax.self)]

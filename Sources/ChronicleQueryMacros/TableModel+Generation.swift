@@ -72,7 +72,6 @@ extension TableModel {
 
   /// `appendColumns(named:of:to:)`: a whole row's values for an insert,
   /// without key paths.
-  func columnAppender() -> String { ColumnModel.columnAppender(columns, typeName: typeName) }
 }
 
 extension ColumnModel {

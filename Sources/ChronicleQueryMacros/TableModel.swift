@@ -115,7 +115,7 @@ enum TableDiagnostic: DiagnosticMessage {
     case .typeNotInferable(let property):
       return "cannot tell the column type of '\(property)': add a type annotation"
     case .unsupportedType(let property, let type, let kind):
-      return "'\(property)' is \(kind) ('\(type)'), which no column can hold: store it through '@Column(as:)' with a representation type, or mark it '@Ephemeral'"
+      return "'\(property)' is \(kind) ('\(type)'), which no column can hold: store it as JSON with '@Column(as: \(type).JSONRepresentation.self)', or mark it '@Ephemeral'"
     }
   }
 

@@ -144,7 +144,7 @@ struct SelectionMacroTests {
             ╰─ 🛑 cannot tell the column type of 'title': add a type annotation
         var tags: [String]
             ┬─────────────
-            ╰─ 🛑 'tags' is an array ('[String]'), which no column can hold: store it through '@Column(as:)' with a representation type, or mark it '@Ephemeral'
+            ╰─ 🛑 'tags' is an array ('[String]'), which no column can hold: store it as JSON with '@Column(as: [String].JSONRepresentation.self)', or mark it '@Ephemeral'
       }
       """
     }

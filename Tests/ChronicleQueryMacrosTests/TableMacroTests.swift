@@ -155,12 +155,105 @@ struct TableMacroTests {
         let id: Int
         var tags: [String] = []
             ┬──────────────────
-            ╰─ 🛑 'tags' is an array ('[String]'), which no column can hold: store it through '@Column(as:)' with a representation type, or mark it '@Ephemeral'
+            ╰─ 🛑 'tags' is an array ('[String]'), which no column can hold: store it as JSON with '@Column(as: [String].JSONRepresentation.self)', or mark it '@Ephemeral'
         var color = Color.blue
             ┬─────────────────
             ╰─ 🛑 cannot tell the column type of 'color': add a type annotation
       }
       """
+    }
+  }
+
+  /// A collection stored through a representation is a column; an optional
+  /// representation spelled on the optional type is not made optional twice.
+  @Test func representationsOfCollectionsAndOptionals() {
+    assertMacro {
+      """
+      @Table
+      struct Item {
+        let id: Int
+        @Column(as: [String].JSONRepresentation.self) var tags: [String] = []
+        @Column(as: Date?.UnixTimeRepresentation.self) var endedAt: Date?
+        @Column(as: Date.UnixTimeRepresentation.self) var startedAt: Date?
+      }
+      """
+    } expansion: {
+      #"""
+      struct Item {
+        let id: Int
+        var tags: [String] = []
+        var endedAt: Date?
+        var startedAt: Date?
+
+        public static let tableName = "items"
+
+        public struct TableColumns: ChronicleQuery.PrimaryKeyedTableDefinition {
+          public typealias QueryValue = Item
+          public typealias PrimaryKey = Int
+          public let id: ChronicleQuery.TableColumn<Item, Int>
+          public let tags: ChronicleQuery.TableColumn<Item, [String].JSONRepresentation>
+          public let endedAt: ChronicleQuery.TableColumn<Item, Date?.UnixTimeRepresentation>
+          public let startedAt: ChronicleQuery.TableColumn<Item, Date.UnixTimeRepresentation?>
+          public init(qualifier: String) {
+            self.id = ChronicleQuery.TableColumn("id", qualifier: qualifier, keyPath: \Item.id)
+            self.tags = ChronicleQuery.TableColumn("tags", qualifier: qualifier, keyPath: \Item.tags)
+            self.endedAt = ChronicleQuery.TableColumn("endedAt", qualifier: qualifier, keyPath: \Item.endedAt)
+            self.startedAt = ChronicleQuery.TableColumn("startedAt", qualifier: qualifier, keyPath: \Item.startedAt)
+          }
+          public var primaryKey: ChronicleQuery.TableColumn<Item, Int> {
+            id
+          }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [id.queryFragment, tags.queryFragment, endedAt.queryFragment, startedAt.queryFragment].joined(separator: ", ")
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<Item>] {
+            let columns = TableColumns(qualifier: Item.tableName)
+            return [columns.id, columns.tags, columns.endedAt, columns.startedAt]
+          }
+        }
+
+        public static let columns = TableColumns(qualifier: tableName)
+
+        public struct Draft: ChronicleQuery.TableDraft {
+          public typealias Base = Item
+          public var id: Int?
+          public var tags: [String]
+          public var endedAt: Date?
+          public var startedAt: Date?
+          public init(id: Int? = nil, tags: [String] = [], endedAt: Date? = nil, startedAt: Date? = nil) {
+            self.id = id
+            self.tags = tags
+            self.endedAt = endedAt
+            self.startedAt = startedAt
+          }
+          public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
+            var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
+            if let id {
+              values.append(("id", Int(queryOutput: id).queryBinding))
+            }
+            [String].JSONRepresentation.appendColumns(named: "tags", of: tags, to: &values)
+            Date?.UnixTimeRepresentation.appendColumns(named: "endedAt", of: endedAt, to: &values)
+            Date.UnixTimeRepresentation?.appendColumns(named: "startedAt", of: startedAt, to: &values)
+            return values
+          }
+        }
+      }
+
+      extension Item: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        self.id = try decoder.decode(Int.self).queryOutput
+        self.tags = try decoder.decode([String].JSONRepresentation.self).queryOutput
+        self.endedAt = try decoder.decode(Date?.UnixTimeRepresentation.self).queryOutput
+        self.startedAt = try decoder.decode(Date.UnixTimeRepresentation?.self).queryOutput
+        }
+        public static func appendColumns(named name: String, of output: Item, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        Int.appendColumns(named: "id", of: output.id, to: &values)
+        [String].JSONRepresentation.appendColumns(named: "tags", of: output.tags, to: &values)
+        Date?.UnixTimeRepresentation.appendColumns(named: "endedAt", of: output.endedAt, to: &values)
+        Date.UnixTimeRepresentation?.appendColumns(named: "startedAt", of: output.startedAt, to: &values)
+        }
+      }
+      """#
     }
   }
 
