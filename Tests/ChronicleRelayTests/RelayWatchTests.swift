@@ -17,9 +17,7 @@ struct RelayWatchTests {
     let key = SyncKey.generate()
     var configuration = relayConfiguration(directory.path("relay.sqlite"))
 
-    let first = try await RelayServer(configuration: configuration)
-    let firstRun = Task { try await first.run() }
-    configuration.port = try await first.port
+    let (first, firstRun) = try await startRelayOnAReservedPort(&configuration)
     let url = "ws://127.0.0.1:\(configuration.port)"
     let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
     let phoneSync = SyncEngine(for: phone, transport: transport), laptopSync = SyncEngine(for: laptop, transport: transport)
@@ -98,9 +96,21 @@ struct RelayWatchTests {
   }
 }
 
+/// Starts a relay on a ``ReservedPort`` and sets it in `configuration`:
+/// while the relay is down, nothing else can take its port.
+func startRelayOnAReservedPort(
+  _ configuration: inout RelayServerConfiguration
+) async throws -> (RelayServer, Task<Void, any Error>) {
+  configuration.port = try ReservedPort.next()
+  let relay = try await RelayServer(configuration: configuration)
+  let running = Task { [relay] in try await relay.run() }
+  _ = try await relay.port
+  return (relay, running)
+}
+
 /// Starts a relay on the port the devices know. A restarted server may
-/// find the port held for a moment (another test's connection can be given
-/// it as its local port): it retries then, for up to ten seconds.
+/// find the port held for a moment (a connection of its own closing): it
+/// retries then, for up to ten seconds.
 func restartRelay(_ configuration: RelayServerConfiguration) async throws -> Task<Void, any Error> {
   let deadline = ContinuousClock.now + .seconds(10)
   while true {

@@ -26,7 +26,7 @@ public final class TemporaryPostgres: @unchecked Sendable {
     if owner != nil {
       try Self.run("/bin/chown", ["postgres:postgres", folder.path])
     }
-    port = try Self.freePort()
+    port = try ReservedPort.next()  // it is stopped and started again on it
     try tool("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--no-instructions"])
     try start()
   }
@@ -75,21 +75,6 @@ public final class TemporaryPostgres: @unchecked Sendable {
       if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
     }
     throw Failure(description: "PostgreSQL's server tools (initdb, pg_ctl) are not installed: apt-get install postgresql (.ci/run does)")
-  }
-
-  private static func freePort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-    }
-    guard bound else { throw Failure(description: "no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 
   /// Runs a tool to its end, its output into a file. Not through
