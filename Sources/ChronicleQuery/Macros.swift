@@ -14,9 +14,20 @@
 public macro Table(_ name: String? = nil) = #externalMacro(module: "ChronicleQueryMacros", type: "TableMacro")
 
 /// Customizes a column: its name in the database, a representation type
-/// for storage (`as: Color.HexRepresentation.self`), or the primary key.
+/// for storage (`as: Date.UnixTimeRepresentation.self`), a column the
+/// database computes (`generated: .virtual`: selected and decoded, never
+/// inserted; the `Draft` leaves it out), or the primary key.
 @attached(peer)
-public macro Column(_ name: String? = nil, as representation: Any.Type? = nil, primaryKey: Bool = false) = #externalMacro(module: "ChronicleQueryMacros", type: "ColumnMacro")
+public macro Column(
+  _ name: String? = nil, as representation: Any.Type? = nil, generated: GeneratedColumnStorage? = nil, primaryKey: Bool = false
+) = #externalMacro(module: "ChronicleQueryMacros", type: "ColumnMacro")
+
+/// How SQLite keeps a generated column (`GENERATED ALWAYS AS (…) VIRTUAL`
+/// or `STORED`), for `@Column(generated:)`. Either way the column is read
+/// and never written.
+public enum GeneratedColumnStorage: Sendable {
+  case virtual, stored
+}
 
 /// A stored property that is not a column (it must have a default value).
 @attached(peer)
@@ -40,6 +51,15 @@ public macro sql<QueryValue>(
 /// SQL written by hand, run as a statement that returns no rows.
 @freestanding(expression)
 public macro sql(_ queryFragment: QueryFragment) -> SQLQueryExpression<Void> = #externalMacro(module: "ChronicleQueryMacros", type: "SQLMacro")
+
+/// A Swift value bound to the statement, typed as its representation:
+/// `#bind(["home", "car"])` where a `[String].JSONRepresentation` column is
+/// assigned, `#bind(cutoff, as: Date.UnixTimeRepresentation.self)` in a
+/// comparison with a column stored that way.
+@freestanding(expression)
+public macro bind<QueryValue: QueryBindable>(
+  _ queryValue: QueryValue.QueryOutput, as queryValueType: QueryValue.Type = QueryValue.self
+) -> SQLQueryExpression<QueryValue> = #externalMacro(module: "ChronicleQueryMacros", type: "BindMacro")
 
 /// Makes a struct a selection: the shape of query results, or a group of
 /// columns stored in a table. Generates `Columns`, whose initializer takes

@@ -18,6 +18,11 @@ extension QueryFragment: ExpressibleByStringInterpolation {
     /// Text inserted as SQL, unescaped: for identifiers and keywords the code chooses.
     public mutating func appendInterpolation(raw sql: String) { fragment.append(sql) }
 
+    /// A bound value, spelled out: `\(bind: "office")` (as `\(value)` binds).
+    public mutating func appendInterpolation<Value: QueryBindable>(bind value: Value) {
+      fragment.append(value.queryFragment)
+    }
+
     /// A quoted identifier: `\(quote: name)`.
     public mutating func appendInterpolation(quote identifier: String) { fragment.append(quotedIdentifier(identifier)) }
 

@@ -31,9 +31,12 @@ extension ColumnModel {
           failed = true
           continue
         }
+        // `Self` in a default (`= Self.defaultColor`) names the model, also
+        // where the default is repeated in its Draft.
+        let defaultValue = initializer.map { SelfReferenceRewriter(typeName: structDecl.name.text).rewrite($0).trimmedDescription }
         var column = ColumnModel(
           property: property, column: property, type: type, valueType: type,
-          isPrimaryKey: false, defaultValue: initializer?.trimmedDescription)
+          isPrimaryKey: false, defaultValue: defaultValue)
         if let arguments = columnAttribute?.arguments?.as(LabeledExprListSyntax.self) {
           for argument in arguments {
             switch argument.label?.text {
@@ -47,6 +50,8 @@ extension ColumnModel {
               column.valueType = column.isOptional && !namesOptional ? representation + "?" : representation
             case "primaryKey":
               column.isPrimaryKey = argument.expression.trimmedDescription == "true"
+            case "generated":
+              column.isGenerated = argument.expression.trimmedDescription != "nil"
             default:
               break
             }
@@ -65,5 +70,25 @@ extension ColumnModel {
       }
     }
     return failed ? nil : columns
+  }
+}
+
+/// Replaces `Self` with the model's name in an expression.
+final class SelfReferenceRewriter: SyntaxRewriter {
+  let typeName: String
+
+  init(typeName: String) {
+    self.typeName = typeName
+    super.init()
+  }
+
+  override func visit(_ node: DeclReferenceExprSyntax) -> ExprSyntax {
+    guard node.baseName.tokenKind == .keyword(.Self) else { return super.visit(node) }
+    return ExprSyntax(node.with(\.baseName, .identifier(typeName, leadingTrivia: node.baseName.leadingTrivia, trailingTrivia: node.baseName.trailingTrivia)))
+  }
+
+  override func visit(_ node: IdentifierTypeSyntax) -> TypeSyntax {
+    guard node.name.tokenKind == .keyword(.Self) else { return super.visit(node) }
+    return TypeSyntax(node.with(\.name, .identifier(typeName, leadingTrivia: node.name.leadingTrivia, trailingTrivia: node.name.trailingTrivia)))
   }
 }

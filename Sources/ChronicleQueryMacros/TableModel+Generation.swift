@@ -29,7 +29,9 @@ extension TableModel {
       }
       """
 
-    // Draft: every column; the primary key optional and left out when nil.
+    // Draft: every column but generated ones; the primary key optional
+    // and left out when nil.
+    let columns = self.columns.filter { !$0.isGenerated }
     let draftProperties = columns.map { column -> String in
       column.isPrimaryKey && !column.isOptional
         ? "  public var \(column.property): \(column.type)?"
@@ -88,7 +90,8 @@ extension ColumnModel {
 
 extension ColumnModel {
   static func columnAppender(_ columns: [ColumnModel], typeName: String) -> String {
-    let lines = columns.map {
+    // Generated columns are read, never written.
+    let lines = columns.filter { !$0.isGenerated }.map {
       "  \($0.valueType).appendColumns(named: \(stringLiteral($0.column)), of: output.\($0.property), to: &values)"
     }.joined(separator: "\n")
     return """

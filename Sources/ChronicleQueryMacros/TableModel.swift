@@ -13,6 +13,8 @@ struct ColumnModel {
   var valueType: String
   var isPrimaryKey: Bool
   var defaultValue: String?
+  /// A generated column (`@Column(generated: .virtual)`): read, never written.
+  var isGenerated = false
   var isOptional: Bool { type.hasSuffix("?") || type.hasPrefix("Optional<") }
 }
 

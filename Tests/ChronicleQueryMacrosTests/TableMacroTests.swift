@@ -257,6 +257,88 @@ struct TableMacroTests {
     }
   }
 
+  /// A generated column is decoded but left out of the Draft and of row
+  /// inserts; `Self` in a default names the model in the Draft too.
+  @Test func generatedColumnsAndDefaultsThatNameSelf() {
+    assertMacro {
+      """
+      @Table
+      struct Chore {
+        static let defaultColor = 7
+        let id: Int
+        var color: Int = Self.defaultColor
+        @Column(generated: .virtual) let isOpen: Bool
+      }
+      """
+    } expansion: {
+      #"""
+      struct Chore {
+        static let defaultColor = 7
+        let id: Int
+        var color: Int = Self.defaultColor
+        let isOpen: Bool
+
+        public static let tableName = "chores"
+
+        public struct TableColumns: ChronicleQuery.PrimaryKeyedTableDefinition {
+          public typealias QueryValue = Chore
+          public typealias PrimaryKey = Int
+          public let id: ChronicleQuery.TableColumn<Chore, Int>
+          public let color: ChronicleQuery.TableColumn<Chore, Int>
+          public let isOpen: ChronicleQuery.TableColumn<Chore, Bool>
+          public init(qualifier: String) {
+            self.id = ChronicleQuery.TableColumn("id", qualifier: qualifier, keyPath: \Chore.id)
+            self.color = ChronicleQuery.TableColumn("color", qualifier: qualifier, keyPath: \Chore.color)
+            self.isOpen = ChronicleQuery.TableColumn("isOpen", qualifier: qualifier, keyPath: \Chore.isOpen)
+          }
+          public var primaryKey: ChronicleQuery.TableColumn<Chore, Int> {
+            id
+          }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [id.queryFragment, color.queryFragment, isOpen.queryFragment].joined(separator: ", ")
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<Chore>] {
+            let columns = TableColumns(qualifier: Chore.tableName)
+            return [columns.id, columns.color, columns.isOpen]
+          }
+        }
+
+        public static let columns = TableColumns(qualifier: tableName)
+
+        public struct Draft: ChronicleQuery.TableDraft {
+          public typealias Base = Chore
+          public var id: Int?
+          public var color: Int
+          public init(id: Int? = nil, color: Int = Chore.defaultColor) {
+            self.id = id
+            self.color = color
+          }
+          public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
+            var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
+            if let id {
+              values.append(("id", Int(queryOutput: id).queryBinding))
+            }
+            Int.appendColumns(named: "color", of: color, to: &values)
+            return values
+          }
+        }
+      }
+
+      extension Chore: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        self.id = try decoder.decode(Int.self).queryOutput
+        self.color = try decoder.decode(Int.self).queryOutput
+        self.isOpen = try decoder.decode(Bool.self).queryOutput
+        }
+        public static func appendColumns(named name: String, of output: Chore, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        Int.appendColumns(named: "id", of: output.id, to: &values)
+        Int.appendColumns(named: "color", of: output.color, to: &values)
+        }
+      }
+      """#
+    }
+  }
+
   @Test func expansion() {
     assertMacro {
       """
