@@ -57,6 +57,21 @@ struct ColumnOptionTests {
     }
   }
 
+  @Test func statementsNamedByTheirTypes() throws {
+    let fixture = try RemindersDatabase()
+    let (open, all) = try fixture.database.write { db in
+      try db.execute(sql: Self.schema)
+      try Chore.added("Dishes").execute(db)
+      try Chore.added("Bins").execute(db)
+      try Chore.added("Attic").execute(db)
+      try Chore.finished(1).execute(db)
+      try Chore.removed(3).execute(db)
+      return (try Chore.open.fetchAll(db).map(\.title), try Chore.byTitle.fetchAll(db).map(\.title))
+    }
+    #expect(open == ["Bins"])
+    #expect(all == ["Bins", "Dishes"])
+  }
+
   @Test func bindSpellings() throws {
     let fixture = try RemindersDatabase()
     let day = Date(timeIntervalSince1970: 1_700_000_000)
@@ -93,4 +108,13 @@ struct Chore: Equatable {
   @Column(generated: .virtual) let isOpen: Bool
   var color: Int = Self.defaultColor
   @Column(as: Date?.UnixTimeRepresentation.self) var doneAt: Date?
+}
+
+/// Statements named by the types upstream spells in signatures.
+extension Chore {
+  static var open: some SelectStatementOf<Chore> { Chore.where(\.isOpen).order(by: \.id) }
+  static func finished(_ id: Int) -> UpdateOf<Chore> { Chore.find(id).update { $0.isDone = true } }
+  static func removed(_ id: Int) -> DeleteOf<Chore> { Chore.find(id).delete() }
+  static func added(_ title: String) -> InsertOf<Chore> { Chore.insert { Chore.Draft(title: title) } }
+  static var byTitle: SelectOf<Chore> { Chore.order(by: \.title) }
 }
