@@ -1,0 +1,270 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Testing
+
+/// Every example of ChronicleQuery's DocC articles, compiled and run here,
+/// with the SQL each renders. `articleExamplesAreCompiledHere` checks that
+/// each Swift block of the articles appears in this file, so an article and
+/// its test cannot drift apart. Each block sits inside a `do { }` exactly as
+/// the article shows it.
+@Suite("Query builder: the documentation's examples")
+struct DocumentationExampleTests {
+  let listID = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+
+  @Test func definingTables() throws {
+    let fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try db.execute(sql: """
+        CREATE TABLE "bookmarks" (
+          "id" INTEGER PRIMARY KEY, "title" TEXT NOT NULL DEFAULT '', "color" INTEGER NOT NULL,
+          "createdAt" INTEGER NOT NULL, "tags" TEXT NOT NULL DEFAULT '[]'
+        ) STRICT
+        """)
+      try Bookmark.insert { Bookmark.Draft(title: "Swift", createdAt: Date(timeIntervalSince1970: 0), tags: ["lang"]) }.execute(db)
+    }
+    let bookmark = try fixture.database.read { db in try Bookmark.find(1).fetchOne(db) }
+    #expect(bookmark?.color == Bookmark.defaultColor && bookmark?.tags == ["lang"])
+  }
+
+  @Test func selecting() throws {
+    var sql: [String] = []
+    do {
+      let open = Reminder.where { !$0.isCompleted }.order(by: \.title).limit(10)
+      let titles = Reminder.where { $0.priority == Reminder.Priority.high }.select(\.title)
+      let perState = Reminder.group(by: \.isCompleted).select { ($0.isCompleted, $0.count()) }
+      sql += [open.query.description, titles.query.description, perState.query.description]
+    }
+    do {
+      let search = Reminder.where {
+        if let text = Optional("milk") { $0.title.contains(text) }
+        $0.score > 2
+      }
+      sql.append(search.query.description)
+    }
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      #"""
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted") ORDER BY "reminders"."title" LIMIT 10
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS 3)
+      SELECT "reminders"."isCompleted", count("reminders"."id") FROM "reminders" GROUP BY "reminders"."isCompleted"
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."title" LIKE '%milk%' ESCAPE '\') AND ("reminders"."score" > 2.0)
+      """#
+    }
+  }
+
+  @Test func inserting() throws {
+    let fixture = try RemindersDatabase()
+    let listID = listID
+    var sql: [String] = []
+    do {
+      let list = RemindersList.insert { RemindersList(id: listID, title: "Home", position: 1) }
+      let reminder = Reminder.insert { Reminder.Draft(remindersListID: listID, title: "Milk") }
+        .returning(\.id)
+      let tags = Tag.insert { ($0.title, $0.useCount) } values: { ("home", 0); ("work", 0) }
+      let upsert = Tag.insert { Tag(title: "home", useCount: 1) } onConflict: { $0.title } doUpdate: { row, excluded in
+        row.useCount = row.useCount + excluded.useCount
+      }
+      sql += [list.query.description, reminder.query.description, tags.query.description, upsert.query.description]
+      try fixture.database.write { db in
+        try list.execute(db)
+        _ = try reminder.fetchOne(db)
+        try tags.execute(db)
+        try upsert.execute(db)
+      }
+    }
+    let uses = try fixture.database.read { db in try Tag.order(by: \.title).select { ($0.title, $0.useCount) }.fetchAll(db) }
+    #expect(uses.map(\.0) == ["home", "work"] && uses.map(\.1) == [1, 0])
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 1)
+      INSERT INTO "reminders" ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES ('00000000-0000-0000-0000-000000000001', 'Milk', NULL, 0, NULL, NULL, 0.0) RETURNING "reminders"."id"
+      INSERT INTO "tags" ("title", "uses") VALUES ('home', 0), ('work', 0)
+      INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) ON CONFLICT ("title") DO UPDATE SET "uses" = ("tags"."uses" + "excluded"."uses")
+      """
+    }
+  }
+
+  @Test func updating() throws {
+    var sql: [String] = []
+    do {
+      let finish = Reminder.where { $0.title.eq("Milk") }.update {
+        $0.isCompleted.toggle()
+        $0.title.append("!")
+        $0.priority = .low
+        $0.score = $0.score * 2
+      }
+      sql.append(finish.query.description)
+    }
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      UPDATE "reminders" SET "isCompleted" = NOT ("reminders"."isCompleted"), "title" = ("reminders"."title" || '!'), "priority" = 1, "score" = ("reminders"."score" * 2.0) WHERE ("reminders"."title" = 'Milk')
+      """
+    }
+  }
+
+  @Test func deleting() throws {
+    var sql: [String] = []
+    do {
+      let done = Reminder.where(\.isCompleted).delete().returning(\.title)
+      let one = Reminder.delete().where { $0.score < 0 }
+      sql += [done.query.description, one.query.description]
+    }
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      DELETE FROM "reminders" WHERE "reminders"."isCompleted" RETURNING "reminders"."title"
+      DELETE FROM "reminders" WHERE ("reminders"."score" < 0.0)
+      """
+    }
+  }
+
+  @Test func joining() throws {
+    var sql: [String] = []
+    do {
+      let withLists = Reminder.join(RemindersList.all) { $0.remindersListID.eq($1.id) }
+        .select { ($0.title, $1.title) }
+      let tagCounts = Reminder.group(by: \.id)
+        .leftJoin(ReminderTag.all) { $0.id.eq($1.reminderID) }
+        .select { reminder, tag in (reminder.title, tag.count()) }
+      sql += [withLists.query.description, tagCounts.query.description]
+    }
+    do {
+      enum Manager: AliasName {}
+      let bosses = Employee.leftJoin(Employee.as(Manager.self).all) { $0.managerID.eq($1.id) }
+        .select { employee, manager in (employee.name, manager.name) }
+      sql.append(bosses.query.description)
+    }
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      SELECT "reminders"."title", count("reminderTags"."id") FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") GROUP BY "reminders"."id"
+      SELECT "employees"."name", "managers"."name" FROM "employees" LEFT JOIN "employees" AS "managers" ON ("employees"."managerID" = "managers"."id")
+      """
+    }
+  }
+
+  @Test func commonTables() throws {
+    var sql: [String] = []
+    do {
+      let thread = With {
+        Comment.where { $0.parentID.is(nil) }.select { CommentThread.Columns(id: $0.id, body: $0.body, depth: 0) }
+      } recursiveUnionAll: { thread in
+        Comment.join(thread) { $0.parentID.eq($1.id) }
+          .select { CommentThread.Columns(id: $0.id, body: $0.body, depth: $1.depth + 1) }
+      } query: { thread in
+        thread.order { ($0.depth, $0.id) }
+      }
+      sql.append(thread.query.description)
+    }
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id", "comments"."body", 0 FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id", "comments"."body", ("commentThreads"."depth" + 1) FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
+      """
+    }
+  }
+
+  @Test func triggersAndViews() throws {
+    var sql: [String] = []
+    do {
+      let nextPosition = RemindersList.createTemporaryTrigger(
+        "next_position",
+        after: .insert { new in
+          RemindersList.find(new.id).update { $0.position = RemindersList.select { ($0.position.max() ?? -1) + 1 } }
+        })
+      sql.append(nextPosition.query.description)
+    }
+    do {
+      let view = ReminderWithList.createTemporaryView(
+        as: Reminder.join(RemindersList.all) { $0.remindersListID.eq($1.id) }
+          .select { ReminderWithList.Columns(reminderTitle: $0.title, remindersListTitle: $1.title) })
+      sql.append(view.query.description)
+    }
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      CREATE TEMPORARY TRIGGER "next_position" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT (coalesce(max("remindersLists"."position"), -1) + 1) FROM "remindersLists") WHERE ("remindersLists"."id" IN ("new"."id")); END
+      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      """
+    }
+  }
+
+  @Test func fullTextSearch() throws {
+    var sql: [String] = []
+    do {
+      let found = ReminderText.where { $0.match("milk") }
+        .order { $0.bm25([\.title: 10, \.notes: 1]) }
+        .select { ($0.rowid, $0.title.highlight("<b>", "</b>")) }
+      sql.append(found.query.description)
+    }
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "reminderTexts"."rowid", highlight("reminderTexts", 0, '<b>', '</b>') FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY bm25("reminderTexts", 10.0, 1.0, 1.0)
+      """
+    }
+  }
+
+  @Test func functions() throws {
+    var sql: [String] = []
+    do {
+      let shown = Reminder.select { ($0.title.upper(), $0.notes ?? "", $0.score.round(1), $0.title.length()) }
+      let stats = Reminder.select { ($0.score.avg(), $0.title.groupConcat(", "), $0.title.jsonGroupArray()) }
+      sql += [shown.query.description, stats.query.description]
+    }
+    assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT upper("reminders"."title"), coalesce("reminders"."notes", ''), round("reminders"."score", 1), length("reminders"."title") FROM "reminders"
+      SELECT avg("reminders"."score"), group_concat("reminders"."title", ', '), json_group_array("reminders"."title") FROM "reminders"
+      """
+    }
+  }
+
+  /// Each Swift block of the articles, whitespace aside, is text of this file.
+  @Test func articleExamplesAreCompiledHere() throws {
+    let here = URL(fileURLWithPath: #filePath)
+    let catalog = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Sources/ChronicleQuery/ChronicleQuery.docc")
+    let source = Self.normalized(try String(contentsOf: here, encoding: .utf8))
+    let articles = try FileManager.default.contentsOfDirectory(atPath: catalog.path).filter { $0.hasSuffix(".md") }
+    #expect(articles.count >= 10, "\(articles)")
+    var blocks = 0
+    for article in articles {
+      let text = try String(contentsOf: catalog.appendingPathComponent(article), encoding: .utf8)
+      for block in Self.swiftBlocks(in: text) {
+        blocks += 1
+        // SQL comments show what the tests' snapshots record; the code must be here.
+        let code = block.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+        #expect(source.contains(Self.normalized(code)), "\(article): this example is not in DocumentationExampleTests.swift:\n\(block)")
+      }
+    }
+    #expect(blocks >= 10)
+  }
+
+  static func swiftBlocks(in text: String) -> [String] {
+    var blocks: [String] = [], current: [Substring]?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
+        current = []
+      } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
+        blocks.append(current!.joined(separator: "\n"))
+        current = nil
+      } else {
+        current?.append(line)
+      }
+    }
+    return blocks
+  }
+
+  static func normalized(_ text: String) -> String {
+    text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+  }
+}
+
+@Table
+struct Bookmark {
+  static let defaultColor = 0x4A90E2
+
+  let id: Int
+  var title = ""
+  var color: Int = Self.defaultColor
+  @Column(as: Date.UnixTimeRepresentation.self) var createdAt: Date
+  @Column(as: [String].JSONRepresentation.self) var tags: [String] = []
+  @Ephemeral var isSelected = false
+}
