@@ -156,6 +156,7 @@ let package = Package(
         "Chronicle",
         "ChronicleTestSupport",
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+        .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
       ]
     ),
     .testTarget(

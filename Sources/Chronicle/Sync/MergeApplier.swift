@@ -5,12 +5,15 @@ import GRDB
 /// the caller's transaction: the heart of sync.
 ///
 /// Used in three steps per batch: ``apply(_:source:)`` merges each remote
-/// event and stores it in the log (before the first row change it merges,
-/// it brings the merge state up to date with the log with
+/// event into the merge state of the rows it touches, kept in memory, and
+/// stores the event in the log (before the first row change it merges, it
+/// brings the merge state up to date with the log with
 /// ``foldLocalEvents()``: local writes do not maintain it, so they stay
-/// cheap), ``settleForeignKeys()`` parks rows whose parent is absent and
-/// brings back parked rows whose parent arrived, and ``finishBatch()`` notes
-/// how far the merge state is folded.
+/// cheap); ``settleForeignKeys()`` writes each touched row once
+/// (``flushRows()``, through ``TableRowWriter``), then parks rows whose parent
+/// is absent and brings back parked rows whose parent arrived; and
+/// ``finishBatch()`` tells observers and notes how far the merge state is
+/// folded.
 ///
 /// Foreign keys must be off on the connection (the caller sees to it): rows
 /// arrive in any order, and a cascade here would delete rows that no event
@@ -196,6 +199,8 @@ final class MergeApplier {
   /// After a batch: the merge state has seen every event of the log, when
   /// the batch merged anything (a batch of events held already folds nothing).
   func finishBatch() throws {
+    try flushRows()
+    for writer in writers.values { try writer.notifyObservers() }
     guard hasFolded else { return }
     try setFoldMark(EventLog.lastPosition(db))
   }
@@ -309,42 +314,110 @@ final class MergeApplier {
     guard let (key, orderedKey) = try localKey(keyValues, descriptor: descriptor, shape: shape) else {
       throw mismatch("the primary key of \(descriptor.name) differs here")
     }
-    let keyNames = shape.primaryKey.map { shape.columns[$0] }
-
-    var state = try store.load(table: shape.name, key: key) ?? RowMergeState(retained: [:])
-    let wasInTable = state.retained == nil
-    let winners: [(column: String, value: SQLiteValue)]
+    let row = try pendingRow(table: shape, key: key, orderedKey: orderedKey)
     if isDelete {
-      state.mergeDelete(version: version)
-      winners = []
+      pendingRows[row].state.mergeDelete(version: version)
     } else {
-      winners = state.mergeWrite(writes, version: version, isInsert: isInsert)
+      let winners = pendingRows[row].state.mergeWrite(writes, version: version, isInsert: isInsert)
+      // A row in its table at the start of the batch keeps its values there:
+      // the winning ones are written when the batch is flushed.
+      if pendingRows[row].wasInTable, !winners.isEmpty {
+        let columnIndex = try writer(for: shape).columnIndex
+        for (column, value) in winners { pendingRows[row].winners[columnIndex[column]!] = value }
+      }
     }
-    let table = quotedIdentifier(shape.name)
-    let condition = keyNames.map { "\(quotedIdentifier($0)) = ?" }.joined(separator: " AND ")
-    switch (wasInTable, state.belongsInTable) {
-    case (true, true):
-      guard !winners.isEmpty else { break }
-      let assignments = winners.map { "\(quotedIdentifier($0.column)) = ?" }.joined(separator: ", ")
-      try db.execute(sql: "UPDATE main.\(table) SET \(assignments) WHERE \(condition)", values: winners.map(\.value) + orderedKey)
-    case (false, true):
-      var values = state.retained ?? [:]
-      for (column, value) in zip(keyNames, orderedKey) { values[column] = value }
-      try insertRow(values, into: shape)
-      state.retained = nil
-      state.parkedReason = nil
-    case (true, false):
-      // The row leaves its table; its values stay here.
-      var values = try takeOutRow(orderedKey, from: shape) ?? [:]
-      for (column, value) in winners { values[column] = value }
-      state.retained = values
-      state.parkedReason = state.isLive ? .incomplete : nil
-    case (false, false):
-      state.parkedReason = state.isLive ? .incomplete : nil
-    }
-    try store.save(table: shape.name, key: key, state)
     touchedTables.insert(shape.name)
     appliedRowChanges += 1
+  }
+
+  // MARK: - Rows of the batch
+
+  /// A row the batch merged into: its merge state so far, and where its
+  /// values are.
+  private struct PendingRow {
+    var shape: TableShape
+    var key: Data
+    var orderedKey: [SQLiteValue]
+    var state: RowMergeState
+    /// Whether the row was in its table when the batch first touched it.
+    var wasInTable: Bool
+    /// Values that won since then, by column index, for a row in its table
+    /// (a row out of it keeps its values in `state.retained`).
+    var winners: [Int: SQLiteValue] = [:]
+  }
+
+  /// Rows merged since the last flush, by table and key, and in the order first touched.
+  private var pendingRows: [PendingRow] = []
+  private var pendingIndex: [FoldKey: Int] = [:]
+  /// Rows kept in memory before they are written.
+  var pendingFlushRows = 50_000
+  private var writers: [String: TableRowWriter] = [:]
+
+  private func writer(for shape: TableShape) throws -> TableRowWriter {
+    if let writer = writers[shape.name] { return writer }
+    let writer = TableRowWriter(db, shape: shape)
+    writers[shape.name] = writer
+    return writer
+  }
+
+  /// The index of the row in ``pendingRows``, loading its merge state on first touch.
+  private func pendingRow(table shape: TableShape, key: Data, orderedKey: [SQLiteValue]) throws -> Int {
+    let foldKey = FoldKey(table: shape.name, key: key)
+    if let index = pendingIndex[foldKey] { return index }
+    if pendingRows.count >= pendingFlushRows { try flushRows() }
+    let state = try store.load(table: shape.name, key: key) ?? RowMergeState(retained: [:])
+    pendingRows.append(PendingRow(shape: shape, key: key, orderedKey: orderedKey, state: state, wasInTable: state.retained == nil))
+    pendingIndex[foldKey] = pendingRows.count - 1
+    return pendingRows.count - 1
+  }
+
+  /// Writes each row merged since the last flush, and its merge state, once:
+  /// rows leaving their table first, then rows staying (their winning
+  /// columns), then rows entering it, each in key order.
+  func flushRows() throws {
+    guard !pendingRows.isEmpty else { return }
+    let order = pendingIndex.sorted { $0.key < $1.key }.map(\.value)
+    pendingIndex = [:]
+    var entering: [Int] = []
+    var staying: [Int] = []
+    for index in order {
+      let row = pendingRows[index]
+      switch (row.wasInTable, row.state.belongsInTable) {
+      case (true, false):
+        // The row leaves its table; its values stay in the merge state.
+        let writer = try writer(for: row.shape)
+        var values: [String: SQLiteValue] = [:]
+        if let current = try writer.takeOut(key: row.orderedKey) {
+          for (column, value) in zip(row.shape.columns, current) { values[column] = value }
+        }
+        for (column, value) in row.winners { values[row.shape.columns[column]] = value }
+        pendingRows[index].state.retained = values
+        pendingRows[index].state.parkedReason = row.state.isLive ? .incomplete : nil
+      case (false, false):
+        pendingRows[index].state.parkedReason = row.state.isLive ? .incomplete : nil
+      case (true, true):
+        staying.append(index)
+      case (false, true):
+        entering.append(index)
+      }
+    }
+    for index in staying where !pendingRows[index].winners.isEmpty {
+      let row = pendingRows[index]
+      try writer(for: row.shape).update(row.winners.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, key: row.orderedKey)
+    }
+    for index in entering {
+      let row = pendingRows[index]
+      var values = row.state.retained ?? [:]
+      for (column, value) in zip(row.shape.primaryKey, row.orderedKey) { values[row.shape.columns[column]] = value }
+      try writer(for: row.shape).insert(row.shape.columns.map { values[$0] })
+      pendingRows[index].state.retained = nil
+      pendingRows[index].state.parkedReason = nil
+    }
+    for index in order {
+      let row = pendingRows[index]
+      try store.save(table: row.shape.name, key: row.key, row.state)
+    }
+    pendingRows = []
   }
 
   // MARK: - Foreign keys
@@ -352,6 +425,7 @@ final class MergeApplier {
   /// Parks rows of the changed tables whose parent row is absent, and brings
   /// back parked rows whose parents are all present, until nothing moves.
   func settleForeignKeys() throws {
+    try flushRows()
     var moved = true
     while moved {
       moved = false
@@ -414,7 +488,8 @@ final class MergeApplier {
   private func park(table: String, keyValues: [SQLiteValue]) throws {
     guard let shape = try shape(table) else { return }
     let key = try MergeStore.encodeKey(keyValues)
-    guard let values = try takeOutRow(keyValues, from: shape) else { return }
+    guard let row = try writer(for: shape).takeOut(key: keyValues) else { return }
+    let values = Dictionary(uniqueKeysWithValues: zip(shape.columns, row))
     var state = try store.load(table: table, key: key) ?? RowMergeState()
     state.retained = values
     state.parkedReason = .parent
@@ -437,34 +512,11 @@ final class MergeApplier {
         values: columns.map { values[$0]! })?.first == .integer(1)
       if orphan { return false }
     }
-    try insertRow(values, into: shape)
+    try writer(for: shape).insert(shape.columns.map { values[$0] })
     state.retained = nil
     state.parkedReason = nil
     try store.save(table: table, key: key, state)
     return true
-  }
-
-  // MARK: - Rows in and out of their table
-
-  /// Inserts a row with the columns it has values for (the others take their defaults).
-  private func insertRow(_ values: [String: SQLiteValue], into shape: TableShape) throws {
-    let columns = shape.columns.filter { values[$0] != nil }
-    try db.execute(
-      sql: "INSERT INTO main.\(quotedIdentifier(shape.name)) (\(columns.map(quotedIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
-      values: columns.map { values[$0]! })
-  }
-
-  /// Deletes a row (key values in the table's key order) and returns its values; nil when absent.
-  private func takeOutRow(_ keyValues: [SQLiteValue], from shape: TableShape) throws -> [String: SQLiteValue]? {
-    let condition = shape.primaryKey.map { "\(quotedIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
-    guard let row = try db.fetchFirstRow(
-      sql: "SELECT \(shape.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition)",
-      values: keyValues)
-    else { return nil }
-    var values: [String: SQLiteValue] = [:]
-    for (index, column) in shape.columns.enumerated() { values[column] = row[index] }
-    try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(shape.name)) WHERE \(condition)", values: keyValues)
-    return values
   }
 }
 

@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Puts rows of one table in and takes them out by primary key, through
+/// statements prepared once per table (and per column set) and bound through
+/// SQLite's C API: the writes merging makes, decided elsewhere.
+///
+/// Values and keys are given in the table's column order (``TableShape``):
+/// a key is its key columns' values in key order; a row is one optional value
+/// per column (nil: the column takes its default).
+final class TableRowWriter {
+  let shape: TableShape
+  /// Each column's index in ``shape``, by name.
+  let columnIndex: [String: Int]
+  private let db: Database
+  private var inserts: [[Int]: Statement] = [:]
+  private var updates: [[Int]: Statement] = [:]
+  private var selectStatement: Statement?
+  private var deleteStatement: Statement?
+  /// Whether rows were written since observers were last told.
+  private var hasWritten = false
+
+  init(_ db: Database, shape: TableShape) {
+    self.db = db
+    self.shape = shape
+    self.columnIndex = Dictionary(shape.columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  // MARK: - SQL
+
+  /// `INSERT` of the given columns (indexes into the shape's columns).
+  static func insertSQL(_ shape: TableShape, columns: [Int]) -> String {
+    "INSERT INTO main.\(quotedIdentifier(shape.name)) (\(columns.map { quotedIdentifier(shape.columns[$0]) }.joined(separator: ", "))) "
+      + "VALUES (\(databaseQuestionMarks(count: columns.count)))"
+  }
+
+  /// `UPDATE` of the given columns of the row with a key.
+  static func updateSQL(_ shape: TableShape, columns: [Int]) -> String {
+    let assignments = columns.map { "\(quotedIdentifier(shape.columns[$0])) = ?" }.joined(separator: ", ")
+    return "UPDATE main.\(quotedIdentifier(shape.name)) SET \(assignments) WHERE \(keyCondition(shape))"
+  }
+
+  /// `SELECT` of every column of the row with a key.
+  static func selectSQL(_ shape: TableShape) -> String {
+    "SELECT \(shape.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(shape.name)) WHERE \(keyCondition(shape))"
+  }
+
+  /// `DELETE` of the row with a key.
+  static func deleteSQL(_ shape: TableShape) -> String {
+    "DELETE FROM main.\(quotedIdentifier(shape.name)) WHERE \(keyCondition(shape))"
+  }
+
+  private static func keyCondition(_ shape: TableShape) -> String {
+    shape.primaryKey.map { "\(quotedIdentifier(shape.columns[$0])) = ?" }.joined(separator: " AND ")
+  }
+
+  // MARK: - Writing
+
+  /// Inserts a row with the columns it has values for (the others take their defaults).
+  func insert(_ row: [SQLiteValue?]) throws {
+    var columns: [Int] = []
+    columns.reserveCapacity(row.count)
+    for (index, value) in row.enumerated() where value != nil { columns.append(index) }
+    let statement = try cached(&inserts, columns) { Self.insertSQL(shape, columns: columns) }
+    try statement.run(columns.lazy.map { row[$0]! })
+    hasWritten = true
+  }
+
+  /// Sets `values` (by column index, in ascending order) on the row with `key`.
+  func update(_ values: [(column: Int, value: SQLiteValue)], key: [SQLiteValue]) throws {
+    guard !values.isEmpty else { return }
+    let columns = values.map(\.column)
+    let statement = try cached(&updates, columns) { Self.updateSQL(shape, columns: columns) }
+    try statement.run(values.lazy.map(\.value) + key)
+    hasWritten = true
+  }
+
+  /// Deletes the row with `key` and returns its values; nil when it is absent.
+  func takeOut(key: [SQLiteValue]) throws -> [SQLiteValue]? {
+    if selectStatement == nil { selectStatement = try db.makeStatement(sql: Self.selectSQL(shape)) }
+    let count = Int32(shape.columns.count)
+    guard let row = try selectStatement!.firstRow(key, { handle in
+      (0..<count).map { SQLiteValue(statement: handle, column: $0) }
+    }) else { return nil }
+    if deleteStatement == nil { deleteStatement = try db.makeStatement(sql: Self.deleteSQL(shape)) }
+    try deleteStatement!.run(key)
+    hasWritten = true
+    return row
+  }
+
+  /// Tells GRDB's observers (`ValueObservation`, the app's `FetchAll`) that
+  /// the table changed: statements run through the C API are not seen by them.
+  func notifyObservers() throws {
+    guard hasWritten else { return }
+    hasWritten = false
+    try db.notifyChanges(in: GRDB.Table<Row>(shape.name))
+  }
+
+  private func cached(_ statements: inout [[Int]: Statement], _ columns: [Int], _ sql: () -> String) throws -> Statement {
+    if let statement = statements[columns] { return statement }
+    let statement = try db.makeStatement(sql: sql())
+    statements[columns] = statement
+    return statement
+  }
+}
