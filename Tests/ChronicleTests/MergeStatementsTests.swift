@@ -56,8 +56,8 @@ struct MergeStatementsTests {
     try push(alice, to: bob)
     assertInlineSnapshot(of: log.take(), as: .lines) {
       """
-      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
       INSERT INTO main."lists" ("id", "name", "weight") VALUES (?,?,?)
+      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
       SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       """
     }

@@ -81,6 +81,9 @@ extension ChronicleDatabase {
     }
   }
 
+  /// The page cache of a merging batch, as `PRAGMA cache_size` takes it (negative: KiB): 64 MiB.
+  static let mergeCacheSize = -65_536
+
   func applyRemote(_ events: [IncomingEvent], source: String) throws -> MergeReport {
     for incoming in events {
       do {
@@ -95,6 +98,11 @@ extension ChronicleDatabase {
       // Foreign keys off: rows arrive in any order, and a cascade here would
       // delete rows that no event deleted (settleForeignKeys checks instead).
       try session.uncaptured(db, foreignKeysOff: true) { uncaptured in
+        // A batch touches rows, their merge state and the log all over the
+        // file: a larger page cache for it saves reading pages back.
+        let previousCache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+        try db.execute(sql: "PRAGMA cache_size = \(min(previousCache, Self.mergeCacheSize))")
+        defer { try? db.execute(sql: "PRAGMA cache_size = \(previousCache)") }
         var report = MergeReport()
         try db.inTransaction(.immediate) {
           let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch

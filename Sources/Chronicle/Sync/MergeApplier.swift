@@ -23,6 +23,8 @@ final class MergeApplier {
   let local: PeerID
   let localEpoch: UInt64
   private let store: MergeStore
+  /// The rows merged since the last flush.
+  private let batch: MergeBatch
   private var shapes: [String: TableShape?] = [:]
   /// Per table, the query that tells whether a row is in it.
   private var presenceQueries: [String: String] = [:]
@@ -49,6 +51,7 @@ final class MergeApplier {
     self.local = local
     self.localEpoch = localEpoch
     self.store = MergeStore(db: db)
+    self.batch = MergeBatch(db)
   }
 
   private func shape(_ table: String) throws -> TableShape? {
@@ -172,14 +175,7 @@ final class MergeApplier {
     var key: Data
 
     static func < (lhs: FoldKey, rhs: FoldKey) -> Bool {
-      guard lhs.table == rhs.table else { return lhs.table < rhs.table }
-      return lhs.key.withUnsafeBytes { left in
-        rhs.key.withUnsafeBytes { right in
-          guard let a = left.baseAddress, let b = right.baseAddress else { return left.count < right.count }
-          let common = memcmp(a, b, min(left.count, right.count))
-          return common != 0 ? common < 0 : left.count < right.count
-        }
-      }
+      lhs.table != rhs.table ? lhs.table < rhs.table : MergeStore.keyPrecedes(lhs.key, rhs.key)
     }
   }
 
@@ -200,7 +196,7 @@ final class MergeApplier {
   /// the batch merged anything (a batch of events held already folds nothing).
   func finishBatch() throws {
     try flushRows()
-    for writer in writers.values { try writer.notifyObservers() }
+    try batch.notifyObservers()
     guard hasFolded else { return }
     try setFoldMark(EventLog.lastPosition(db))
   }
@@ -258,73 +254,88 @@ final class MergeApplier {
       let rows = try upcaster.rows(of: StoredEvent(id: Int64.max, event: event, rawSize: 0, storedSize: 0, checksum: 0))
       shaped = EventUpcaster.event(rows, like: event)
     }
+    // How each table of the event maps onto the local one, worked out on its first row change.
+    var plans = [TablePlan?](repeating: nil, count: shaped.tables.count)
+    let sameEpoch = shaped.schemaEpoch == localEpoch
+    func mismatch(_ reason: String) -> SyncError {
+      .schemaMismatch(source: source, event: event.id.description, reason: reason)
+    }
     for operation in shaped.operations {
       guard let tableIndex = operation.tableIndex else { continue }  // each peer runs its own migrations
       // Merge state is needed from the first row change on (an event of
       // schema or membership changes only needs none).
       if !hasFolded { try foldLocalEvents() }
-      try applyRowOperation(operation, descriptor: shaped.tables[tableIndex], version: version, event: shaped, source: source)
+      if plans[tableIndex] == nil {
+        plans[tableIndex] = try plan(for: shaped.tables[tableIndex], sameEpoch: sameEpoch, mismatch)
+      }
+      let plan = plans[tableIndex]!
+      guard plan.shape != nil else { continue }  // dropped by a migration since that epoch
+      try applyRowOperation(operation, plan: plan, version: version, sameEpoch: sameEpoch, mismatch)
     }
     _ = try EventAppender.insert(db, event: event, encoded: incoming.encoded)
     appliedEvents += 1
     return true
   }
 
-  private func applyRowOperation(
-    _ operation: EventOperation, descriptor: TableDescriptor, version: WriteVersion, event: ChangeEvent, source: String
-  ) throws {
-    let sameEpoch = event.schemaEpoch == localEpoch
-    func mismatch(_ reason: String) -> SyncError {
-      .schemaMismatch(source: source, event: event.id.description, reason: reason)
-    }
+  /// How the columns of a table as an event recorded it map onto the local table.
+  private struct TablePlan {
+    var descriptor: TableDescriptor
+    /// The local table; nil when a migration has dropped it since the event's epoch.
+    var shape: TableShape?
+    /// For each column of the event's table, its index here (nil: no such column).
+    var localColumns: [Int?] = []
+    /// For each local key column, in key order, its position among the event's key values.
+    var keyOrder: [Int] = []
+  }
+
+  private func plan(
+    for descriptor: TableDescriptor, sameEpoch: Bool, _ mismatch: (String) -> SyncError
+  ) throws -> TablePlan {
     guard let shape = try shape(descriptor.name) else {
       if sameEpoch { throw mismatch("no tracked table \(descriptor.name) here") }
-      return  // dropped by a migration since that epoch
+      return TablePlan(descriptor: descriptor, shape: nil)
     }
-    let localColumns = Set(shape.columns)
-    func localWrites(_ pairs: [(String, SQLiteValue)]) throws -> [(column: String, value: SQLiteValue)] {
-      var writes: [(column: String, value: SQLiteValue)] = []
-      for (column, value) in pairs {
-        if localColumns.contains(column) {
-          writes.append((column, value))
-        } else if sameEpoch {
-          throw mismatch("no column \(descriptor.name).\(column) here")
-        }
-      }
-      return writes
-    }
-    let keyValues: [SQLiteValue]
-    let writes: [(column: String, value: SQLiteValue)]
-    var isInsert = false, isDelete = false
-    switch operation {
-    case .insert(_, let values):
-      keyValues = descriptor.primaryKey.map { values[$0] }
-      writes = try localWrites(zip(descriptor.columns, values).map { ($0, $1) })
-      isInsert = true
-    case .update(_, let key, let changes):
-      keyValues = key
-      writes = try localWrites(changes.map { (descriptor.columns[$0.column], $0.value) })
-    case .delete(_, let key):
-      keyValues = key
-      writes = []
-      isDelete = true
-    case .schema, .membership:
-      return
-    }
-    guard let (key, orderedKey) = try localKey(keyValues, descriptor: descriptor, shape: shape) else {
+    let local = writer(for: shape).columnIndex
+    let localColumns = descriptor.columns.map { local[$0] }
+    // The key columns must be the same, in any order.
+    let eventKeyNames = descriptor.primaryKey.map { descriptor.columns[$0] }
+    let keyOrder = shape.primaryKey.compactMap { eventKeyNames.firstIndex(of: shape.columns[$0]) }
+    guard keyOrder.count == eventKeyNames.count, keyOrder.count == shape.primaryKey.count else {
       throw mismatch("the primary key of \(descriptor.name) differs here")
     }
-    let row = try pendingRow(table: shape, key: key, orderedKey: orderedKey)
-    if isDelete {
-      pendingRows[row].state.mergeDelete(version: version)
-    } else {
-      let winners = pendingRows[row].state.mergeWrite(writes, version: version, isInsert: isInsert)
-      // A row in its table at the start of the batch keeps its values there:
-      // the winning ones are written when the batch is flushed.
-      if pendingRows[row].wasInTable, !winners.isEmpty {
-        let columnIndex = try writer(for: shape).columnIndex
-        for (column, value) in winners { pendingRows[row].winners[columnIndex[column]!] = value }
+    return TablePlan(descriptor: descriptor, shape: shape, localColumns: localColumns, keyOrder: keyOrder)
+  }
+
+  private func applyRowOperation(
+    _ operation: EventOperation, plan: TablePlan, version: WriteVersion, sameEpoch: Bool, _ mismatch: (String) -> SyncError
+  ) throws {
+    let shape = plan.shape!
+    func row(key eventKey: [SQLiteValue]) throws -> Int {
+      guard eventKey.count == plan.keyOrder.count else { throw mismatch("the primary key of \(plan.descriptor.name) differs here") }
+      let orderedKey = plan.keyOrder.map { eventKey[$0] }
+      return try batch.row(of: shape, key: try MergeStore.encodeKey(orderedKey), orderedKey: orderedKey)
+    }
+    /// Merges the write of one column of the event's table.
+    func write(_ row: Int, _ column: Int, _ value: SQLiteValue) throws {
+      if let local = plan.localColumns[column] {
+        batch.mergeWrite(row: row, column: local, name: shape.columns[local], value: value, version: version)
+      } else if sameEpoch {
+        throw mismatch("no column \(plan.descriptor.name).\(plan.descriptor.columns[column]) here")
       }
+    }
+    switch operation {
+    case .insert(_, let values):
+      let row = try row(key: plan.descriptor.primaryKey.map { values[$0] })
+      batch.mergeInsert(row: row)
+      for (column, value) in values.enumerated() { try write(row, column, value) }
+    case .update(_, let key, let changes):
+      let row = try row(key: key)
+      for change in changes { try write(row, change.column, change.value) }
+    case .delete(_, let key):
+      let row = try row(key: key)
+      batch.mergeDelete(row: row, version: version)
+    case .schema, .membership:
+      return
     }
     touchedTables.insert(shape.name)
     appliedRowChanges += 1
@@ -332,92 +343,13 @@ final class MergeApplier {
 
   // MARK: - Rows of the batch
 
-  /// A row the batch merged into: its merge state so far, and where its
-  /// values are.
-  private struct PendingRow {
-    var shape: TableShape
-    var key: Data
-    var orderedKey: [SQLiteValue]
-    var state: RowMergeState
-    /// Whether the row was in its table when the batch first touched it.
-    var wasInTable: Bool
-    /// Values that won since then, by column index, for a row in its table
-    /// (a row out of it keeps its values in `state.retained`).
-    var winners: [Int: SQLiteValue] = [:]
-  }
-
-  /// Rows merged since the last flush, by table and key, and in the order first touched.
-  private var pendingRows: [PendingRow] = []
-  private var pendingIndex: [FoldKey: Int] = [:]
-  /// Rows kept in memory before they are written.
-  var pendingFlushRows = 50_000
-  private var writers: [String: TableRowWriter] = [:]
-
-  private func writer(for shape: TableShape) throws -> TableRowWriter {
-    if let writer = writers[shape.name] { return writer }
-    let writer = TableRowWriter(db, shape: shape)
-    writers[shape.name] = writer
-    return writer
-  }
-
-  /// The index of the row in ``pendingRows``, loading its merge state on first touch.
-  private func pendingRow(table shape: TableShape, key: Data, orderedKey: [SQLiteValue]) throws -> Int {
-    let foldKey = FoldKey(table: shape.name, key: key)
-    if let index = pendingIndex[foldKey] { return index }
-    if pendingRows.count >= pendingFlushRows { try flushRows() }
-    let state = try store.load(table: shape.name, key: key) ?? RowMergeState(retained: [:])
-    pendingRows.append(PendingRow(shape: shape, key: key, orderedKey: orderedKey, state: state, wasInTable: state.retained == nil))
-    pendingIndex[foldKey] = pendingRows.count - 1
-    return pendingRows.count - 1
-  }
-
-  /// Writes each row merged since the last flush, and its merge state, once:
-  /// rows leaving their table first, then rows staying (their winning
-  /// columns), then rows entering it, each in key order.
+  /// Writes each row merged since the last flush, and its merge state, once.
   func flushRows() throws {
-    guard !pendingRows.isEmpty else { return }
-    let order = pendingIndex.sorted { $0.key < $1.key }.map(\.value)
-    pendingIndex = [:]
-    var entering: [Int] = []
-    var staying: [Int] = []
-    for index in order {
-      let row = pendingRows[index]
-      switch (row.wasInTable, row.state.belongsInTable) {
-      case (true, false):
-        // The row leaves its table; its values stay in the merge state.
-        let writer = try writer(for: row.shape)
-        var values: [String: SQLiteValue] = [:]
-        if let current = try writer.takeOut(key: row.orderedKey) {
-          for (column, value) in zip(row.shape.columns, current) { values[column] = value }
-        }
-        for (column, value) in row.winners { values[row.shape.columns[column]] = value }
-        pendingRows[index].state.retained = values
-        pendingRows[index].state.parkedReason = row.state.isLive ? .incomplete : nil
-      case (false, false):
-        pendingRows[index].state.parkedReason = row.state.isLive ? .incomplete : nil
-      case (true, true):
-        staying.append(index)
-      case (false, true):
-        entering.append(index)
-      }
-    }
-    for index in staying where !pendingRows[index].winners.isEmpty {
-      let row = pendingRows[index]
-      try writer(for: row.shape).update(row.winners.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, key: row.orderedKey)
-    }
-    for index in entering {
-      let row = pendingRows[index]
-      var values = row.state.retained ?? [:]
-      for (column, value) in zip(row.shape.primaryKey, row.orderedKey) { values[row.shape.columns[column]] = value }
-      try writer(for: row.shape).insert(row.shape.columns.map { values[$0] })
-      pendingRows[index].state.retained = nil
-      pendingRows[index].state.parkedReason = nil
-    }
-    for index in order {
-      let row = pendingRows[index]
-      try store.save(table: row.shape.name, key: row.key, row.state)
-    }
-    pendingRows = []
+    try batch.flush()
+  }
+
+  private func writer(for shape: TableShape) -> TableRowWriter {
+    batch.writer(for: shape)
   }
 
   // MARK: - Foreign keys

@@ -14,6 +14,18 @@ struct MergeStore {
     return Data(writer.bytes)
   }
 
+  /// Whether encoded key `a` sorts before `b` as `chronicle_rows` orders
+  /// them (BLOBs compare byte by byte, then by length).
+  static func keyPrecedes(_ a: Data, _ b: Data) -> Bool {
+    a.withUnsafeBytes { left in
+      b.withUnsafeBytes { right in
+        guard let l = left.baseAddress, let r = right.baseAddress else { return left.count < right.count }
+        let common = memcmp(l, r, min(left.count, right.count))
+        return common != 0 ? common < 0 : left.count < right.count
+      }
+    }
+  }
+
   /// The columns of `chronicle_rows` (and of `chronicle_baseline_rows`), in order.
   static let columns = "table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason"
 

@@ -10,7 +10,7 @@ import Foundation
 /// here, so a later write can bring it back whole.
 struct RowMergeState: Equatable {
   /// Version of each column's winning write, by column name.
-  var clocks: [String: WriteVersion] = [:]
+  var clocks = ColumnClocks()
   /// Whether an insert of the row has been merged.
   var isComplete = false
   /// Version of the latest delete.
@@ -29,7 +29,7 @@ struct RowMergeState: Equatable {
 
   /// Whether a write is newer than the latest delete.
   var isLive: Bool {
-    guard let latest = clocks.values.max() else { return false }
+    guard let latest = clocks.latest else { return false }
     return deleted.map { latest > $0 } ?? true
   }
 
@@ -40,8 +40,7 @@ struct RowMergeState: Equatable {
   mutating func mergeWrite(_ values: [(column: String, value: SQLiteValue)], version: WriteVersion, isInsert: Bool) -> [(column: String, value: SQLiteValue)] {
     if isInsert { isComplete = true }
     var winners: [(column: String, value: SQLiteValue)] = []
-    for (column, value) in values where clocks[column].map({ version > $0 }) ?? true {
-      clocks[column] = version
+    for (column, value) in values where clocks.advance(column, to: version) {
       winners.append((column, value))
       if retained != nil { retained![column] = value }
     }
@@ -63,7 +62,7 @@ struct RowMergeState: Equatable {
     // A row has few distinct versions (one per write that still wins a
     // column): a sorted array, searched linearly, beats a set and a map.
     var versions: [WriteVersion] = []
-    for version in clocks.values where !versions.contains(version) { versions.append(version) }
+    for (_, version) in clocks where !versions.contains(version) { versions.append(version) }
     versions.sort()
     writer.writeVarint(versions.count)
     for version in versions {
@@ -71,7 +70,7 @@ struct RowMergeState: Equatable {
       writer.writeBytes(version.origin.bytes)
     }
     writer.writeVarint(clocks.count)
-    for (column, version) in clocks.sorted(by: { $0.key < $1.key }) {
+    for (column, version) in clocks.sortedByColumn() {
       writer.writeString(column)
       writer.writeVarint(versions.firstIndex(of: version)!)
     }
@@ -83,7 +82,7 @@ struct RowMergeState: Equatable {
   }
 
   mutating func decodeClocks(_ bytes: [UInt8]) throws(EventFormatError) {
-    clocks = [:]
+    clocks = ColumnClocks()
     isComplete = false
     guard !bytes.isEmpty else { return }
     var reader = BinaryReader(bytes, context: .body)
@@ -98,7 +97,7 @@ struct RowMergeState: Equatable {
       let column = try reader.readString()
       let index = try reader.readInt()
       guard index < versions.count else { throw reader.error(.columnIndexOutOfRange(index)) }
-      clocks[column] = versions[index]
+      clocks.append(column, versions[index])  // names are stored once each, sorted
     }
   }
 

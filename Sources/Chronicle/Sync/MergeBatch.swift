@@ -1,0 +1,164 @@
+import Foundation
+import GRDB
+
+/// The rows a run of received events merges into, held in memory so that
+/// each is read once and written once, however many of the run's events
+/// touch it: its merge state (the decisions), and the values that won.
+///
+/// ``flush()`` writes them through each table's ``TableRowWriter``: rows
+/// leaving their table first, then rows staying (the columns that won), then
+/// rows entering it, each in table and key order; then every merge state.
+/// A batch flushes itself when it holds ``capacity`` rows, so memory is
+/// bounded by that, not by the length of the run.
+final class MergeBatch {
+  /// One row: where it is, what merging decided, and its values so far.
+  struct Row {
+    /// Writes the row's table (and knows its shape).
+    var writer: TableRowWriter
+    var key: Data
+    /// The key's values in the table's key order.
+    var orderedKey: [SQLiteValue]
+    var state: RowMergeState
+    /// Whether the row was in its table when the batch first touched it.
+    var wasInTable: Bool
+    /// By column index: for a row in its table, the values that won since;
+    /// for a row out of it, every value it has (its retained values, then
+    /// the winners). `state.retained` is nil while the row is in the batch.
+    var values: [SQLiteValue?]
+    /// Retained values of columns the table no longer has (kept as they were).
+    var otherValues: [String: SQLiteValue] = [:]
+  }
+
+  /// A row of the batch: its writer's position in ``writers`` and its key.
+  private struct RowID: Hashable, Comparable {
+    var table: Int
+    var key: Data
+
+    static func < (lhs: RowID, rhs: RowID) -> Bool {
+      lhs.table != rhs.table ? lhs.table < rhs.table : MergeStore.keyPrecedes(lhs.key, rhs.key)
+    }
+  }
+
+  private let db: Database
+  private let store: MergeStore
+  /// Rows held before the batch flushes itself.
+  var capacity = 50_000
+  private var rows: [Row] = []
+  private var index: [RowID: Int] = [:]
+  private var writers: [TableRowWriter] = []
+  private var writerPositions: [String: Int] = [:]
+
+  init(_ db: Database) {
+    self.db = db
+    self.store = MergeStore(db: db)
+  }
+
+  /// The writer of a table, made on first use.
+  func writer(for shape: TableShape) -> TableRowWriter {
+    writers[writerPosition(shape)]
+  }
+
+  private func writerPosition(_ shape: TableShape) -> Int {
+    if let position = writerPositions[shape.name] { return position }
+    writers.append(TableRowWriter(db, shape: shape))
+    writerPositions[shape.name] = writers.count - 1
+    return writers.count - 1
+  }
+
+  /// The position in ``rows`` of the row with `key`, loading its merge state on first touch.
+  func row(of shape: TableShape, key: Data, orderedKey: [SQLiteValue]) throws -> Int {
+    let id = RowID(table: writerPosition(shape), key: key)
+    if let position = index[id] { return position }
+    if rows.count >= capacity { try flush() }
+    let writer = writers[id.table]
+    var state = try store.load(table: shape.name, key: key) ?? RowMergeState(retained: [:])
+    var values = [SQLiteValue?](repeating: nil, count: shape.columns.count)
+    var otherValues: [String: SQLiteValue] = [:]
+    let wasInTable = state.retained == nil
+    if let retained = state.retained {
+      for (column, value) in retained {
+        if let position = writer.columnIndex[column] { values[position] = value } else { otherValues[column] = value }
+      }
+      state.retained = nil
+    }
+    rows.append(Row(writer: writer, key: key, orderedKey: orderedKey, state: state, wasInTable: wasInTable, values: values, otherValues: otherValues))
+    index[id] = rows.count - 1
+    return rows.count - 1
+  }
+
+  /// Merges a write of `value` to column `column` (its index; `name` its
+  /// name) of a row at `version`: it wins when newer than the column's last.
+  @inline(__always)
+  func mergeWrite(row: Int, column: Int, name: String, value: SQLiteValue, version: WriteVersion) {
+    if rows[row].state.clocks.advance(name, to: version) { rows[row].values[column] = value }
+  }
+
+  /// Merges an insert of a row: with it, the row has every column.
+  func mergeInsert(row: Int) {
+    rows[row].state.isComplete = true
+  }
+
+  /// Merges a delete of a row at `version`.
+  func mergeDelete(row: Int, version: WriteVersion) {
+    rows[row].state.mergeDelete(version: version)
+  }
+
+  /// Writes every row of the batch and its merge state, and empties the batch.
+  func flush() throws {
+    guard !rows.isEmpty else { return }
+    let order = index.sorted { $0.key < $1.key }.map(\.value)
+    index = [:]
+    var entering: [Int] = []
+    var staying: [Int] = []
+    // Rows are read in place (rows[position].field): a copy of a row
+    // retains each of its fields.
+    for position in order {
+      switch (rows[position].wasInTable, rows[position].state.belongsInTable) {
+      case (true, false):
+        // The row leaves its table; its values stay in the merge state.
+        let writer = rows[position].writer
+        if let current = try writer.takeOut(key: rows[position].orderedKey) {
+          for (column, value) in current.enumerated() where rows[position].values[column] == nil {
+            rows[position].values[column] = value
+          }
+        }
+        retain(position)
+      case (false, false):
+        retain(position)
+      case (true, true):
+        staying.append(position)
+      case (false, true):
+        entering.append(position)
+      }
+    }
+    for position in staying {
+      var winners: [(column: Int, value: SQLiteValue)] = []
+      for (column, value) in rows[position].values.enumerated() { if let value { winners.append((column, value)) } }
+      try rows[position].writer.update(winners, key: rows[position].orderedKey)
+    }
+    for position in entering {
+      let shape = rows[position].writer.shape
+      for (column, value) in zip(shape.primaryKey, rows[position].orderedKey) { rows[position].values[column] = value }
+      rows[position].state.parkedReason = nil
+      try rows[position].writer.insert(rows[position].values)
+    }
+    for position in order {
+      try store.save(table: rows[position].writer.shape.name, key: rows[position].key, rows[position].state)
+    }
+    rows = []
+  }
+
+  /// Keeps the values of a row that is not in its table in its merge state.
+  private func retain(_ position: Int) {
+    var retained = rows[position].otherValues
+    let columns = rows[position].writer.shape.columns
+    for (column, value) in rows[position].values.enumerated() { if let value { retained[columns[column]] = value } }
+    rows[position].state.retained = retained
+    rows[position].state.parkedReason = rows[position].state.isLive ? .incomplete : nil
+  }
+
+  /// Tells observers of the tables written since the last call.
+  func notifyObservers() throws {
+    for writer in writers { try writer.notifyObservers() }
+  }
+}
