@@ -72,6 +72,9 @@ public struct ChronicleConfiguration: Sendable {
   /// Only chronicle-bench turns this off, to measure what signatures cost;
   /// peers that do not sign cannot sync with peers that do.
   package var signsEvents = true
+  /// Rows a merge holds in memory before writing them (``MergeBatch``):
+  /// tests make it small, so that batches flush midway.
+  package var mergeBatchRows = MergeBatch.defaultCapacity
 
   public init() {}
 }

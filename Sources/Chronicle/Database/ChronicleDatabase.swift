@@ -26,6 +26,8 @@ public final class ChronicleDatabase: Sendable {
   let session: CaptureSession
   /// See ``ChronicleConfiguration/signsEvents``.
   let signsEvents: Bool
+  /// See ``ChronicleConfiguration/mergeBatchRows``.
+  let mergeBatchRows: Int
 
   init(path: String, peer: PeerIdentity, tables declared: [String], configuration: ChronicleConfiguration) throws {
     guard chronicle_preupdate_hook_available() == 1 else { throw ChronicleError.preupdateHookUnavailable }
@@ -83,6 +85,7 @@ public final class ChronicleDatabase: Sendable {
     self.path = path
     self.session = session
     self.signsEvents = configuration.signsEvents
+    self.mergeBatchRows = configuration.mergeBatchRows
   }
 
   /// Runs `updates` in a write transaction and appends one event describing

@@ -81,9 +81,6 @@ extension ChronicleDatabase {
     }
   }
 
-  /// The page cache of a merging batch, as `PRAGMA cache_size` takes it (negative: KiB): 64 MiB.
-  static let mergeCacheSize = -65_536
-
   func applyRemote(_ events: [IncomingEvent], source: String) throws -> MergeReport {
     for incoming in events {
       do {
@@ -94,15 +91,11 @@ extension ChronicleDatabase {
     }
     let session = self.session
     let peer = peerID
+    let mergeBatchRows = self.mergeBatchRows
     return try writer.writeWithoutTransaction { db in
       // Foreign keys off: rows arrive in any order, and a cascade here would
       // delete rows that no event deleted (settleForeignKeys checks instead).
       try session.uncaptured(db, foreignKeysOff: true) { uncaptured in
-        // A batch touches rows, their merge state and the log all over the
-        // file: a larger page cache for it saves reading pages back.
-        let previousCache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-        try db.execute(sql: "PRAGMA cache_size = \(min(previousCache, Self.mergeCacheSize))")
-        defer { try? db.execute(sql: "PRAGMA cache_size = \(previousCache)") }
         var report = MergeReport()
         try db.inTransaction(.immediate) {
           let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
@@ -110,6 +103,7 @@ extension ChronicleDatabase {
           var admission = DeviceAdmission(db, checksSignatures: signsEvents)
           try admission.admit(events, source: source)
           let applier = MergeApplier(db, local: peer, localEpoch: epoch)
+          applier.batchCapacity = mergeBatchRows
           applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
           // Within a batch, older events first: fewer rows go through parking.
           for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {

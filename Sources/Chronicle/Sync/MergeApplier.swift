@@ -46,6 +46,12 @@ final class MergeApplier {
 
   static let foldMarkKey = "merge_folded_through"
 
+  /// Rows merged before they are written (see ``MergeBatch/capacity``).
+  var batchCapacity: Int {
+    get { batch.capacity }
+    set { batch.capacity = newValue }
+  }
+
   init(_ db: Database, local: PeerID, localEpoch: UInt64) {
     self.db = db
     self.local = local
