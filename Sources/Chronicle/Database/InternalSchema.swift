@@ -188,7 +188,23 @@ CREATE TABLE chronicle_members (
   revoked_after_sequence INTEGER
 ) STRICT;
 """),
+    (4, """
+-- Chronicle core schema, version 4: merge-state keys in key order.
+-- chronicle_rows.row_key (and chronicle_baseline_rows.row_key) held the
+-- primary key in the event value encoding, where integers are zigzag
+-- varints: consecutive keys were scattered over the index, and a merge
+-- walking a table in key order read its merge state from pages all over the
+-- file. From this version each value is a tag byte and bytes that sort as
+-- the value does (Sources/Chronicle/Sync/MergeStateKey.swift). The tables
+-- keep their columns; the upgrade re-encodes the stored keys in place
+-- (MergeStateKey.upgradeStoredKeys), since SQL alone cannot.
+"""),
   ]
+
+  /// Steps a version needs beyond its SQL, run right after it.
+  static func upgradeSteps(toVersion version: Int, _ db: Database) throws {
+    if version == 4 { try MergeStateKey.upgradeStoredKeys(db) }
+  }
 
   /// The newest schema version.
   static var currentVersion: Int { migrations.last!.version }
@@ -214,6 +230,7 @@ extension InternalSchema {
     }
     for migration in migrations where migration.version > found {
       try db.execute(sql: migration.sql)
+      try upgradeSteps(toVersion: migration.version, db)
       try db.execute(
         sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('schema_version', ?)", arguments: [migration.version])
     }

@@ -88,13 +88,10 @@ enum MergeStateMigration {
   }
 
   private static func decodeKey(_ data: Data, table: String) throws -> [SQLiteValue] {
-    var reader = BinaryReader(Array(data), context: .body)
-    var values: [SQLiteValue] = []
     do {
-      while !reader.isAtEnd { values.append(try EventCodec.readValue(&reader)) }
+      return try MergeStateKey.decode(data)
     } catch {
       throw ChronicleError.corruptMergeState(table: table, detail: "\(error)")
     }
-    return values
   }
 }

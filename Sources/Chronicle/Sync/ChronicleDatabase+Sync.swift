@@ -38,9 +38,7 @@ extension ChronicleLogSource {
     try read { db in
       try Row.fetchAll(db, sql: "SELECT table_name, row_key, parked_reason, retained FROM chronicle_rows WHERE parked_reason IS NOT NULL ORDER BY table_name, row_key")
         .map { row in
-          var reader = BinaryReader(Array(row[1] as Data), context: .body)
-          var key: [SQLiteValue] = []
-          while !reader.isAtEnd { key.append(try EventCodec.readValue(&reader)) }
+          let key = try MergeStateKey.decode(row[1] as Data)
           let values = try (row[3] as Data?).map(RowMergeState.decodeValues) ?? [:]
           return ParkedRow(table: row[0], key: key, reason: row[2], values: values)
         }

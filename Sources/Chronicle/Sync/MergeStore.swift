@@ -6,12 +6,9 @@ import GRDBSQLite
 struct MergeStore {
   let db: Database
 
-  /// The primary key of a row as stored in `row_key`: its values in key order,
-  /// in the event value encoding.
+  /// The primary key of a row as stored in `row_key` (see ``MergeStateKey``).
   static func encodeKey(_ values: [SQLiteValue]) throws(EventFormatError) -> Data {
-    var writer = BinaryWriter(capacity: 16)
-    for value in values { try EventCodec.writeValue(value, to: &writer) }
-    return Data(writer.bytes)
+    try MergeStateKey.encode(values)
   }
 
   /// Whether encoded key `a` sorts before `b` as `chronicle_rows` orders

@@ -1,0 +1,9 @@
+-- Chronicle core schema, version 4: merge-state keys in key order.
+-- chronicle_rows.row_key (and chronicle_baseline_rows.row_key) held the
+-- primary key in the event value encoding, where integers are zigzag
+-- varints: consecutive keys were scattered over the index, and a merge
+-- walking a table in key order read its merge state from pages all over the
+-- file. From this version each value is a tag byte and bytes that sort as
+-- the value does (Sources/Chronicle/Sync/MergeStateKey.swift). The tables
+-- keep their columns; the upgrade re-encodes the stored keys in place
+-- (MergeStateKey.upgradeStoredKeys), since SQL alone cannot.
