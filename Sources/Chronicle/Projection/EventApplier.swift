@@ -28,7 +28,7 @@ final class EventApplier {
     // across events.
     var inserts = [Statement?](repeating: nil, count: event.tables.count)
     var deletes = [Statement?](repeating: nil, count: event.tables.count)
-    var reads = [Statement?](repeating: nil, count: event.tables.count)
+    var reads = [(statement: Statement, columns: [String])?](repeating: nil, count: event.tables.count)
     var updates: [UpdateShape: Statement] = [:]
     for operation in event.operations {
       switch operation {
@@ -75,11 +75,16 @@ final class EventApplier {
         deletes[table] = statement
         var retained: [String: SQLiteValue]?
         if retainsDeletedRows {
-          let read = try reads[table] ?? prepared(db, fail) {
-            "SELECT \(descriptor.columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
+          // Every column of the row as the table has it: a delete's
+          // descriptor may name only the key (an upcast event does).
+          if reads[table] == nil {
+            let columns = try TableShape.read(db, table: descriptor.name)?.columns ?? descriptor.columns
+            reads[table] = (try prepared(db, fail) {
+              "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
+            }, columns)
           }
-          reads[table] = read
-          retained = try currentValues(read, columns: descriptor.columns, key: key)
+          let read = reads[table]!
+          retained = try currentValues(read.statement, columns: read.columns, key: key)
         }
         try run(statement, key, db, fail) { "delete from \(descriptor.name) \(key) failed: \($0)" }
         guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
