@@ -19,6 +19,15 @@ final class EventApplier {
   /// Whether an insert replaces a row with the same key instead of failing:
   /// for rebuilds, where an event that reshaped a table carries its rows again.
   var insertsReplace = false
+  /// The columns of each table read so far, by name (forgotten on a schema change).
+  private var tableColumns: [String: [String]?] = [:]
+
+  private func columnsOfTable(_ name: String, _ db: Database) throws -> [String]? {
+    if let known = tableColumns[name] { return known }
+    let columns = try TableShape.read(db, table: name)?.columns
+    tableColumns[name] = columns
+    return columns
+  }
 
   /// Applies one event inside the current transaction.
   func apply(_ event: ChangeEvent, to db: Database) throws {
@@ -34,6 +43,7 @@ final class EventApplier {
       switch operation {
       case .schema(.execute(let sql)):
         try executeSchema(sql, db, fail)
+        tableColumns = [:]
         // A schema change invalidates prepared statements of its tables.
         inserts = inserts.map { _ in nil }
         deletes = deletes.map { _ in nil }
@@ -41,6 +51,7 @@ final class EventApplier {
         updates = [:]
       case .schema(.rebuildTable(let name, let createSQL, let copied, let dependents)):
         try rebuild(name: name, createSQL: createSQL, copied: copied, dependents: dependents, db, fail)
+        tableColumns = [:]
         inserts = inserts.map { _ in nil }
         deletes = deletes.map { _ in nil }
         reads = reads.map { _ in nil }
@@ -78,7 +89,7 @@ final class EventApplier {
           // Every column of the row as the table has it: a delete's
           // descriptor may name only the key (an upcast event does).
           if reads[table] == nil {
-            let columns = try TableShape.read(db, table: descriptor.name)?.columns ?? descriptor.columns
+            let columns = try columnsOfTable(descriptor.name, db) ?? descriptor.columns
             reads[table] = (try prepared(db, fail) {
               "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
             }, columns)
