@@ -1,6 +1,7 @@
 /// The version of each column's winning write, by column name: a small
-/// array searched linearly, since a row has few columns and merging looks
-/// each one up once per write (hashing the names cost more than comparing them).
+/// array searched linearly. A row has few columns, and merging looks each one
+/// up once per write: comparing a few short names spares hashing each one
+/// into a dictionary that every row would allocate.
 struct ColumnClocks: Equatable, Sequence {
   private var entries: [(column: String, version: WriteVersion)] = []
 
