@@ -215,12 +215,19 @@ final class MergeApplier {
   /// The key in the local table's key order, encoded; nil when the event's key
   /// columns are not the local ones.
   private func localKey(_ values: [SQLiteValue], descriptor: TableDescriptor, shape: TableShape) throws -> (encoded: Data, ordered: [SQLiteValue])? {
-    let eventKeyNames = descriptor.primaryKey.map { descriptor.columns[$0] }
-    let localKeyNames = shape.primaryKey.map { shape.columns[$0] }
-    guard Set(eventKeyNames) == Set(localKeyNames), values.count == eventKeyNames.count else { return nil }
-    let byName = Dictionary(uniqueKeysWithValues: zip(eventKeyNames, values))
-    let ordered = localKeyNames.map { byName[$0]! }
+    guard let order = Self.keyOrder(of: descriptor, in: shape), values.count == order.count else { return nil }
+    let ordered = order.map { values[$0] }
     return (try MergeStore.encodeKey(ordered), ordered)
+  }
+
+  /// For each key column of the local table, in key order, its position among
+  /// the event's key values; nil when the two keys are not the same columns
+  /// (in any order).
+  private static func keyOrder(of descriptor: TableDescriptor, in shape: TableShape) -> [Int]? {
+    let eventKeyNames = descriptor.primaryKey.map { descriptor.columns[$0] }
+    let order = shape.primaryKey.compactMap { eventKeyNames.firstIndex(of: shape.columns[$0]) }
+    guard order.count == eventKeyNames.count, order.count == shape.primaryKey.count else { return nil }
+    return order
   }
 
   // MARK: - Remote events
@@ -303,10 +310,7 @@ final class MergeApplier {
     }
     let local = writer(for: shape).columnIndex
     let localColumns = descriptor.columns.map { local[$0] }
-    // The key columns must be the same, in any order.
-    let eventKeyNames = descriptor.primaryKey.map { descriptor.columns[$0] }
-    let keyOrder = shape.primaryKey.compactMap { eventKeyNames.firstIndex(of: shape.columns[$0]) }
-    guard keyOrder.count == eventKeyNames.count, keyOrder.count == shape.primaryKey.count else {
+    guard let keyOrder = Self.keyOrder(of: descriptor, in: shape) else {
       throw mismatch("the primary key of \(descriptor.name) differs here")
     }
     return TablePlan(descriptor: descriptor, shape: shape, localColumns: localColumns, keyOrder: keyOrder)

@@ -43,12 +43,12 @@ final class MergeBatch {
   private let store: MergeStore
   /// Rows held before the batch flushes itself.
   var capacity = MergeBatch.defaultCapacity
-  /// 10,000 rows: about 15 MB (a held row cost about 1.5 KB of peak RSS
-  /// in a TCP pull, measured with 2,000, 10,000 and 50,000). Measured on the sync bench (a history of
-  /// inserts, then updates of every row): 50,000 rows merged 100,000 changes
-  /// in 3.3x the time of plain upserts (each row's insert and update written
-  /// once) but a TCP client's peak RSS rose by 60 MB; 2,000 and 10,000 rows
-  /// gave the same TCP time.
+  /// 10,000 rows: about 15 MB (a held row cost about 1.5 KB of peak RSS in
+  /// a TCP pull, measured with 2,000, 10,000 and 50,000). On the sync bench
+  /// (a history of inserts, then updates of every row), 50,000 rows merged
+  /// 100,000 changes in 3.3x the time of plain upserts (each row's insert
+  /// and update written once), but a TCP client's peak RSS rose by 60 MB;
+  /// 2,000 and 10,000 rows gave the same TCP time.
   static let defaultCapacity = 10_000
   private var rows: [PendingRow] = []
   private var index: [RowID: Int] = [:]
