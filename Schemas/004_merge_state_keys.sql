@@ -5,5 +5,6 @@
 -- walking a table in key order read its merge state from pages all over the
 -- file. From this version each value is a tag byte and bytes that sort as
 -- the value does (Sources/Chronicle/Sync/MergeStateKey.swift). The tables
--- keep their columns; the upgrade re-encodes the stored keys in place
--- (MergeStateKey.upgradeStoredKeys), since SQL alone cannot.
+-- keep their columns; the stored keys are re-encoded by the conversion of
+-- version 5 (MergeStateUpgrade.convertVersion4States), which reads keys of
+-- every earlier encoding.

@@ -17,7 +17,7 @@ struct RelayWatchTests {
     let key = SyncKey.generate()
     var configuration = relayConfiguration(directory.path("relay.sqlite"))
 
-    let (first, firstRun) = try await startRelayOnAReservedPort(&configuration)
+    let (_, firstRun) = try await startRelayOnAReservedPort(&configuration)
     let url = "ws://127.0.0.1:\(configuration.port)"
     let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
     let phoneSync = SyncEngine(for: phone, transport: transport), laptopSync = SyncEngine(for: laptop, transport: transport)

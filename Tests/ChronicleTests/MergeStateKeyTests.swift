@@ -40,43 +40,71 @@ struct MergeStateKeyTests {
     }
   }
 
-  /// A file from before internal schema version 4 (keys as event values)
-  /// is upgraded on open, and merges go on from its merge state.
-  @Test func keysStoredByOlderVersionsAreUpgradedOnOpen() throws {
+  @Test func integersTakeTheBytesTheirMagnitudeNeeds() throws {
+    let sizes = try [0, 1, 255, 256, 65_535, -1, -256, -257, .max, .min].map { try MergeStateKey.encode([.integer($0)]).count }
+    #expect(sizes == [1, 2, 2, 3, 3, 2, 2, 3, 9, 9])
+  }
+
+  /// A file from before internal schema version 5 (names, peer ids and
+  /// 8-byte integers spelled out on every row; some keys as event values, as
+  /// before version 4) is converted on open, and merges go on from its
+  /// merge state.
+  @Test func mergeStateStoredByOlderVersionsIsConvertedOnOpen() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
     let alice = try openSyncPeer(directory, name: "alice.sqlite", clock: clock)
     var bob: ChronicleDatabase? = try openSyncPeer(directory, name: "bob.sqlite", clock: clock)
     try alice.write { db in
-      try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home'), (-300, 'Work'), (70000, 'Garden')")
+      try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home'), (-300, 'Work'), (70000, 'Garden'), (5, 'Shed')")
     }
+    clock.advance(by: 10)
+    try alice.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 5") }  // a delete's version
     clock.advance(by: 10)
     try push(alice, to: bob!)
     try bob!.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 70000") }  // a retained row
-    // Store the keys as the older versions did, and mark the file version 3.
+    let before = try bob!.read { db in try Self.sorted(MergeStore(db: db).allStates()) }
+    #expect(before.count == 4 && before.contains { $0.state.deleted != nil })
+
+    // Store the merge state as version 4 did, one key as version 3 did.
     try bob!.writer.writeWithoutTransaction { db in
       try db.inTransaction {
-        for row in try Row.fetchAll(db, sql: "SELECT table_name, row_key FROM chronicle_rows") {
-          var writer = BinaryWriter()
-          for value in try MergeStateKey.decode(row[1] as Data) { try EventCodec.writeValue(value, to: &writer) }
+        try db.execute(sql: """
+          DROP TABLE chronicle_rows; DROP TABLE chronicle_baseline_rows;
+          DROP TABLE chronicle_merge_names; DROP TABLE chronicle_merge_origins;
+          CREATE TABLE chronicle_rows (
+            table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
+            deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)
+          ) STRICT, WITHOUT ROWID;
+          CREATE INDEX chronicle_rows_parked ON chronicle_rows (parked_reason) WHERE parked_reason IS NOT NULL;
+          CREATE TABLE chronicle_baseline_rows (
+            table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
+            deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)
+          ) STRICT, WITHOUT ROWID;
+          UPDATE chronicle_meta SET value = 4 WHERE key = 'schema_version';
+          """)
+        for (index, named) in before.enumerated() {
           try db.execute(
-            sql: "UPDATE chronicle_rows SET row_key = ? WHERE table_name = ? AND row_key = ?",
-            arguments: [Data(writer.bytes), row[0] as String, row[1] as Data])
+            sql: "INSERT INTO chronicle_rows VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [
+              named.table, try Self.olderKey(MergeStateKey.decode(named.key), asVersion3: index == 0),
+              Self.version4Clocks(named.state), named.state.deleted.map { Int64(bitPattern: $0.timestamp.rawValue) },
+              named.state.deleted.map { Data($0.origin.bytes) }, try named.state.retained.map(RowMergeState.encodeValues),
+              named.state.parkedReason?.rawValue,
+            ])
         }
-        try db.execute(sql: "UPDATE chronicle_meta SET value = 3 WHERE key = 'schema_version'")
         return .commit
       }
     }
-    let legacy = try bob!.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows WHERE substr(row_key, 1, 1) < X'10'") }
-    #expect(legacy == 3)
     bob = nil
 
     let reopened = try Chronicle.open(path: directory.path("bob.sqlite"))
-    let (upgraded, version) = try reopened.read { db in
-      (try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows WHERE substr(row_key, 1, 1) < X'10'"),
-       try Int.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'schema_version'"))
+    let (converted, version, oldTables) = try reopened.read { db in
+      (try Self.sorted(MergeStore(db: db).allStates()),
+       try Int.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'schema_version'"),
+       try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info('chronicle_rows') WHERE name = 'table_name'"))
     }
-    #expect(upgraded == 0 && version == 4)
+    #expect(converted == before)
+    #expect(version == 5 && oldTables == 0)
     // Alice renames every list after Bob's delete: the two live lists take the
     // new names, and the deleted one comes back whole (its retained values).
     clock.advance(by: 10)
@@ -84,6 +112,44 @@ struct MergeStateKeyTests {
     try push(alice, to: reopened)
     let lists = try reopened.read { db in try Row.fetchAll(db, sql: "SELECT id, name FROM lists ORDER BY id") }
     #expect(lists.map { "\($0[0] as Int64) \($0[1] as String)" } == ["-300 Work!", "1 Home!", "70000 Garden!"])
-    #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows") } == 3)
+  }
+
+  static func sorted(_ states: [NamedMergeState]) -> [NamedMergeState] {
+    states.sorted { ($0.table, Array($0.key).description) < ($1.table, Array($1.key).description) }
+  }
+
+  /// A key as version 4 stored it (integers in 8 bytes), or as version 3 did (event values).
+  static func olderKey(_ values: [SQLiteValue], asVersion3: Bool) throws -> Data {
+    var writer = BinaryWriter()
+    for value in values {
+      switch value {
+      case .integer(let integer) where !asVersion3:
+        writer.writeByte(0x20)
+        writer.writeUInt64BigEndian(UInt64(bitPattern: integer) ^ (1 << 63))
+      default:
+        #expect(asVersion3, "only integer keys in this test")
+        try EventCodec.writeValue(value, to: &writer)
+      }
+    }
+    return Data(writer.bytes)
+  }
+
+  /// The `clocks` column as version 4 stored it: flags, versions with their
+  /// 16-byte origins, then each column's name and version index.
+  static func version4Clocks(_ state: RowMergeState) -> Data {
+    var writer = BinaryWriter()
+    writer.writeByte(state.isComplete ? 1 : 0)
+    let versions = Array(Set(state.clocks.map(\.version))).sorted()
+    writer.writeVarint(versions.count)
+    for version in versions {
+      writer.writeUInt64BigEndian(version.timestamp.rawValue)
+      writer.writeBytes(version.origin.bytes)
+    }
+    writer.writeVarint(state.clocks.count)
+    for (column, version) in state.clocks.sortedByColumn() {
+      writer.writeString(column)
+      writer.writeVarint(versions.firstIndex(of: version)!)
+    }
+    return Data(writer.bytes)
   }
 }

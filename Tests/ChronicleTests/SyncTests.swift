@@ -283,14 +283,14 @@ struct FoldChunkingTests {
       clock.advance(by: 1)
     }
     // The merge state a fold leaves, rolled back so the next fold starts from the same place.
-    func mergeState(foldingEvery rows: Int) throws -> [[DatabaseValue]] {
+    func mergeState(foldingEvery rows: Int) throws -> [NamedMergeState] {
       try database.writer.writeWithoutTransaction { db in
-        var state: [[DatabaseValue]] = []
+        var state: [NamedMergeState] = []
         try db.inTransaction {
           let applier = MergeApplier(db, local: database.peerID, localEpoch: 1)
           applier.foldFlushRows = rows
           try applier.foldLocalEvents()
-          state = try Row.fetchAll(db, sql: "SELECT * FROM chronicle_rows ORDER BY table_name, row_key").map { Array($0.databaseValues) }
+          state = try MergeStore(db: db).allStates().sorted { ($0.table, Array($0.key).description) < ($1.table, Array($1.key).description) }
           return .rollback
         }
         return state

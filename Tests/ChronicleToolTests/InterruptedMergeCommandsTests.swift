@@ -4,6 +4,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import Chronicle
+
 /// `chronicle sync` killed with SIGKILL at random points of a merge: every
 /// kill leaves a database that `chronicle verify` passes, and the run that
 /// finally completes leaves tables, merge state and log exactly as one
@@ -47,15 +49,17 @@ struct InterruptedMergeCommandsTests {
     // segments, in a copy of the folder, uninterrupted.
     let reference = path("reference.sqlite")
     let referenceFolder = path("reference-shared")
-    for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: victim.path + suffix) {
-      try FileManager.default.copyItem(atPath: victim.path + suffix, toPath: reference + suffix)
-    }
+    // A consistent copy, WAL included, even while the victim's last
+    // connection is still closing (a file copy then can tear).
+    var waiting = Configuration()
+    waiting.busyMode = .timeout(30)
+    try DatabaseQueue(path: victim.path, configuration: waiting).backup(to: DatabaseQueue(path: reference, configuration: waiting))
     try FileManager.default.copyItem(atPath: victim.path + "-device.key", toPath: reference + "-device.key")
     try FileManager.default.copyItem(atPath: folder, toPath: referenceFolder)
     let started = ContinuousClock.now
     let uninterrupted = try tool.chronicle("sync", reference, "--folder", referenceFolder)
     let duration = ContinuousClock.now - started
-    #expect(uninterrupted.status == 0, "\(uninterrupted.errors)")
+    #expect(uninterrupted.status == 0, "seed \(seed): \(uninterrupted.errors)")
 
     // Kill the victim's sync at random points, checking the database after
     // each kill. The window shrinks with the events left to merge, so most
@@ -98,7 +102,7 @@ struct InterruptedMergeCommandsTests {
     var digests: [TableDigest]
     /// Every event held: origin, sequence and checksum.
     var events: [String]
-    /// Every row of `chronicle_rows`, its columns as text.
+    /// Every row's merge state: table, key, column versions, delete, parking, retained values.
     var mergeState: [String]
   }
 
@@ -108,12 +112,17 @@ struct InterruptedMergeCommandsTests {
       Snapshot(
         digests: try TableDigest.compute(db, tables: ["items", "lists"]),
         events: try String.fetchAll(db, sql: "SELECT hex(origin) || ':' || sequence || ':' || checksum FROM chronicle_events ORDER BY 1"),
-        mergeState: try String.fetchAll(db, sql: """
-          SELECT quote(table_name) || quote(row_key) || quote(clocks) || quote(deleted_hlc) || quote(deleted_origin)
-            || quote(retained) || quote(parked_reason)
-          FROM chronicle_rows ORDER BY table_name, row_key
-          """))
+        mergeState: try MergeStore(db: db).allStates().map(Self.describe).sorted())
     }
+  }
+
+  /// A merge state as text that does not depend on the order its parts were stored in.
+  static func describe(_ named: NamedMergeState) -> String {
+    let state = named.state
+    let clocks = state.clocks.sortedByColumn().map { "\($0.column)@\($0.version)" }
+    let retained = state.retained.map { "\($0.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })" } ?? "none"
+    return "\(named.table) \(Array(named.key)) complete \(state.isComplete) deleted \(state.deleted.map(String.init(describing:)) ?? "-") "
+      + "clocks \(clocks) parked \(state.parkedReason?.rawValue ?? "-") retained \(retained)"
   }
 
   /// One peer's random writes: lists and items (each item in a list, deleted

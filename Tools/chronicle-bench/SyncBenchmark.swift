@@ -87,6 +87,7 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
   var directorySend = SyncFigures(name: "folder transport: send")
   var directoryFetch = SyncFigures(name: "folder transport: fetch")
   var tcpFetch = SyncFigures(name: "TCP transport (loopback): fetch")
+  var stored: StoredBytes?
   var configuration = NetworkSyncConfiguration(key: .generate())
   configuration.logger.logLevel = .warning
   let server = try await SyncServer.bind(source, host: "127.0.0.1", port: 0, configuration: configuration)
@@ -100,6 +101,7 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
       _ = try await MemoryTransport(peer: source).fetch(into: target)
     })
     try check(target, equals: expected)
+    stored = try StoredBytes.measure(target, rows: workload.rows)
 
     let shared = folder.appendingPathComponent("shared-\(UUID())", isDirectory: true)
     try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
@@ -129,6 +131,9 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
   let changes = Double(workload.rowChanges)
   print("\nsync: \(workload.rowChanges) row changes (\(workload.rows) inserts, then \(workload.rows) two-column updates) in \(events) events, into a fresh peer")
   print("  bundle size: \(directorySend.bytes) bytes, \(String(format: "%.1f", Double(directorySend.bytes) / changes)) bytes/change")
+  if let stored {
+    print("  merge state: \(String(format: "%.1f", stored.mergeState)) bytes/row in chronicle_rows; the items table itself: \(String(format: "%.1f", stored.table)) bytes/row")
+  }
   print("step".padding(toLength: 46, withPad: " ", startingAt: 0) + "changes/s     ratio vs GRDB upserts")
   print("plain GRDB upserts, 1 transaction".padding(toLength: 46, withPad: " ", startingAt: 0)
     + String(format: "%9.0f     1.00x", changes / plain))
@@ -141,6 +146,22 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
 struct BenchmarkFailure: Error, CustomStringConvertible {
   var description: String
   init(_ description: String) { self.description = description }
+}
+
+/// Bytes per row that a synced peer stores, as SQLite's `dbstat` counts
+/// pages: its merge state, beside the table the rows are in.
+struct StoredBytes {
+  var mergeState: Double
+  var table: Double
+
+  static func measure(_ database: ChronicleDatabase, rows: Int) throws -> StoredBytes {
+    try database.read { db in
+      func bytes(_ name: String) throws -> Double {
+        Double(try Int.fetchOne(db, sql: "SELECT SUM(pgsize) FROM dbstat WHERE name = ?", arguments: [name]) ?? 0) / Double(rows)
+      }
+      return StoredBytes(mergeState: try bytes("chronicle_rows"), table: try bytes("items"))
+    }
+  }
 }
 
 /// The synced peer must hold exactly the source's rows.

@@ -48,7 +48,7 @@ extension ChronicleLogSource {
         let baseline = LogBaseline(
           throughPosition: through, vector: try VersionVector.read(db), timestamp: try LocalLogPosition.latestClock(db),
           schemaEpoch: epoch, event: event, bytes: encoded.bytes)
-        try baseline.save(db, mergeState: try MergeStore.allRows(db))
+        try baseline.save(db, mergeState: try MergeStore(db: db).allStates())
         try db.execute(sql: "DELETE FROM chronicle_event_tables")
         try db.execute(sql: "DELETE FROM chronicle_events")
         try applier.setFoldMark(through)

@@ -66,7 +66,7 @@ extension ChronicleDatabase {
       let baseline = LogBaseline(
         throughPosition: through, vector: covered, timestamp: hlc,
         schemaEpoch: epoch.map(UInt64.init) ?? previous?.schemaEpoch ?? 0, event: event, bytes: encoded.bytes)
-      return (baseline, try MergeStore.allRows(db), rows)
+      return (baseline, try MergeStore(db: db).allStates(), rows)
     }
 
     let session = self.session

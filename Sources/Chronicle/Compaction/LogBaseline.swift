@@ -44,11 +44,11 @@ package struct LogBaseline: Sendable {
       timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: row[2])), schemaEpoch: UInt64(row[3] as Int64), event: event, bytes: bytes)
   }
 
-  /// The merge state of the baseline's rows (`chronicle_baseline_rows`, in
-  /// `chronicle_rows` column order); empty when there is no baseline.
-  static func mergeState(_ db: Database) throws -> [Row] {
+  /// The merge state of the baseline's rows (`chronicle_baseline_rows`);
+  /// empty when there is no baseline.
+  static func mergeState(_ db: Database) throws -> [NamedMergeState] {
     guard try db.tableExists("chronicle_baseline_rows") else { return [] }
-    return try MergeStore.allRows(db, of: "chronicle_baseline_rows")
+    return try MergeStore(db: db).allStates(in: "chronicle_baseline_rows")
   }
 
   /// The baseline as a stored event at its position, for appliers.
@@ -57,14 +57,14 @@ package struct LogBaseline: Sendable {
   }
 
   /// Writes the baseline and its merge state into `db` (replacing any).
-  func save(_ db: Database, mergeState rows: [Row]) throws {
+  func save(_ db: Database, mergeState states: [NamedMergeState]) throws {
     try db.execute(sql: "DELETE FROM chronicle_baseline")
     try db.execute(sql: "DELETE FROM chronicle_baseline_rows")
     try db.execute(
       sql: "INSERT INTO chronicle_baseline (singleton, through_position, vector, hlc, schema_epoch, payload, created_at) VALUES (1, ?, ?, ?, ?, ?, ?)",
       arguments: [throughPosition, vector.description, Int64(bitPattern: timestamp.rawValue), Int64(schemaEpoch), Data(bytes),
                   ISO8601DateFormatter().string(from: Date())])
-    try MergeStore.insert(rows, into: "chronicle_baseline_rows", db)
+    try MergeStore(db: db).insert(states, into: "chronicle_baseline_rows")
   }
 }
 

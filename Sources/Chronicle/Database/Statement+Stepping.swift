@@ -40,6 +40,25 @@ extension Statement {
     }
   }
 
+  /// Binds `values` in order and calls `read` with the statement handle at
+  /// each row, to the last.
+  package func forEachRow(_ values: some Sequence<SQLiteValue>, _ read: (OpaquePointer) throws -> Void) throws {
+    let handle = sqliteStatement
+    sqlite3_reset(handle)
+    defer { sqlite3_reset(handle) }
+    for (index, value) in zip(Int32(1)..., values) {
+      let code = value.bind(to: handle, at: index)
+      guard code == SQLITE_OK else { throw Self.error(code, handle) }
+    }
+    while true {
+      switch sqlite3_step(handle) {
+      case SQLITE_ROW: try read(handle)
+      case SQLITE_DONE: return
+      case let code: throw Self.error(code, handle)
+      }
+    }
+  }
+
   private static func error(_ code: Int32, _ handle: OpaquePointer) -> DatabaseError {
     DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
   }

@@ -16,7 +16,7 @@ enum MergeStateMigration {
     for step in steps {
       switch step {
       case .renameTable(let from, let to):
-        try db.execute(sql: "UPDATE chronicle_rows SET table_name = ? WHERE table_name = ? COLLATE NOCASE", arguments: [to, from])
+        try store.renameTable(from: from, to: to)
       case .renameColumn(let table, let from, let to):
         try forEachState(of: table, store, db) { _, state in
           if let version = state.clocks.removeValue(forKey: from) { state.clocks[to] = version }
@@ -72,17 +72,16 @@ enum MergeStateMigration {
     of table: String, _ store: MergeStore, _ db: Database,
     _ body: (_ key: [SQLiteValue], inout RowMergeState) throws -> [SQLiteValue]?
   ) throws {
-    let rows = try Row.fetchAll(db, sql: "SELECT table_name, row_key FROM chronicle_rows WHERE table_name = ? COLLATE NOCASE", arguments: [table])
-    for row in rows {
-      let name: String = row[0]
-      let key: Data = row[1]
-      guard var state = try store.load(table: name, key: key) else { continue }
-      let values = try decodeKey(key, table: name)
+    var states: [NamedMergeState] = []
+    try store.forEachState(tables: table) { states.append($0) }
+    for named in states {
+      var state = named.state
+      let values = try decodeKey(named.key, table: named.table)
       if let newKey = try body(values, &state) {
-        try db.execute(sql: "DELETE FROM chronicle_rows WHERE table_name = ? AND row_key = ?", arguments: [name, key])
-        try store.save(table: name, key: try MergeStore.encodeKey(newKey), state)
+        try store.delete(table: named.table, key: named.key)
+        try store.save(table: named.table, key: try MergeStore.encodeKey(newKey), state)
       } else {
-        try store.save(table: name, key: key, state)
+        try store.save(table: named.table, key: named.key, state)
       }
     }
   }

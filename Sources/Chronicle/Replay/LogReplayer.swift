@@ -41,7 +41,7 @@ final class LogReplayer {
 
   /// Starts the target from a compacted log's baseline: its schema and rows,
   /// its merge state, and (when the target keeps the log) the baseline itself.
-  func applyBaseline(_ baseline: LogBaseline, mergeState: [Row], keepsLog: Bool, _ db: Database) throws {
+  func applyBaseline(_ baseline: LogBaseline, mergeState: [NamedMergeState], keepsLog: Bool, _ db: Database) throws {
     var event = baseline.event
     if let selection {
       let wanted = try selection.wantedTableIndexes(of: event, db)
@@ -50,7 +50,7 @@ final class LogReplayer {
     try strict.apply(event, to: db)
     localEpoch = baseline.schemaEpoch
     selection?.schemaChanged()
-    try MergeStore.insert(mergeState, db)
+    try MergeStore(db: db).insert(mergeState)
     if keepsLog { try baseline.save(db, mergeState: mergeState) }
     for case .schema(.migration(let migration)) in baseline.event.operations {
       try db.execute(sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: ["migration:\(migration.name)", 0])

@@ -53,7 +53,7 @@ extension ChronicleDatabase {
       try shadow.queue.writeWithoutTransaction { db in
         try db.inTransaction {
           _ = try applier.apply(baseline.stored, isBaseline: true, db)
-          try MergeStore.insert(baselineRows, db)
+          try MergeStore(db: db).insert(baselineRows)
           try shadow.saveCheckpoint(baseline.stored, db)
           return .commit
         }
@@ -140,8 +140,10 @@ extension ChronicleDatabase {
             try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
             try db.execute(sql: "INSERT INTO main.\(quotedIdentifier(table)) (\(columns)) SELECT \(columns) FROM chronicle_rebuild.\(quotedIdentifier(table))")
           }
+          // Re-encoded on the way: each file numbers names and peers its own way.
           try db.execute(sql: "DELETE FROM main.chronicle_rows")
-          try db.execute(sql: "INSERT INTO main.chronicle_rows (\(MergeStore.columns)) SELECT \(MergeStore.columns) FROM chronicle_rebuild.chronicle_rows")
+          let live = MergeStore(db: db)
+          try MergeStore(db: db, schema: "chronicle_rebuild").forEachState { try live.save(table: $0.table, key: $0.key, $0.state) }
           if hasReceived { try MergeApplier(db, local: peerID, localEpoch: 0).setFoldMark(latest) }
           var violations: [Row] = []
           for table in tables { violations += try Row.fetchAll(db, sql: "PRAGMA main.foreign_key_check(\(quotedIdentifier(table)))") }

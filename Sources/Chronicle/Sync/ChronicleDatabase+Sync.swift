@@ -36,12 +36,11 @@ extension ChronicleLogSource {
   /// Rows that are live but not in their table, and why.
   public func parkedRows() throws -> [ParkedRow] {
     try read { db in
-      try Row.fetchAll(db, sql: "SELECT table_name, row_key, parked_reason, retained FROM chronicle_rows WHERE parked_reason IS NOT NULL ORDER BY table_name, row_key")
-        .map { row in
-          let key = try MergeStateKey.decode(row[1] as Data)
-          let values = try (row[3] as Data?).map(RowMergeState.decodeValues) ?? [:]
-          return ParkedRow(table: row[0], key: key, reason: row[2], values: values)
-        }
+      try MergeStore(db: db).parked().map { named in
+        ParkedRow(
+          table: named.table, key: try MergeStateKey.decode(named.key), reason: named.state.parkedReason?.rawValue ?? "",
+          values: named.state.retained ?? [:])
+      }
     }
   }
 }
@@ -115,7 +114,7 @@ extension ChronicleDatabase {
           report.appliedEvents = applier.appliedEvents
           report.duplicateEvents = applier.duplicateEvents
           report.rowChanges = applier.appliedRowChanges
-          report.parkedRows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM chronicle_rows WHERE parked_reason IS NOT NULL") ?? 0
+          report.parkedRows = try MergeStore(db: db).parkedCount()
           return .commit
         }
         return report

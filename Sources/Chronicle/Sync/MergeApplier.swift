@@ -439,8 +439,7 @@ final class MergeApplier {
   }
 
   private func parkedForParent() throws -> [(String, Data)] {
-    try Row.fetchAll(db, sql: "SELECT table_name, row_key FROM chronicle_rows WHERE parked_reason = 'parent' ORDER BY table_name, row_key")
-      .map { ($0[0], $0[1]) }
+    try store.parked(for: .parent).map { ($0.table, $0.key) }
   }
 
   private func restoreIfParentsPresent(table: String, key: Data) throws -> Bool {

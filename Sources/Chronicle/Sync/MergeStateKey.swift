@@ -3,21 +3,30 @@ import GRDB
 
 /// The primary key of a row as `chronicle_rows` stores it (`row_key`): its
 /// values in key order, each a tag byte and bytes that compare, byte by
-/// byte, as SQLite orders values of that type (integers big-endian with the
-/// sign bit flipped, reals likewise). Consecutive keys of a table therefore
-/// sit on neighbouring pages of `chronicle_rows`, as its rows do in the
-/// table: a merge that walks a table in key order walks its merge state in
-/// the same order.
+/// byte, as SQLite orders values of that type. Consecutive keys of a table
+/// therefore sit on neighbouring pages of `chronicle_rows`, as its rows do in
+/// the table: a merge that walks a table in key order walks its merge state
+/// in the same order.
 ///
-/// Until internal schema version 4, keys were stored in the event value
-/// encoding (tags 0 to 4, integers as zigzag varints), which scattered
-/// consecutive integers over the whole index. ``decode(_:)`` reads both, so
-/// a file opened read-only before it was upgraded still shows its keys; the
-/// two encodings never share a first byte, so no key of one equals a key of
-/// the other.
+/// An integer takes as few bytes as its magnitude needs (a row id below
+/// 65,536 takes three with its tag): the tag says the sign and the length,
+/// so a shorter positive number sorts before a longer one, and a shorter
+/// negative one after a longer one. Reals are 8 bytes big-endian with the
+/// sign bit flipped (every bit, for negative ones).
+///
+/// Older files stored keys otherwise: until internal schema version 4 in the
+/// event value encoding (tags 0 to 4, integers as zigzag varints, which
+/// scattered consecutive integers over the whole index), and in version 4
+/// with every integer 8 bytes long (tag 0x20, a tag no key of today's
+/// encoding starts with). ``decode(_:)`` reads all three, so a file opened
+/// read-only before it was upgraded still shows its keys.
 enum MergeStateKey {
   private enum Tag: UInt8 {
-    case null = 0x10, integer = 0x20, real = 0x30, text = 0x40, blob = 0x50
+    /// Integers: `zero` minus the byte count for negative ones (0x18 to 0x1F),
+    /// `zero` plus it for positive ones (0x22 to 0x29).
+    case null = 0x10, zero = 0x21, real = 0x30, text = 0x40, blob = 0x50
+    /// An integer of internal schema version 4: 8 bytes, sign bit flipped.
+    case fixedWidthInteger = 0x20
   }
 
   static func encode(_ values: [SQLiteValue]) throws(EventFormatError) -> Data {
@@ -27,8 +36,7 @@ enum MergeStateKey {
       case .null:
         writer.writeByte(Tag.null.rawValue)
       case .integer(let integer):
-        writer.writeByte(Tag.integer.rawValue)
-        writer.writeUInt64BigEndian(UInt64(bitPattern: integer) ^ (1 << 63))
+        writeInteger(integer, to: &writer)
       case .real(let real):
         guard !real.isNaN else { throw EventFormatError(problem: .nanNotEncodable, region: .body, offset: writer.bytes.count) }
         writer.writeByte(Tag.real.rawValue)
@@ -47,7 +55,32 @@ enum MergeStateKey {
     return Data(writer.bytes)
   }
 
-  /// The key values of a stored key, in either encoding.
+  /// A negative integer is stored as the complement of its magnitude less
+  /// one, so that among negatives of one length the larger magnitude sorts first.
+  private static func writeInteger(_ integer: Int64, to writer: inout BinaryWriter) {
+    let magnitude = integer < 0 ? ~UInt64(bitPattern: integer) : UInt64(integer)
+    let count = (64 - magnitude.leadingZeroBitCount + 7) / 8
+    if integer < 0 {
+      let length = max(count, 1)
+      writer.writeByte(Tag.zero.rawValue - 1 - UInt8(length))
+      for index in (0..<length).reversed() { writer.writeByte(~UInt8(truncatingIfNeeded: magnitude >> (8 * index))) }
+    } else {
+      writer.writeByte(Tag.zero.rawValue + UInt8(count))
+      for index in (0..<count).reversed() { writer.writeByte(UInt8(truncatingIfNeeded: magnitude >> (8 * index))) }
+    }
+  }
+
+  /// The integer whose tag is `tag` (0x18 to 0x29, but 0x20), or nil when it is not one.
+  private static func readInteger(tag: UInt8, from reader: inout BinaryReader) throws(EventFormatError) -> Int64? {
+    guard tag >= Tag.zero.rawValue - 9, tag <= Tag.zero.rawValue + 8, tag != Tag.fixedWidthInteger.rawValue else { return nil }
+    let isNegative = tag < Tag.zero.rawValue
+    let length = isNegative ? Int(Tag.zero.rawValue - 1 - tag) : Int(tag - Tag.zero.rawValue)
+    var magnitude: UInt64 = 0
+    for byte in try reader.readBytes(length) { magnitude = magnitude << 8 | UInt64(isNegative ? ~byte : byte) }
+    return isNegative ? Int64(bitPattern: ~magnitude) : Int64(bitPattern: magnitude)
+  }
+
+  /// The key values of a stored key, in any of the encodings.
   static func decode(_ data: Data) throws(EventFormatError) -> [SQLiteValue] {
     var reader = BinaryReader(Array(data), context: .body)
     var values: [SQLiteValue] = []
@@ -59,11 +92,17 @@ enum MergeStateKey {
     while !reader.isAtEnd {
       let tagOffset = reader.offset
       let rawTag = try reader.readByte()
+      if let integer = try readInteger(tag: rawTag, from: &reader) {
+        values.append(.integer(integer))
+        continue
+      }
       switch Tag(rawValue: rawTag) {
       case .null:
         values.append(.null)
-      case .integer:
+      case .fixedWidthInteger:
         values.append(.integer(Int64(bitPattern: try reader.readUInt64BigEndian() ^ (1 << 63))))
+      case .zero:
+        values.append(.integer(0))  // read above; here for the switch to be complete
       case .real:
         let stored = try reader.readUInt64BigEndian()
         values.append(.real(Double(bitPattern: stored >> 63 == 1 ? stored ^ (1 << 63) : ~stored)))
@@ -77,24 +116,5 @@ enum MergeStateKey {
       }
     }
     return values
-  }
-
-  /// Re-encodes every key stored in the event value encoding (internal
-  /// schema version 4). The first bytes of the two encodings differ, so
-  /// keys change in place without colliding.
-  static func upgradeStoredKeys(_ db: Database) throws {
-    for table in ["chronicle_rows", "chronicle_baseline_rows"] where try db.tableExists(table) {
-      let update = try db.makeStatement(sql: "UPDATE \(table) SET row_key = ? WHERE table_name = ? AND row_key = ?")
-      let rows = try Row.fetchAll(db, sql: "SELECT table_name, row_key FROM \(table) WHERE substr(row_key, 1, 1) < X'10'")
-      for row in rows {
-        let name: String = row[0]
-        let key: Data = row[1]
-        do {
-          try update.run([.blob(try encode(try decode(key))), .text(name), .blob(key)])
-        } catch let error as EventFormatError {
-          throw ChronicleError.corruptMergeState(table: name, detail: "\(error)")
-        }
-      }
-    }
   }
 }

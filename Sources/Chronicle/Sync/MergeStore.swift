@@ -2,9 +2,29 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Reads and writes `chronicle_rows`, the per-row merge state.
+/// One row's merge state with its table named: the form in which merge state
+/// moves between databases, each of which numbers names its own way.
+struct NamedMergeState: Equatable {
+  var table: String
+  /// The row's key, as ``MergeStateKey`` encodes it.
+  var key: Data
+  var state: RowMergeState
+}
+
+/// Reads and writes `chronicle_rows`, the per-row merge state (and
+/// `chronicle_baseline_rows`, its copy as of a compaction), with names and
+/// peers as the numbers of a ``MergeDictionary``.
 struct MergeStore {
   let db: Database
+  /// `main`, or the schema of an attached database.
+  let schema: String
+  let dictionary: MergeDictionary
+
+  init(db: Database, schema: String = "main") {
+    self.db = db
+    self.schema = schema
+    self.dictionary = MergeDictionary(db, schema: schema)
+  }
 
   /// The primary key of a row as stored in `row_key` (see ``MergeStateKey``).
   static func encodeKey(_ values: [SQLiteValue]) throws(EventFormatError) -> Data {
@@ -23,62 +43,112 @@ struct MergeStore {
     }
   }
 
-  /// The columns of `chronicle_rows` (and of `chronicle_baseline_rows`), in order.
-  static let columns = "table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason"
-
-  /// Every stored merge state of `table` (`chronicle_rows` or `chronicle_baseline_rows`), as rows of ``columns``.
-  static func allRows(_ db: Database, of table: String = "chronicle_rows") throws -> [Row] {
-    try Row.fetchAll(db, sql: "SELECT \(columns) FROM \(table)")
-  }
-
-  /// Writes rows read by ``allRows(_:of:)`` into `table`, replacing states with the same keys.
-  static func insert(_ rows: [Row], into table: String = "chronicle_rows", _ db: Database) throws {
-    let statement = try db.makeStatement(sql: "INSERT OR REPLACE INTO \(table) (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    for row in rows { try statement.execute(arguments: StatementArguments(row.databaseValues)) }
-  }
-
   func load(table: String, key: Data) throws -> RowMergeState? {
     let statement = try db.cachedStatement(sql: """
-      SELECT clocks, deleted_hlc, deleted_origin, retained, parked_reason
-      FROM chronicle_rows WHERE table_name = ? AND row_key = ?
+      SELECT clocks, parked_reason, retained FROM \(schema).chronicle_rows WHERE table_number = ? AND row_key = ?
       """)
-    return try statement.firstRow([.text(table), .blob(key)]) { row in
-      var state = RowMergeState()
-      do {
-        try state.decodeClocks(SQLiteValue.blobBytes(row, column: 0))
-        if sqlite3_column_type(row, 1) == SQLITE_INTEGER, let origin = PeerID(bytes: SQLiteValue.blobBytes(row, column: 2)) {
-          state.deleted = WriteVersion(timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: sqlite3_column_int64(row, 1))), origin: origin)
-        }
-        if sqlite3_column_type(row, 3) != SQLITE_NULL { state.retained = try RowMergeState.decodeValues(SQLiteValue.blobBytes(row, column: 3)) }
-      } catch {
-        throw ChronicleError.corruptMergeState(table: table, detail: "\(error)")
-      }
-      if case .text(let reason) = SQLiteValue(statement: row, column: 4) { state.parkedReason = RowMergeState.ParkedReason(rawValue: reason) }
-      return state
+    return try statement.firstRow([.integer(try dictionary.number(ofName: table)), .blob(key)]) { row in
+      try state(clocks: 0, row, table: table)
     }
   }
 
-  func save(table: String, key: Data, _ state: RowMergeState) throws {
+  /// The state in columns `first` (clocks), `first + 1` (parked reason) and `first + 2` (retained values) of `row`.
+  private func state(clocks first: Int32, _ row: OpaquePointer, table: String) throws -> RowMergeState {
+    var state = RowMergeState()
+    do {
+      try state.decodeClocks(SQLiteValue.blobBytes(row, column: first), dictionary)
+      if sqlite3_column_type(row, first + 2) != SQLITE_NULL {
+        state.retained = try RowMergeState.decodeValues(SQLiteValue.blobBytes(row, column: first + 2))
+      }
+    } catch let error as ChronicleError {
+      throw error
+    } catch {
+      throw ChronicleError.corruptMergeState(table: table, detail: "\(error)")
+    }
+    if case .text(let reason) = SQLiteValue(statement: row, column: first + 1) { state.parkedReason = RowMergeState.ParkedReason(rawValue: reason) }
+    return state
+  }
+
+  func save(table: String, key: Data, _ state: RowMergeState, in rows: String = "chronicle_rows") throws {
     let statement = try db.cachedStatement(sql: """
-      INSERT OR REPLACE INTO chronicle_rows
-        (table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
+      INSERT OR REPLACE INTO \(schema).\(rows) (table_number, row_key, clocks, parked_reason, retained) VALUES (?, ?, ?, ?, ?)
       """)
     try statement.run([
-      .text(table), .blob(key), .blob(state.encodedClocks()),
-      state.deleted.map { .integer(Int64(bitPattern: $0.timestamp.rawValue)) } ?? .null,
-      state.deleted.map { .blob(Data($0.origin.bytes)) } ?? .null,
-      try state.retained.map { .blob(try RowMergeState.encodeValues($0)) } ?? .null,
+      .integer(try dictionary.number(ofName: table)), .blob(key), .blob(try state.encodedClocks(dictionary)),
       state.parkedReason.map { .text($0.rawValue) } ?? .null,
+      try state.retained.map { .blob(try RowMergeState.encodeValues($0)) } ?? .null,
     ])
+  }
+
+  func delete(table: String, key: Data) throws {
+    try db.cachedStatement(sql: "DELETE FROM \(schema).chronicle_rows WHERE table_number = ? AND row_key = ?")
+      .run([.integer(try dictionary.number(ofName: table)), .blob(key)])
   }
 
   /// Keeps the values of a row that a local transaction deleted, so that a
   /// later remote write can bring it back whole.
   func retainDeletedRow(table: String, key: Data, values: [String: SQLiteValue]) throws {
     try db.cachedStatement(sql: """
-      INSERT INTO chronicle_rows (table_name, row_key, clocks, retained) VALUES (?, ?, X'', ?)
-      ON CONFLICT (table_name, row_key) DO UPDATE SET retained = excluded.retained, parked_reason = NULL
-      """).execute(arguments: [table, key, try RowMergeState.encodeValues(values)])
+      INSERT INTO \(schema).chronicle_rows (table_number, row_key, clocks, retained) VALUES (?, ?, X'', ?)
+      ON CONFLICT (table_number, row_key) DO UPDATE SET retained = excluded.retained, parked_reason = NULL
+      """).run([.integer(try dictionary.number(ofName: table)), .blob(key), .blob(try RowMergeState.encodeValues(values))])
+  }
+
+  /// Calls `body` with every state stored in `rows` (`chronicle_rows` or
+  /// `chronicle_baseline_rows`), table by table, in key order, as it reads
+  /// them (so `body` must not write `rows`: collect them first to do that);
+  /// `tables` limits it to the tables with that name, case ignored.
+  func forEachState(in rows: String = "chronicle_rows", tables: String? = nil, _ body: (NamedMergeState) throws -> Void) throws {
+    let condition = tables == nil ? "" : "WHERE n.name = ? COLLATE NOCASE"
+    let statement = try db.makeStatement(sql: """
+      SELECT n.name, r.row_key, r.clocks, r.parked_reason, r.retained
+      FROM \(schema).\(rows) AS r JOIN \(schema).chronicle_merge_names AS n ON n.number = r.table_number
+      \(condition) ORDER BY r.table_number, r.row_key
+      """)
+    try statement.forEachRow(tables.map { [.text($0)] } ?? []) { row in
+      guard case .text(let table) = SQLiteValue(statement: row, column: 0) else { return }
+      try body(NamedMergeState(table: table, key: Data(SQLiteValue.blobBytes(row, column: 1)), state: try state(clocks: 2, row, table: table)))
+    }
+  }
+
+  /// Every state stored in `rows`.
+  func allStates(in rows: String = "chronicle_rows") throws -> [NamedMergeState] {
+    var states: [NamedMergeState] = []
+    try forEachState(in: rows) { states.append($0) }
+    return states
+  }
+
+  /// Writes `states` into `rows`, replacing states with the same keys.
+  func insert(_ states: [NamedMergeState], into rows: String = "chronicle_rows") throws {
+    for named in states { try save(table: named.table, key: named.key, named.state, in: rows) }
+  }
+
+  /// The states parked for `reason` (any reason when nil), by table and key.
+  func parked(for reason: RowMergeState.ParkedReason? = nil) throws -> [NamedMergeState] {
+    let condition = reason == nil ? "r.parked_reason IS NOT NULL" : "r.parked_reason = ?"
+    let statement = try db.makeStatement(sql: """
+      SELECT n.name, r.row_key, r.clocks, r.parked_reason, r.retained
+      FROM \(schema).chronicle_rows AS r JOIN \(schema).chronicle_merge_names AS n ON n.number = r.table_number
+      WHERE \(condition) ORDER BY n.name, r.row_key
+      """)
+    var found: [NamedMergeState] = []
+    try statement.forEachRow(reason.map { [.text($0.rawValue)] } ?? []) { row in
+      guard case .text(let table) = SQLiteValue(statement: row, column: 0) else { return }
+      found.append(NamedMergeState(table: table, key: Data(SQLiteValue.blobBytes(row, column: 1)), state: try state(clocks: 2, row, table: table)))
+    }
+    return found
+  }
+
+  /// How many rows are parked, for any reason.
+  func parkedCount() throws -> Int {
+    try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema).chronicle_rows WHERE parked_reason IS NOT NULL") ?? 0
+  }
+
+  /// Files the states of table `from` (case ignored) under `to`.
+  func renameTable(from: String, to: String) throws {
+    let target = try dictionary.number(ofName: to)
+    for number in try dictionary.numbers(ofNameIgnoringCase: from) where number != target {
+      try db.execute(sql: "UPDATE \(schema).chronicle_rows SET table_number = ? WHERE table_number = ?", arguments: [target, number])
+    }
   }
 }

@@ -54,50 +54,82 @@ struct RowMergeState: Equatable {
 
   // MARK: - Stored form
 
-  /// `clocks` column: flags (bit 0: complete), the distinct versions (HLC and
-  /// origin), then each column's name and version index, sorted by name.
-  func encodedClocks() -> Data {
-    var writer = BinaryWriter(capacity: 64)
-    writer.writeByte(isComplete ? 1 : 0)
+  /// `clocks` column (internal schema version 5), with names and peers as
+  /// ``MergeDictionary`` numbers:
+  /// - flags: bit 0, an insert was merged; bit 1, a delete follows;
+  /// - the delete's version, if any: HLC (8 bytes, big-endian), peer number;
+  /// - the distinct versions of the columns, oldest first: the first HLC in
+  ///   8 bytes, each later one as its distance from the one before, each
+  ///   with its peer number;
+  /// - the columns, by name number: each as the distance from the number
+  ///   before it, shifted left 4, with its version's index in the low bits
+  ///   (15 and more: 15, then the rest of the index).
+  ///
+  /// All numbers are varints. A row inserted once and updated once (two
+  /// versions, five columns) takes about 25 bytes.
+  func encodedClocks(_ dictionary: MergeDictionary) throws -> Data {
+    var writer = BinaryWriter(capacity: 32)
+    writer.writeByte((isComplete ? 1 : 0) | (deleted != nil ? 2 : 0))
+    if let deleted {
+      writer.writeUInt64BigEndian(deleted.timestamp.rawValue)
+      writer.writeVarint(UInt64(try dictionary.number(ofOrigin: deleted.origin)))
+    }
     // A row has few distinct versions (one per write that still wins a
     // column): a sorted array, searched linearly, beats a set and a map.
     var versions: [WriteVersion] = []
     for (_, version) in clocks where !versions.contains(version) { versions.append(version) }
     versions.sort()
     writer.writeVarint(versions.count)
+    var previous: UInt64?
     for version in versions {
-      writer.writeUInt64BigEndian(version.timestamp.rawValue)
-      writer.writeBytes(version.origin.bytes)
+      let timestamp = version.timestamp.rawValue
+      if let previous { writer.writeVarint(timestamp - previous) } else { writer.writeUInt64BigEndian(timestamp) }
+      previous = timestamp
+      writer.writeVarint(UInt64(try dictionary.number(ofOrigin: version.origin)))
     }
-    writer.writeVarint(clocks.count)
-    for (column, version) in clocks.sortedByColumn() {
-      writer.writeString(column)
-      writer.writeVarint(versions.firstIndex(of: version)!)
+    var columns: [(number: Int64, version: Int)] = []
+    columns.reserveCapacity(clocks.count)
+    for (column, version) in clocks {
+      columns.append((try dictionary.number(ofName: column), versions.firstIndex(of: version)!))
+    }
+    columns.sort { $0.number < $1.number }
+    writer.writeVarint(columns.count)
+    var previousNumber: Int64 = 0
+    for column in columns {
+      writer.writeVarint(UInt64(column.number - previousNumber) << 4 | UInt64(min(column.version, 15)))
+      if column.version >= 15 { writer.writeVarint(column.version - 15) }
+      previousNumber = column.number
     }
     return Data(writer.bytes)
   }
 
-  mutating func decodeClocks(_ data: Data) throws(EventFormatError) {
-    try decodeClocks(Array(data))
-  }
-
-  mutating func decodeClocks(_ bytes: [UInt8]) throws(EventFormatError) {
+  /// Reads ``encodedClocks(_:)``: the clocks, whether complete, and the delete.
+  mutating func decodeClocks(_ bytes: [UInt8], _ dictionary: MergeDictionary) throws {
     clocks = ColumnClocks()
     isComplete = false
+    deleted = nil
     guard !bytes.isEmpty else { return }
     var reader = BinaryReader(bytes, context: .body)
-    isComplete = try reader.readByte() & 1 != 0
-    var versions: [WriteVersion] = []
-    for _ in 0..<(try reader.readLength()) {
+    let flags = try reader.readByte()
+    isComplete = flags & 1 != 0
+    if flags & 2 != 0 {
       let timestamp = HLCTimestamp(rawValue: try reader.readUInt64BigEndian())
-      guard let origin = PeerID(bytes: try reader.readBytes(16)) else { throw reader.error(.truncated) }
-      versions.append(WriteVersion(timestamp: timestamp, origin: origin))
+      deleted = WriteVersion(timestamp: timestamp, origin: try dictionary.origin(Int64(try reader.readVarint())))
     }
+    var versions: [WriteVersion] = []
+    var timestamp: UInt64 = 0
+    for index in 0..<(try reader.readLength()) {
+      timestamp = index == 0 ? try reader.readUInt64BigEndian() : timestamp &+ (try reader.readVarint())
+      versions.append(WriteVersion(timestamp: HLCTimestamp(rawValue: timestamp), origin: try dictionary.origin(Int64(try reader.readVarint()))))
+    }
+    var number: Int64 = 0
     for _ in 0..<(try reader.readLength()) {
-      let column = try reader.readString()
-      let index = try reader.readInt()
+      let packed = try reader.readVarint()
+      number += Int64(packed >> 4)
+      var index = Int(packed & 15)
+      if index == 15 { index += try reader.readLength() }
       guard index < versions.count else { throw reader.error(.columnIndexOutOfRange(index)) }
-      clocks.append(column, versions[index])  // names are stored once each, sorted
+      clocks.append(try dictionary.name(number), versions[index])  // each name once
     }
   }
 

@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The numbers that merge state stores in place of names and peer ids:
+/// `chronicle_merge_names` (table and column names) and
+/// `chronicle_merge_origins` (the peers whose writes won a column). A row's
+/// merge state then spends a byte or two where it would spend a name or 16
+/// bytes of peer id, on every row.
+///
+/// Numbers are given on first use and never change or go away (a renamed
+/// column is a new name), so a number read in any transaction names the same
+/// thing later. The cache belongs to one transaction's merge: a rolled-back
+/// transaction takes its new numbers with it, and the cache with them.
+final class MergeDictionary {
+  private let db: Database
+  /// `main`, or the schema of an attached database.
+  private let schema: String
+  private var numbersByName: [String: Int64] = [:]
+  private var namesByNumber: [Int64: String] = [:]
+  private var numbersByOrigin: [PeerID: Int64] = [:]
+  private var originsByNumber: [Int64: PeerID] = [:]
+
+  init(_ db: Database, schema: String = "main") {
+    self.db = db
+    self.schema = schema
+  }
+
+  /// The number of a table or column name, given now if it has none.
+  func number(ofName name: String) throws -> Int64 {
+    if let number = numbersByName[name] { return number }
+    let number = try number(of: .text(name), in: "chronicle_merge_names", column: "name")
+    numbersByName[name] = number
+    namesByNumber[number] = name
+    return number
+  }
+
+  /// The name numbered `number`.
+  func name(_ number: Int64) throws -> String {
+    if let name = namesByNumber[number] { return name }
+    guard case .text(let name) = try value(numbered: number, in: "chronicle_merge_names", column: "name") else {
+      throw ChronicleError.corruptMergeState(table: "?", detail: "no name numbered \(number) in chronicle_merge_names")
+    }
+    numbersByName[name] = number
+    namesByNumber[number] = name
+    return name
+  }
+
+  /// The number of a peer, given now if it has none.
+  func number(ofOrigin origin: PeerID) throws -> Int64 {
+    if let number = numbersByOrigin[origin] { return number }
+    let number = try number(of: .blob(Data(origin.bytes)), in: "chronicle_merge_origins", column: "peer_id")
+    numbersByOrigin[origin] = number
+    originsByNumber[number] = origin
+    return number
+  }
+
+  /// The peer numbered `number`.
+  func origin(_ number: Int64) throws -> PeerID {
+    if let origin = originsByNumber[number] { return origin }
+    guard case .blob(let bytes) = try value(numbered: number, in: "chronicle_merge_origins", column: "peer_id"),
+      let origin = PeerID(bytes: Array(bytes))
+    else {
+      throw ChronicleError.corruptMergeState(table: "?", detail: "no peer numbered \(number) in chronicle_merge_origins")
+    }
+    numbersByOrigin[origin] = number
+    originsByNumber[number] = origin
+    return origin
+  }
+
+  /// The numbers of every name equal to `name` but for case (SQLite's table
+  /// names are case-insensitive).
+  func numbers(ofNameIgnoringCase name: String) throws -> [Int64] {
+    try Int64.fetchAll(db, sql: "SELECT number FROM \(schema).chronicle_merge_names WHERE name = ? COLLATE NOCASE", arguments: [name])
+  }
+
+  private func number(of value: SQLiteValue, in table: String, column: String) throws -> Int64 {
+    let select = try db.cachedStatement(sql: "SELECT number FROM \(schema).\(table) WHERE \(column) = ?")
+    if let found = try select.firstRow([value], { sqlite3_column_int64($0, 0) }) { return found }
+    try db.cachedStatement(sql: "INSERT INTO \(schema).\(table) (\(column)) VALUES (?)").run([value])
+    return db.lastInsertedRowID
+  }
+
+  private func value(numbered number: Int64, in table: String, column: String) throws -> SQLiteValue? {
+    let select = try db.cachedStatement(sql: "SELECT \(column) FROM \(schema).\(table) WHERE number = ?")
+    return try select.firstRow([.integer(number)]) { SQLiteValue(statement: $0, column: 0) }
+  }
+}
