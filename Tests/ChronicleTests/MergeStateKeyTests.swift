@@ -96,6 +96,9 @@ struct MergeStateKeyTests {
       }
     }
     bob = nil
+    // Read-only (as the tools open a file), the older layout is read as it is.
+    let archive = try ChronicleArchive(path: directory.path("bob.sqlite"))
+    #expect(try archive.read { db in try Self.sorted(MergeStore(db: db).allStates()) } == before)
 
     let reopened = try Chronicle.open(path: directory.path("bob.sqlite"))
     let (converted, version, oldTables) = try reopened.read { db in

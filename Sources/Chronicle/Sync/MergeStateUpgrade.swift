@@ -11,24 +11,37 @@ enum MergeStateUpgrade {
   static func convertVersion4States(_ db: Database) throws {
     let store = MergeStore(db: db)
     for (old, new) in [("chronicle_rows_version4", "chronicle_rows"), ("chronicle_baseline_rows_version4", "chronicle_baseline_rows")] {
-      let rows = try Row.fetchCursor(db, sql: "SELECT table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason FROM temp.\(old)")
-      while let row = try rows.next() {
-        let table: String = row[0]
-        do {
-          var state = RowMergeState()
-          try state.decodeVersion4Clocks(Array(row[2] as Data))
-          if let hlc = row[3] as Int64?, let origin = (row[4] as Data?).flatMap({ PeerID(bytes: Array($0)) }) {
-            state.deleted = WriteVersion(timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: hlc)), origin: origin)
-          }
-          state.retained = try (row[5] as Data?).map(RowMergeState.decodeValues)
-          state.parkedReason = (row[6] as String?).flatMap(RowMergeState.ParkedReason.init(rawValue:))
-          let key = try MergeStateKey.encode(try MergeStateKey.decode(row[1] as Data))
-          try store.save(table: table, key: key, state, in: new)
-        } catch let error as EventFormatError {
-          throw ChronicleError.corruptMergeState(table: table, detail: "\(error)")
-        }
-      }
+      try forEachVersion4State(in: "temp.\(old)", db) { try store.save(table: $0.table, key: $0.key, $0.state, in: new) }
       try db.execute(sql: "DROP TABLE temp.\(old)")
+    }
+  }
+
+  /// Whether `table` (`chronicle_rows` or `chronicle_baseline_rows`) has the
+  /// layout of version 4 and before: a file opened read-only is not upgraded.
+  static func hasVersion4Layout(_ table: String, _ db: Database) throws -> Bool {
+    try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM pragma_table_info(?) WHERE name = 'table_name'", arguments: [table]) ?? false
+  }
+
+  /// Calls `body` with each state stored in `table` in the layout of version
+  /// 4 and before, its key in today's encoding.
+  static func forEachVersion4State(in table: String, _ db: Database, _ body: (NamedMergeState) throws -> Void) throws {
+    let rows = try Row.fetchCursor(db, sql: "SELECT table_name, row_key, clocks, deleted_hlc, deleted_origin, retained, parked_reason FROM \(table)")
+    while let row = try rows.next() {
+      let table: String = row[0]
+      var state = RowMergeState()
+      let key: Data
+      do {
+        try state.decodeVersion4Clocks(Array(row[2] as Data))
+        if let hlc = row[3] as Int64?, let origin = (row[4] as Data?).flatMap({ PeerID(bytes: Array($0)) }) {
+          state.deleted = WriteVersion(timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: hlc)), origin: origin)
+        }
+        state.retained = try (row[5] as Data?).map(RowMergeState.decodeValues)
+        state.parkedReason = (row[6] as String?).flatMap(RowMergeState.ParkedReason.init(rawValue:))
+        key = try MergeStateKey.encode(try MergeStateKey.decode(row[1] as Data))
+      } catch {
+        throw ChronicleError.corruptMergeState(table: table, detail: "\(error)")
+      }
+      try body(NamedMergeState(table: table, key: key, state: state))
     }
   }
 }

@@ -99,6 +99,13 @@ struct MergeStore {
   /// them (so `body` must not write `rows`: collect them first to do that);
   /// `tables` limits it to the tables with that name, case ignored.
   func forEachState(in rows: String = "chronicle_rows", tables: String? = nil, _ body: (NamedMergeState) throws -> Void) throws {
+    if schema == "main", try MergeStateUpgrade.hasVersion4Layout(rows, db) {
+      // A file of an older version, opened read-only (the tools' archives).
+      try MergeStateUpgrade.forEachVersion4State(in: rows, db) { named in
+        if tables.map({ named.table.caseInsensitiveCompare($0) == .orderedSame }) ?? true { try body(named) }
+      }
+      return
+    }
     let condition = tables == nil ? "" : "WHERE n.name = ? COLLATE NOCASE"
     let statement = try db.makeStatement(sql: """
       SELECT n.name, r.row_key, r.clocks, r.parked_reason, r.retained
@@ -125,6 +132,9 @@ struct MergeStore {
 
   /// The states parked for `reason` (any reason when nil), by table and key.
   func parked(for reason: RowMergeState.ParkedReason? = nil) throws -> [NamedMergeState] {
+    if schema == "main", try MergeStateUpgrade.hasVersion4Layout("chronicle_rows", db) {
+      return try allStates().filter { $0.state.parkedReason != nil && (reason == nil || $0.state.parkedReason == reason) }
+    }
     let condition = reason == nil ? "r.parked_reason IS NOT NULL" : "r.parked_reason = ?"
     let statement = try db.makeStatement(sql: """
       SELECT n.name, r.row_key, r.clocks, r.parked_reason, r.retained
