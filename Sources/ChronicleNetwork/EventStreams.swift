@@ -1,5 +1,6 @@
 import Chronicle
 import Foundation
+import Synchronization
 
 /// The two halves of a transfer: one side streams the events the other
 /// lacks (offer, events, end), the other applies them in bounded batches
@@ -12,6 +13,7 @@ enum EventStreams {
     progress: (@Sendable (NetworkSyncProgress) -> Void)?
   ) async throws -> (sent: Int, applied: Int) {
     try await connection.send(.offer(events: outgoing.count, bytes: outgoing.bytes))
+    if connection.protocolVersion >= 3 { try await waitUntilReady(over: &connection, configuration: configuration, progress: progress) }
     let start = ContinuousClock.now
     var cursor = outgoing
     var sentEvents = 0, sentBytes = 0
@@ -54,6 +56,66 @@ enum EventStreams {
     let answer = try await connection.receive("the applied report", within: configuration.frameTimeout)
     guard case .applied(let applied, _, _) = answer else { throw connection.unexpected(answer, waitingFor: "the applied report") }
     return (sentEvents, applied)
+  }
+
+  /// Waits for the receiver's `ready`, through the `working` reports it sends
+  /// while it prepares its merge state.
+  private static func waitUntilReady(
+    over connection: inout FramedConnection, configuration: NetworkSyncConfiguration, progress: (@Sendable (NetworkSyncProgress) -> Void)?
+  ) async throws {
+    let start = ContinuousClock.now
+    while true {
+      let message = try await connection.receive("the receiving side to be ready", within: configuration.frameTimeout)
+      switch message {
+      case .ready:
+        return
+      case .working(let folded, let total):
+        guard folded <= total else { throw connection.violation("a preparation report of \(folded) events of \(total)") }
+        progress?(NetworkSyncProgress(
+          direction: .preparing, events: folded, totalEvents: total, bytes: 0, totalBytes: 0, elapsed: ContinuousClock.now - start))
+      default:
+        throw connection.unexpected(message, waitingFor: "the receiving side to be ready")
+      }
+    }
+  }
+
+  /// Brings `database`'s merge state up to date before events arrive,
+  /// telling the sender how far it is every `workingInterval`, then tells
+  /// it to send. (Otherwise the first merge would read the whole history
+  /// while the sender waits for a batch to be taken, in silence.)
+  private static func prepare(
+    _ database: ChronicleDatabase, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration,
+    progress: (@Sendable (NetworkSyncProgress) -> Void)?
+  ) async throws {
+    let start = ContinuousClock.now
+    let folded = Mutex((folded: 0, total: 0))
+    let isDone = Mutex(false)
+    let work = Task {
+      defer { isDone.withLock { $0 = true } }
+      return try await offload {
+        try database.prepareMergeState { done, total in
+          folded.withLock { $0 = (done, total) }
+          progress?(NetworkSyncProgress(
+            direction: .preparing, events: done, totalEvents: total, bytes: 0, totalBytes: 0, elapsed: ContinuousClock.now - start))
+        }
+      }
+    }
+    // Polled: awaiting the task's value would hold this task until the end.
+    var reported = start
+    while !isDone.withLock({ $0 }) {
+      try await Task.sleep(for: .milliseconds(20))
+      guard ContinuousClock.now - reported >= configuration.workingInterval, !isDone.withLock({ $0 }) else { continue }
+      let (done, total) = folded.withLock { $0 }
+      try await connection.send(.working(folded: done, total: total))
+      reported = ContinuousClock.now
+    }
+    do {
+      _ = try await work.value
+    } catch {
+      await connection.sendFailureQuietly("it could not prepare its merge state: \(error)")
+      throw error
+    }
+    try await connection.send(.ready)
   }
 
   /// What a page is sent as: frames of whole events, and events too large
@@ -103,6 +165,13 @@ enum EventStreams {
   ) async throws -> MergeReport {
     let offer = try await connection.receive("an offer", within: configuration.frameTimeout)
     guard case .offer(let totalEvents, let totalBytes) = offer else { throw connection.unexpected(offer, waitingFor: "an offer") }
+    if connection.protocolVersion >= 3 {
+      if totalEvents > 0 {
+        try await prepare(database, over: &connection, configuration: configuration, progress: progress)
+      } else {
+        try await connection.send(.ready)
+      }
+    }
     let start = ContinuousClock.now
     let source = "tcp:\(connection.peerName)"
     var report = MergeReport()

@@ -18,9 +18,14 @@ import Foundation
 ///                                          ← welcome(HMAC(key, "server" ‖ transcript), device key, signature)  [sealed]
 /// ```
 enum Handshake {
-  private static func transcript(client: PeerID, clientNonce: [UInt8], server: PeerID, serverNonce: [UInt8]) -> [UInt8] {
-    WireMessage.magic + [WireMessage.protocolVersion] + client.bytes + clientNonce + server.bytes + serverNonce
+  /// What both proofs sign, the agreed version included (so that no one
+  /// between the two can talk them into an older one).
+  private static func transcript(version: UInt8, client: PeerID, clientNonce: [UInt8], server: PeerID, serverNonce: [UInt8]) -> [UInt8] {
+    WireMessage.magic + [version] + client.bytes + clientNonce + server.bytes + serverNonce
   }
+
+  /// The versions this side speaks.
+  private static let versions = WireMessage.oldestProtocolVersion...WireMessage.protocolVersion
 
   private static func proof(_ role: String, _ transcript: [UInt8], key: SymmetricKey) -> [UInt8] {
     Array(HMAC<SHA256>.authenticationCode(for: Array("chronicle-sync v1 \(role) proof".utf8) + transcript, using: key))
@@ -45,16 +50,17 @@ enum Handshake {
     guard case .challenge(let version, let server, let serverNonce) = answer else {
       throw connection.unexpected(answer, waitingFor: "the handshake challenge")
     }
-    guard version == WireMessage.protocolVersion else {
-      throw connection.violation("protocol version \(version); this peer speaks version \(WireMessage.protocolVersion): upgrade the older side")
+    guard versions.contains(version) else {
+      throw connection.violation("protocol version \(version); this peer speaks versions \(versions.lowerBound) to \(versions.upperBound): upgrade the older side")
     }
+    connection.protocolVersion = version
     guard server != local else {
       throw NetworkSyncError.refusedByPeer(
         peer: connection.peerName,
         message: "it has this database's own peer id \(local): one database is a file copy of the other. Start one of them from `chronicle clone` instead")
     }
     connection.peerName = "peer \(server.shortDescription) at \(connection.peerName)"
-    let transcript = transcript(client: local, clientNonce: clientNonce, server: server, serverNonce: serverNonce)
+    let transcript = transcript(version: version, client: local, clientNonce: clientNonce, server: server, serverNonce: serverNonce)
     let deviceProof = device.map { DeviceProof(role: "client", transcript: transcript, key: $0) }
     try await connection.send(.proof(proof("client", transcript, key: configuration.key.key), device: deviceProof))
     connection.cipher = SessionCipher(groupKey: configuration.key.key, transcript: transcript, role: .client)
@@ -99,20 +105,24 @@ enum Handshake {
       throw connection.unexpected(hello, waitingFor: "the handshake hello")
     }
     spoke()
-    guard version == WireMessage.protocolVersion else {
-      await connection.sendFailureQuietly("this server speaks sync protocol version \(WireMessage.protocolVersion), not \(version): upgrade the older side")
+    // A newer client is answered in this server's version, which it may speak.
+    let agreed = min(version, WireMessage.protocolVersion)
+    guard versions.contains(agreed) else {
+      await connection.sendFailureQuietly(
+        "this server speaks sync protocol versions \(versions.lowerBound) to \(versions.upperBound), not \(version): upgrade the older side")
       throw connection.violation("protocol version \(version)")
     }
+    connection.protocolVersion = agreed
     connection.peerName = "peer \(client.shortDescription) at \(connection.peerName)"
     guard client != local else {
       await connection.sendFailureQuietly("you have this server's own peer id \(local): one database is a file copy of the other. Start one of them from `chronicle clone` instead")
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "it claims this server's own peer id")
     }
     let serverNonce = nonce()
-    try await connection.send(.challenge(version: WireMessage.protocolVersion, peer: local, nonce: serverNonce))
+    try await connection.send(.challenge(version: agreed, peer: local, nonce: serverNonce))
     let answer = try await connection.receive("handshake proof", within: configuration.handshakeTimeout)
     guard case .proof(let mac, let clientDevice) = answer else { throw connection.unexpected(answer, waitingFor: "the handshake proof") }
-    let transcript = transcript(client: client, clientNonce: clientNonce, server: local, serverNonce: serverNonce)
+    let transcript = transcript(version: agreed, client: client, clientNonce: clientNonce, server: local, serverNonce: serverNonce)
     guard isValid(mac, "client", transcript, key: configuration.key.key) else {
       await connection.sendFailureQuietly("authentication failed: you did not prove you hold this group's key. Check that both peers use the same key file")
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "it did not prove it holds the group's key")

@@ -45,6 +45,10 @@ public struct NetworkSyncConfiguration: Sendable {
   /// frame sent must be taken by the peer within it: a stalled or very slow
   /// peer (one that stops reading, too) is disconnected.
   public var frameTimeout: Duration = .seconds(60)
+  /// While a receiving side prepares to merge (its first merge reads its
+  /// whole history into merge state first), it tells the sender how far it
+  /// is this often, so the sender neither times out nor waits in silence.
+  public var workingInterval: Duration = .seconds(5)
   /// Sending is slowed to at most this many bytes per second (`nil`: no limit).
   public var maxSendRate: Int?
   /// Where connections, refusals and hostile peers are logged.

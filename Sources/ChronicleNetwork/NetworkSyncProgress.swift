@@ -9,6 +9,11 @@ public struct NetworkSyncProgress: Sendable {
     case sending
     /// This side receives events and applies them.
     case receiving
+    /// The side about to merge the stream reads its own history into merge
+    /// state first (its first merge): `events` of `totalEvents` read so far.
+    /// Reported by that side, and by the sender, which the other keeps
+    /// informed while it waits.
+    case preparing
   }
 
   /// Which way the events flow.

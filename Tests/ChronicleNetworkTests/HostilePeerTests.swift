@@ -58,6 +58,27 @@ struct HostilePeerTests {
     frame([0] + WireMessage.hello(version: WireMessage.protocolVersion, peer: peer, nonce: Array(repeating: 7, count: 32)).encoded())
   }
 
+  /// A client of protocol version 2 (before `working` and `ready`) is
+  /// answered in version 2; a client of version 1 is told which versions
+  /// the server speaks.
+  @Test func olderClientsAreAnsweredInTheirVersionOrToldToUpgrade() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    var configuration = testConfiguration(key: .generate())
+    configuration.handshakeTimeout = .seconds(1)  // each raw session ends when it runs out
+    try await withServer(server, configuration: configuration) { running in
+      for version: UInt8 in [2, 3] {
+        let hello = frame([0] + WireMessage.hello(version: version, peer: .generate(), nonce: Array(repeating: 7, count: 32)).encoded())
+        let answer = try await rawSession(port: running.port, [hello]).answer
+        // Length (4 bytes), plain envelope, challenge, version.
+        #expect(Array(answer.dropFirst(4).prefix(3)) == [0, 0x02, version], "\(answer.prefix(8))")
+      }
+      let tooOld = frame([0] + WireMessage.hello(version: 1, peer: .generate(), nonce: Array(repeating: 7, count: 32)).encoded())
+      let refusal = String(decoding: try await rawSession(port: running.port, [tooOld]).answer, as: UTF8.self)
+      #expect(refusal.contains("versions 2 to 3, not 1: upgrade the older side"), "\(refusal)")
+    }
+  }
+
   @Test func garbageOversizedFramesAndStrangersAreCutAndLogged() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")

@@ -114,9 +114,13 @@ struct ServerLimitsTests {
           .connect(host: "127.0.0.1", port: running.port) { channel in SyncChannel.wrap(channel, address: "server") }
         try await channel.run(writeTimeout: .seconds(5)) { connection in
           _ = try await Handshake.client(&connection, local: reader.peerID, device: reader.deviceKey, configuration: configuration)
-          // Ask for everything, then read nothing (this side never sees the
-          // server close: it does not read). The server must give up on it.
+          // Ask for everything, say it is ready for the stream, then read
+          // nothing (this side never sees the server close: it does not
+          // read). The server must give up on it.
           try await connection.send(.vector(VersionVector([:])))
+          let offer = try await connection.receive("an offer", within: .seconds(5))
+          guard case .offer = offer else { throw connection.unexpected(offer, waitingFor: "an offer") }
+          try await connection.send(.ready)
           let start = ContinuousClock.now
           let cut = try await eventually(timeout: .seconds(15)) {
             logs.messages(atLeast: .warning).contains { $0.contains("stopped reading") }

@@ -27,8 +27,11 @@ final class NetworkProgressPrinter: Sendable {
     }
     guard due else { return }
     let left = progress.estimatedTimeLeft.map { String(format: ", %.0f s left", $0.seconds) } ?? ""
-    let line = "\(progress.direction.rawValue) \(progress.events)/\(progress.totalEvents) events, "
-      + "\(Self.size(progress.bytes))/\(Self.size(progress.totalBytes)), \(String(format: "%.0f", progress.eventsPerSecond)) events/s\(left)"
+    let line =
+      progress.direction == .preparing
+      ? "preparing to merge: \(progress.events)/\(progress.totalEvents) events of history read into merge state"
+      : "\(progress.direction.rawValue) \(progress.events)/\(progress.totalEvents) events, "
+        + "\(Self.size(progress.bytes))/\(Self.size(progress.totalBytes)), \(String(format: "%.0f", progress.eventsPerSecond)) events/s\(left)"
     FileHandle.standardError.write(Data((isTerminal && !alwaysPrints ? "\r\(line)\u{1B}[K" : line + "\n").utf8))
   }
 

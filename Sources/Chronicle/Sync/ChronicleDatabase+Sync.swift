@@ -78,6 +78,37 @@ extension ChronicleDatabase {
     }
   }
 
+  /// Brings the merge state up to date with the log, in a transaction of
+  /// its own, so that the merges that follow start at once: the first
+  /// merge into a database reads its whole history into merge state first
+  /// (local writes do not keep it), which takes seconds per million events.
+  /// A peer serving a sync runs it before the events arrive, and tells the
+  /// sender how far it is (`progress`: events read, of how many) rather
+  /// than keeping it waiting in silence. Returns the events it read; none
+  /// when the merge state was up to date.
+  @discardableResult
+  package func prepareMergeState(progress: ((_ folded: Int, _ total: Int) -> Void)? = nil) throws -> Int {
+    let peer = peerID
+    let session = self.session
+    return try writer.writeWithoutTransaction { db in
+      try session.uncaptured(db, foreignKeysOff: true) { _ in
+        var folded = 0
+        try db.inTransaction(.immediate) {
+          let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
+          let applier = MergeApplier(db, local: peer, localEpoch: epoch)
+          applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
+          applier.foldProgress = { done, total in
+            folded = done
+            progress?(done, total)
+          }
+          try applier.foldLocalEvents()
+          return .commit
+        }
+        return folded
+      }
+    }
+  }
+
   func applyRemote(_ events: [IncomingEvent], source: String) throws -> MergeReport {
     for incoming in events {
       do {

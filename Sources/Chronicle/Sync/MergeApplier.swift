@@ -38,6 +38,10 @@ final class MergeApplier {
   var upcaster: EventUpcaster?
   /// Folded rows kept in memory before they are saved.
   var foldFlushRows = 20_000
+  /// Told how many events ``foldLocalEvents()`` has folded, of how many:
+  /// at the start, every ``foldProgressInterval`` events, and at the end.
+  var foldProgress: ((_ folded: Int, _ total: Int) -> Void)?
+  var foldProgressInterval = 1_000
   /// Whether ``foldLocalEvents()`` ran: until then the merge state may lag
   /// behind the log, and the fold mark must not move.
   private(set) var hasFolded = false
@@ -78,6 +82,9 @@ final class MergeApplier {
     defer { try? db.execute(sql: "PRAGMA cache_size = \(previousCache)") }
     let mark = try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [Self.foldMarkKey]) ?? 0
     var last = mark
+    let total = foldProgress == nil ? 0 : try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events WHERE id > ?", arguments: [mark]) ?? 0
+    var foldedEvents = 0
+    foldProgress?(0, total)
     struct Folded {
       var shape: TableShape
       var keyValues: [SQLiteValue]
@@ -127,6 +134,8 @@ final class MergeApplier {
     }
     try EventLog.forEach(db, EventFilter(positions: (mark + 1)...Int64.max)) { stored in
       last = stored.id
+      foldedEvents += 1
+      if let foldProgress, foldedEvents % foldProgressInterval == 0 { foldProgress(foldedEvents, total) }
       // Versions are kept under today's names: older events are folded in the current shape.
       var event = stored.event
       if let upcaster, upcaster.migrations.contains(where: { $0.position > stored.id }) {
@@ -173,6 +182,7 @@ final class MergeApplier {
     }
     try flush(isLast: true)
     try setFoldMark(last)
+    foldProgress?(foldedEvents, max(total, foldedEvents))
   }
 
   /// A row: its table and its encoded key, ordered as `chronicle_rows` is.

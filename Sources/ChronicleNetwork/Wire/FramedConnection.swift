@@ -17,6 +17,8 @@ struct FramedConnection {
   private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
   private(set) var bytesSent = 0
   private(set) var bytesReceived = 0
+  /// The protocol version the handshake agreed on.
+  var protocolVersion = WireMessage.protocolVersion
   /// How long a peer may take to read a frame sent to it (set from the
   /// configuration's frame timeout once known).
   var writeTimeout: Duration = .seconds(60)

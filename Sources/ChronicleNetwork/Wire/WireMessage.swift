@@ -28,6 +28,12 @@ enum WireMessage: Equatable {
   case eventPart(total: Int, bytes: [UInt8])
   /// The stream is complete.
   case end
+  /// Receiving side (protocol 3), after an offer: it is reading its own
+  /// history into merge state before it can merge (its first merge), this
+  /// far: events read, of how many. Sent every few seconds until `ready`.
+  case working(folded: Int, total: Int)
+  /// Receiving side (protocol 3), after an offer: send the events.
+  case ready
   /// The receiver applied the stream.
   case applied(events: Int, duplicates: Int, rowChanges: Int)
   /// Client: the session is over.
@@ -48,7 +54,10 @@ enum WireMessage: Equatable {
   case blobsStored(count: Int, bytes: Int)
 
   static let magic: [UInt8] = Array("CHRN".utf8)
-  static let protocolVersion: UInt8 = 2
+  static let protocolVersion: UInt8 = 3
+  /// The oldest version a peer of this one still speaks: a server answers a
+  /// client of version 2 in version 2 (without `working` and `ready`).
+  static let oldestProtocolVersion: UInt8 = 2
   static let nonceSize = 32
   /// The first byte of a failure message, the one message accepted unsealed at any time.
   static let failureTag = Kind.failure.rawValue
@@ -56,7 +65,7 @@ enum WireMessage: Equatable {
   private enum Kind: UInt8 {
     case hello = 1, challenge, proof, welcome
     case failure = 0x0F
-    case vectorRequest = 0x10, vector, offer, events, end, applied, bye, eventPart
+    case vectorRequest = 0x10, vector, offer, events, end, applied, bye, eventPart, working, ready
     case blobQuery = 0x20, blobList, blobRequest, blob, blobsStored, blobPart
   }
 
@@ -109,6 +118,12 @@ enum WireMessage: Equatable {
       writer.raw(bytes)
     case .end:
       writer.byte(Kind.end.rawValue)
+    case .working(let folded, let total):
+      writer.byte(Kind.working.rawValue)
+      writer.varint(folded)
+      writer.varint(total)
+    case .ready:
+      writer.byte(Kind.ready.rawValue)
     case .applied(let events, let duplicates, let rowChanges):
       writer.byte(Kind.applied.rawValue)
       writer.varint(events)
@@ -192,6 +207,10 @@ enum WireMessage: Equatable {
       self = .eventPart(total: total, bytes: try reader.raw(reader.remaining))
     case .end:
       self = .end
+    case .working:
+      self = .working(folded: try reader.varint(), total: try reader.varint())
+    case .ready:
+      self = .ready
     case .applied:
       self = .applied(events: try reader.varint(), duplicates: try reader.varint(), rowChanges: try reader.varint())
     case .bye:
@@ -243,6 +262,8 @@ enum WireMessage: Equatable {
     case .events: "events"
     case .eventPart: "part of an event"
     case .end: "end of stream"
+    case .working: "progress of its preparation"
+    case .ready: "ready"
     case .applied: "applied report"
     case .bye: "bye"
     case .blobQuery: "blob query"
