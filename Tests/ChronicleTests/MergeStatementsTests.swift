@@ -73,7 +73,6 @@ struct MergeStatementsTests {
     try push(alice, to: bob)
     assertInlineSnapshot(of: log.take(), as: .lines) {
       """
-      SELECT EXISTS (SELECT 1 FROM main."items" WHERE "id" = ?)
       UPDATE main."items" SET "title" = ? WHERE "id" = ?
       SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       """

@@ -91,6 +91,8 @@ final class MergeApplier {
       var state: RowMergeState
       /// Whether the row had merge state before this fold touched it.
       var hadState: Bool
+      /// Whether that state put the row in its table (no values retained).
+      var wasInTable: Bool
       var sawDelete = false
     }
     var folded: [FoldKey: Folded] = [:]
@@ -109,10 +111,13 @@ final class MergeApplier {
       order.sort()
       for foldKey in order {
         var entry = folded[foldKey]!
-        // A row with no merge state was never deleted here nor touched by a
-        // merge: with no delete folded now either, local writes left it in
-        // its table (no need to look).
-        let present = !entry.hadState && !entry.sawDelete ? true : try isInTable(entry.keyValues, shape: entry.shape)
+        // With no delete folded now, local writes left the row where its
+        // state said it was: a row with no merge state was never deleted here
+        // nor touched by a merge, and a row saved in its table (no values
+        // retained, and not one an earlier flush of this fold saved absent)
+        // is still there: no need to look. Otherwise, look.
+        let surelyPresent = !entry.sawDelete && (!entry.hadState || entry.wasInTable) && !absentWithoutValues.contains(foldKey)
+        let present = try surelyPresent || isInTable(entry.keyValues, shape: entry.shape)
         absentWithoutValues.remove(foldKey)
         if present {
           entry.state.retained = nil
@@ -168,7 +173,8 @@ final class MergeApplier {
         let foldKey = FoldKey(table: shape.name, key: key)
         if folded[foldKey] == nil {
           let state = try store.load(table: shape.name, key: key)
-          folded[foldKey] = Folded(shape: shape, keyValues: ordered, state: state ?? RowMergeState(), hadState: state != nil)
+          folded[foldKey] = Folded(
+            shape: shape, keyValues: ordered, state: state ?? RowMergeState(), hadState: state != nil, wasInTable: state.map { $0.retained == nil } ?? true)
           order.append(foldKey)
         }
         if isDelete {

@@ -16,6 +16,12 @@ final class MergeDictionary {
   private let db: Database
   /// `main`, or the schema of an attached database.
   private let schema: String
+  /// The first names numbered, searched before the dictionaries: a merge
+  /// asks for the same few column names for every row, and comparing short
+  /// names beats hashing them.
+  private var frequentNames: [(name: String, number: Int64)] = []
+  private var frequentOrigins: [(origin: PeerID, number: Int64)] = []
+  private static let frequentLimit = 32
   private var numbersByName: [String: Int64] = [:]
   private var namesByNumber: [Int64: String] = [:]
   private var numbersByOrigin: [PeerID: Int64] = [:]
@@ -28,8 +34,10 @@ final class MergeDictionary {
 
   /// The number of a table or column name, given now if it has none.
   func number(ofName name: String) throws -> Int64 {
+    for entry in frequentNames where entry.name == name { return entry.number }
     if let number = numbersByName[name] { return number }
     let number = try number(of: .text(name), in: "chronicle_merge_names", column: "name")
+    if frequentNames.count < Self.frequentLimit { frequentNames.append((name, number)) }
     numbersByName[name] = number
     namesByNumber[number] = name
     return number
@@ -48,8 +56,10 @@ final class MergeDictionary {
 
   /// The number of a peer, given now if it has none.
   func number(ofOrigin origin: PeerID) throws -> Int64 {
+    for entry in frequentOrigins where entry.origin == origin { return entry.number }
     if let number = numbersByOrigin[origin] { return number }
     let number = try number(of: .blob(Data(origin.bytes)), in: "chronicle_merge_origins", column: "peer_id")
+    if frequentOrigins.count < Self.frequentLimit { frequentOrigins.append((origin, number)) }
     numbersByOrigin[origin] = number
     originsByNumber[number] = origin
     return number
