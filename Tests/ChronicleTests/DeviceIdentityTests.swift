@@ -168,18 +168,7 @@ struct DeviceIdentityTests {
     // Back to what the previous version left: no device table, no key file.
     try plainConnection(path).write { db in
       try db.execute(sql: "DROP TABLE chronicle_devices; DROP TABLE chronicle_group; DROP TABLE chronicle_members; UPDATE chronicle_meta SET value = 2 WHERE key = 'schema_version'")
-      try db.execute(sql: """
-        DROP TABLE chronicle_merge_names; DROP TABLE chronicle_merge_origins; DROP TABLE chronicle_rows; DROP TABLE chronicle_baseline_rows;
-        CREATE TABLE chronicle_rows (
-          table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
-          deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)
-        ) STRICT, WITHOUT ROWID;
-        CREATE INDEX chronicle_rows_parked ON chronicle_rows (parked_reason) WHERE parked_reason IS NOT NULL;
-        CREATE TABLE chronicle_baseline_rows (
-          table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
-          deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)
-        ) STRICT, WITHOUT ROWID;
-        """)
+      try db.execute(sql: version4MergeStateTables)
     }
     try FileManager.default.removeItem(atPath: path + "-device.key")
     let oldSequences = 2

@@ -68,20 +68,7 @@ struct MergeStateKeyTests {
     // Store the merge state as version 4 did, one key as version 3 did.
     try bob!.writer.writeWithoutTransaction { db in
       try db.inTransaction {
-        try db.execute(sql: """
-          DROP TABLE chronicle_rows; DROP TABLE chronicle_baseline_rows;
-          DROP TABLE chronicle_merge_names; DROP TABLE chronicle_merge_origins;
-          CREATE TABLE chronicle_rows (
-            table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
-            deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)
-          ) STRICT, WITHOUT ROWID;
-          CREATE INDEX chronicle_rows_parked ON chronicle_rows (parked_reason) WHERE parked_reason IS NOT NULL;
-          CREATE TABLE chronicle_baseline_rows (
-            table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
-            deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)
-          ) STRICT, WITHOUT ROWID;
-          UPDATE chronicle_meta SET value = 4 WHERE key = 'schema_version';
-          """)
+        try db.execute(sql: version4MergeStateTables + "UPDATE chronicle_meta SET value = 4 WHERE key = 'schema_version';")
         for (index, named) in before.enumerated() {
           try db.execute(
             sql: "INSERT INTO chronicle_rows VALUES (?, ?, ?, ?, ?, ?, ?)",

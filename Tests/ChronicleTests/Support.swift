@@ -62,3 +62,19 @@ func plainConnection(_ path: String) throws -> DatabaseQueue {
   configuration.prepareDatabase { db in db.bypassChronicleGuards() }
   return try DatabaseQueue(path: path, configuration: configuration)
 }
+
+/// Replaces Chronicle's merge-state tables with those of internal schema
+/// version 4 and before (empty), as an older file has them.
+let version4MergeStateTables = """
+  DROP TABLE chronicle_merge_names; DROP TABLE chronicle_merge_origins; DROP TABLE chronicle_rows; DROP TABLE chronicle_baseline_rows;
+  CREATE TABLE chronicle_rows (
+    table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
+    deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX chronicle_rows_parked ON chronicle_rows (parked_reason) WHERE parked_reason IS NOT NULL;
+  CREATE TABLE chronicle_baseline_rows (
+    table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
+    deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)
+  ) STRICT, WITHOUT ROWID;
+
+  """

@@ -13,10 +13,7 @@ extension Statement {
   package func run(_ values: some Sequence<SQLiteValue>) throws {
     let handle = sqliteStatement
     sqlite3_reset(handle)
-    for (index, value) in zip(Int32(1)..., values) {
-      let code = value.bind(to: handle, at: index)
-      guard code == SQLITE_OK else { throw Self.error(code, handle) }
-    }
+    try bind(values, to: handle)
     let code = sqlite3_step(handle)
     sqlite3_reset(handle)
     guard code == SQLITE_DONE else { throw Self.error(code, handle) }
@@ -29,10 +26,7 @@ extension Statement {
     let handle = sqliteStatement
     sqlite3_reset(handle)
     defer { sqlite3_reset(handle) }
-    for (index, value) in zip(Int32(1)..., values) {
-      let code = value.bind(to: handle, at: index)
-      guard code == SQLITE_OK else { throw Self.error(code, handle) }
-    }
+    try bind(values, to: handle)
     switch sqlite3_step(handle) {
     case SQLITE_ROW: return try read(handle)
     case SQLITE_DONE: return nil
@@ -46,16 +40,20 @@ extension Statement {
     let handle = sqliteStatement
     sqlite3_reset(handle)
     defer { sqlite3_reset(handle) }
-    for (index, value) in zip(Int32(1)..., values) {
-      let code = value.bind(to: handle, at: index)
-      guard code == SQLITE_OK else { throw Self.error(code, handle) }
-    }
+    try bind(values, to: handle)
     while true {
       switch sqlite3_step(handle) {
       case SQLITE_ROW: try read(handle)
       case SQLITE_DONE: return
       case let code: throw Self.error(code, handle)
       }
+    }
+  }
+
+  private func bind(_ values: some Sequence<SQLiteValue>, to handle: OpaquePointer) throws {
+    for (index, value) in zip(Int32(1)..., values) {
+      let code = value.bind(to: handle, at: index)
+      guard code == SQLITE_OK else { throw Self.error(code, handle) }
     }
   }
 

@@ -140,10 +140,17 @@ extension ChronicleDatabase {
             try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
             try db.execute(sql: "INSERT INTO main.\(quotedIdentifier(table)) (\(columns)) SELECT \(columns) FROM chronicle_rebuild.\(quotedIdentifier(table))")
           }
-          // Re-encoded on the way: each file numbers names and peers its own way.
           try db.execute(sql: "DELETE FROM main.chronicle_rows")
-          let live = MergeStore(db: db)
-          try MergeStore(db: db, schema: "chronicle_rebuild").forEachState { try live.save(table: $0.table, key: $0.key, $0.state) }
+          if try MergeDictionary.agrees(with: "chronicle_rebuild", db) {
+            // The shadow started with this file's numbers: copied as stored.
+            try MergeDictionary.adoptNumbers(from: "chronicle_rebuild", db)
+            let columns = "table_number, row_key, clocks, parked_reason, retained"
+            try db.execute(sql: "INSERT INTO main.chronicle_rows (\(columns)) SELECT \(columns) FROM chronicle_rebuild.chronicle_rows")
+          } else {
+            // Numbers given here meanwhile mean something else there: re-encoded on the way.
+            let live = MergeStore(db: db)
+            try MergeStore(db: db, schema: "chronicle_rebuild").forEachState { try live.save(table: $0.table, key: $0.key, $0.state) }
+          }
           if hasReceived { try MergeApplier(db, local: peerID, localEpoch: 0).setFoldMark(latest) }
           var violations: [Row] = []
           for table in tables { violations += try Row.fetchAll(db, sql: "PRAGMA main.foreign_key_check(\(quotedIdentifier(table)))") }

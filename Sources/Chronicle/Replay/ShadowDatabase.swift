@@ -49,8 +49,12 @@ final class ShadowDatabase {
       DatabaseFiles.remove(path)
     }
     let queue = try DatabaseQueue(path: path, configuration: configuration)
+    // The live file's numbers for names and peers, so that the swap can copy
+    // the merge state as it is (see MergeDictionary.copy).
+    let dictionary = try database.read { db in try MergeDictionary.entries(db) }
     try queue.write { db in
       try InternalSchema.migrate(db)
+      try MergeDictionary.insert(dictionary, db)
       // Tables, indexes and views as they are now. Triggers are left out:
       // the swap copies rows, and the log holds what triggers did.
       for object in schema.objects where object.type != "trigger" { try db.execute(sql: object.sql) }

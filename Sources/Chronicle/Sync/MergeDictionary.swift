@@ -84,6 +84,42 @@ final class MergeDictionary {
     try Int64.fetchAll(db, sql: "SELECT number FROM \(schema).chronicle_merge_names WHERE name = ? COLLATE NOCASE", arguments: [name])
   }
 
+  /// Every number of a file, to start another file with the same ones.
+  static func entries(_ db: Database) throws -> (names: [Row], origins: [Row]) {
+    (try Row.fetchAll(db, sql: "SELECT number, name FROM chronicle_merge_names"),
+     try Row.fetchAll(db, sql: "SELECT number, peer_id FROM chronicle_merge_origins"))
+  }
+
+  static func insert(_ entries: (names: [Row], origins: [Row]), _ db: Database) throws {
+    for row in entries.names { try db.execute(sql: "INSERT INTO chronicle_merge_names (number, name) VALUES (?, ?)", arguments: StatementArguments(row.databaseValues)) }
+    for row in entries.origins { try db.execute(sql: "INSERT INTO chronicle_merge_origins (number, peer_id) VALUES (?, ?)", arguments: StatementArguments(row.databaseValues)) }
+  }
+
+  /// Whether the numbers of the attached database `schema` mean in `main`
+  /// what they mean there (each number of one names nothing else in the
+  /// other, and each name or peer has one number in both); then merge
+  /// state moves between the two as it is stored, once `main` has the
+  /// other's numbers too (``adoptNumbers(from:_:)``).
+  static func agrees(with schema: String, _ db: Database) throws -> Bool {
+    let conflicts = try Bool.fetchOne(db, sql: """
+      SELECT EXISTS (
+        SELECT 1 FROM \(schema).chronicle_merge_names AS s JOIN main.chronicle_merge_names AS m ON m.number = s.number OR m.name = s.name
+        WHERE m.number != s.number OR m.name != s.name)
+      OR EXISTS (
+        SELECT 1 FROM \(schema).chronicle_merge_origins AS s JOIN main.chronicle_merge_origins AS m ON m.number = s.number OR m.peer_id = s.peer_id
+        WHERE m.number != s.number OR m.peer_id != s.peer_id)
+      """) ?? true
+    return !conflicts
+  }
+
+  /// Gives `main` the numbers of `schema` it lacks (they agree: see ``agrees(with:_:)``).
+  static func adoptNumbers(from schema: String, _ db: Database) throws {
+    try db.execute(sql: """
+      INSERT OR IGNORE INTO main.chronicle_merge_names (number, name) SELECT number, name FROM \(schema).chronicle_merge_names;
+      INSERT OR IGNORE INTO main.chronicle_merge_origins (number, peer_id) SELECT number, peer_id FROM \(schema).chronicle_merge_origins;
+      """)
+  }
+
   private func number(of value: SQLiteValue, in table: String, column: String) throws -> Int64 {
     let select = try db.cachedStatement(sql: "SELECT number FROM \(schema).\(table) WHERE \(column) = ?")
     if let found = try select.firstRow([value], { sqlite3_column_int64($0, 0) }) { return found }
