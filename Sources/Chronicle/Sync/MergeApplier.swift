@@ -95,8 +95,12 @@ final class MergeApplier {
       var wasInTable: Bool
       var sawDelete = false
     }
-    var folded: [FoldKey: Folded] = [:]
-    var order: [FoldKey] = []
+    // The rows folded since the last flush, and where each is in `entries`.
+    var positions: [FoldKey: Int] = [:]
+    var entries: [(key: FoldKey, row: Folded)] = []
+    // The tables folded, by their position here (a fold key's `table`).
+    var tableNames: [String] = []
+    var tablePositions: [String: Int] = [:]
     // Rows saved while absent from their table with no values retained yet:
     // the last flush gives them an empty set of values, as if they had been
     // folded in one pass.
@@ -108,9 +112,10 @@ final class MergeApplier {
     // capture, and merged above with any later-folded writes.)
     func flush(isLast: Bool) throws {
       // In key order, so that neighbouring saves touch neighbouring pages.
-      order.sort()
-      for foldKey in order {
-        var entry = folded[foldKey]!
+      entries.sort { $0.key < $1.key }
+      for (foldKey, row) in entries {
+        var entry = row
+        let table = tableNames[foldKey.table]
         // With no delete folded now, local writes left the row where its
         // state said it was: a row with no merge state was never deleted here
         // nor touched by a merge, and a row saved in its table (no values
@@ -125,17 +130,18 @@ final class MergeApplier {
         } else if entry.state.retained == nil {
           if isLast { entry.state.retained = [:] } else { absentWithoutValues.insert(foldKey) }
         }
-        try store.save(table: foldKey.table, key: foldKey.key, entry.state)
+        try store.save(table: table, key: foldKey.key, entry.state)
       }
       if isLast {
         for foldKey in absentWithoutValues {
-          guard var state = try store.load(table: foldKey.table, key: foldKey.key), state.retained == nil else { continue }
+          let table = tableNames[foldKey.table]
+          guard var state = try store.load(table: table, key: foldKey.key), state.retained == nil else { continue }
           state.retained = [:]
-          try store.save(table: foldKey.table, key: foldKey.key, state)
+          try store.save(table: table, key: foldKey.key, state)
         }
       }
-      folded.removeAll(keepingCapacity: true)
-      order.removeAll(keepingCapacity: true)
+      positions.removeAll(keepingCapacity: true)
+      entries.removeAll(keepingCapacity: true)
     }
     try EventLog.forEach(db, EventFilter(positions: (mark + 1)...Int64.max)) { stored in
       last = stored.id
@@ -147,10 +153,21 @@ final class MergeApplier {
         event = EventUpcaster.event(try upcaster.rows(of: stored), like: stored.event)
       }
       let version = WriteVersion(timestamp: event.timestamp, origin: event.origin)
+      // Each of the event's tables, looked up on its first row change: the
+      // local shape and its position in `tableNames` (nil: dropped since).
+      var eventTables = [(shape: TableShape, table: Int)??](repeating: nil, count: event.tables.count)
       for operation in event.operations {
         guard let tableIndex = operation.tableIndex else { continue }
         let descriptor = event.tables[tableIndex]
-        guard let shape = try shape(descriptor.name) else { continue }  // dropped since
+        if eventTables[tableIndex] == nil {
+          eventTables[tableIndex] = try shape(descriptor.name).map { shape in
+            if let position = tablePositions[shape.name] { return (shape, position) }
+            tableNames.append(shape.name)
+            tablePositions[shape.name] = tableNames.count - 1
+            return (shape, tableNames.count - 1)
+          }
+        }
+        guard let (shape, table) = eventTables[tableIndex]! else { continue }  // dropped since
         let named = descriptor.columns
         let keyValues: [SQLiteValue]
         var writes: [(column: String, value: SQLiteValue)] = []
@@ -170,30 +187,35 @@ final class MergeApplier {
           continue
         }
         guard let (key, ordered) = try localKey(keyValues, descriptor: descriptor, shape: shape) else { continue }
-        let foldKey = FoldKey(table: shape.name, key: key)
-        if folded[foldKey] == nil {
+        let foldKey = FoldKey(table: table, key: key)
+        let position: Int
+        if let found = positions[foldKey] {
+          position = found
+        } else {
           let state = try store.load(table: shape.name, key: key)
-          folded[foldKey] = Folded(
-            shape: shape, keyValues: ordered, state: state ?? RowMergeState(), hadState: state != nil, wasInTable: state.map { $0.retained == nil } ?? true)
-          order.append(foldKey)
+          entries.append((foldKey, Folded(
+            shape: shape, keyValues: ordered, state: state ?? RowMergeState(), hadState: state != nil, wasInTable: state.map { $0.retained == nil } ?? true)))
+          position = entries.count - 1
+          positions[foldKey] = position
         }
         if isDelete {
-          folded[foldKey]!.sawDelete = true
-          folded[foldKey]!.state.mergeDelete(version: version)
+          entries[position].row.sawDelete = true
+          entries[position].row.state.mergeDelete(version: version)
         } else {
-          _ = folded[foldKey]!.state.mergeWrite(writes, version: version, isInsert: isInsert)
+          _ = entries[position].row.state.mergeWrite(writes, version: version, isInsert: isInsert)
         }
       }
-      if order.count >= foldFlushRows { try flush(isLast: false) }
+      if entries.count >= foldFlushRows { try flush(isLast: false) }
     }
     try flush(isLast: true)
     try setFoldMark(last)
     foldProgress?(foldedEvents, max(total, foldedEvents))
   }
 
-  /// A row: its table and its encoded key, ordered as `chronicle_rows` is.
+  /// A row: its table (a position in the fold's list of tables) and its
+  /// encoded key; rows of one table sort in key order, as `chronicle_rows` keeps them.
   private struct FoldKey: Hashable, Comparable {
-    var table: String
+    var table: Int
     var key: Data
 
     static func < (lhs: FoldKey, rhs: FoldKey) -> Bool {

@@ -19,6 +19,16 @@ struct MergeStore {
   /// `main`, or the schema of an attached database.
   let schema: String
   let dictionary: MergeDictionary
+  /// The statements run once per row, prepared on first use (looking them
+  /// up in GRDB's cache hashes their SQL on every call).
+  private let statements = Statements()
+
+  private final class Statements {
+    var load: Statement?
+    /// Saving into `chronicle_rows`, and into other tables by name.
+    var save: Statement?
+    var saveElsewhere: [String: Statement] = [:]
+  }
 
   init(db: Database, schema: String = "main") {
     self.db = db
@@ -44,9 +54,12 @@ struct MergeStore {
   }
 
   func load(table: String, key: Data) throws -> RowMergeState? {
-    let statement = try db.cachedStatement(sql: """
-      SELECT clocks, parked_reason, retained FROM \(schema).chronicle_rows WHERE table_number = ? AND row_key = ?
-      """)
+    if statements.load == nil {
+      statements.load = try db.makeStatement(sql: """
+        SELECT clocks, parked_reason, retained FROM \(schema).chronicle_rows WHERE table_number = ? AND row_key = ?
+        """)
+    }
+    let statement = statements.load!
     return try statement.firstRow([.integer(try dictionary.number(ofName: table)), .blob(key)]) { row in
       try state(clocks: 0, row, table: table)
     }
@@ -70,9 +83,17 @@ struct MergeStore {
   }
 
   func save(table: String, key: Data, _ state: RowMergeState, in rows: String = "chronicle_rows") throws {
-    let statement = try db.cachedStatement(sql: """
-      INSERT OR REPLACE INTO \(schema).\(rows) (table_number, row_key, clocks, parked_reason, retained) VALUES (?, ?, ?, ?, ?)
-      """)
+    let statement: Statement
+    if rows == "chronicle_rows", let prepared = statements.save {
+      statement = prepared
+    } else if let prepared = statements.saveElsewhere[rows] {
+      statement = prepared
+    } else {
+      statement = try db.makeStatement(sql: """
+        INSERT OR REPLACE INTO \(schema).\(rows) (table_number, row_key, clocks, parked_reason, retained) VALUES (?, ?, ?, ?, ?)
+        """)
+      if rows == "chronicle_rows" { statements.save = statement } else { statements.saveElsewhere[rows] = statement }
+    }
     try statement.run([
       .integer(try dictionary.number(ofName: table)), .blob(key), .blob(try state.encodedClocks(dictionary)),
       state.parkedReason.map { .text($0.rawValue) } ?? .null,
