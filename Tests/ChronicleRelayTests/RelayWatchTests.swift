@@ -17,7 +17,11 @@ struct RelayWatchTests {
     let key = SyncKey.generate()
     var configuration = relayConfiguration(directory.path("relay.sqlite"))
 
-    let (_, firstRun) = try await startRelayOnAReservedPort(&configuration)
+    let (first, firstRun) = try await startRelayOnAReservedPort(&configuration)
+    // The first relay object lives to the end, as it did before 2026-11-25.
+    // Dropped at once, the restart found the port taken for over 10 s in
+    // two full runs of four under load (the cause is not found yet).
+    defer { withExtendedLifetime(first) {} }
     let url = "ws://127.0.0.1:\(configuration.port)"
     let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
     let phoneSync = SyncEngine(for: phone, transport: transport), laptopSync = SyncEngine(for: laptop, transport: transport)
