@@ -58,6 +58,11 @@ final class MergeBatch {
   private var addedInOrder = true
   private var writers: [TableRowWriter] = []
   private var writerPositions: [String: Int] = [:]
+  /// Per writer, the largest key whose merge state is stored, read on the
+  /// first row of its table after each flush (nil: not read yet; `.some(nil)`:
+  /// none stored). A row with a larger key has no merge state to load, as
+  /// every row of a first sync in key order.
+  private var largestStoredKeys: [Data??] = []
 
   init(_ db: Database) {
     self.db = db
@@ -72,6 +77,7 @@ final class MergeBatch {
   private func writerPosition(_ shape: TableShape) -> Int {
     if let position = writerPositions[shape.name] { return position }
     writers.append(TableRowWriter(db, shape: shape))
+    largestStoredKeys.append(nil)
     writerPositions[shape.name] = writers.count - 1
     return writers.count - 1
   }
@@ -82,7 +88,9 @@ final class MergeBatch {
     if let position = index[id] { return position }
     if rows.count >= capacity { try flush() }
     let writer = writers[id.table]
-    var state = try store.load(table: shape.name, key: key) ?? RowMergeState(retained: [:])
+    if largestStoredKeys[id.table] == nil { largestStoredKeys[id.table] = .some(try store.largestKey(table: shape.name)) }
+    let mayBeStored = largestStoredKeys[id.table]!.map { !MergeStore.keyPrecedes($0, key) } ?? false
+    var state = (mayBeStored ? try store.load(table: shape.name, key: key) : nil) ?? RowMergeState(retained: [:])
     var values = [SQLiteValue?](repeating: nil, count: shape.columns.count)
     var otherValues: [String: SQLiteValue] = [:]
     let wasInTable = state.retained == nil
@@ -119,6 +127,8 @@ final class MergeBatch {
   /// Writes every row of the batch and its merge state, and empties the batch.
   func flush() throws {
     guard !rows.isEmpty else { return }
+    // States are saved below, and others may be saved before the next row.
+    for table in largestStoredKeys.indices { largestStoredKeys[table] = nil }
     let order = addedInOrder ? Array(rows.indices) : index.sorted { $0.key < $1.key }.map(\.value)
     index = [:]
     lastAdded = nil

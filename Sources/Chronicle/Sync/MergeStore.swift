@@ -101,6 +101,14 @@ struct MergeStore {
     ])
   }
 
+  /// The largest key of `table` whose merge state is stored, if any.
+  func largestKey(table: String) throws -> Data? {
+    try db.cachedStatement(sql: "SELECT max(row_key) FROM \(schema).chronicle_rows WHERE table_number = ?")
+      .firstRow([.integer(try dictionary.number(ofName: table))]) { row in
+        sqlite3_column_type(row, 0) == SQLITE_NULL ? nil : Data(SQLiteValue.blobBytes(row, column: 0))
+      } ?? nil
+  }
+
   func delete(table: String, key: Data) throws {
     try db.cachedStatement(sql: "DELETE FROM \(schema).chronicle_rows WHERE table_number = ? AND row_key = ?")
       .run([.integer(try dictionary.number(ofName: table)), .blob(key)])
