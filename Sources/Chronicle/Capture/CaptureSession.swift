@@ -442,11 +442,11 @@ final class CaptureSession: @unchecked Sendable {
     self.position = position
     pendingMigration = nil
     // Sync merges later writes into deleted rows: keep their last values.
-    let store = MergeStore(db: db)
+    let store = deletedRows.isEmpty ? nil : MergeStore(db: db)
     for (table, key, values) in deletedRows {
       var named: [String: SQLiteValue] = [:]
       for (column, value) in zip(table.columns, values) { named[column] = value }
-      try store.retainDeletedRow(table: table.name, key: MergeStore.encodeKey(key.values), values: named)
+      try store?.retainDeletedRow(table: table.name, key: MergeStore.encodeKey(key.values), values: named)
     }
     for table in newlyTracked {
       try db.execute(sql: "INSERT OR REPLACE INTO chronicle_tracked_tables (name, since_event) VALUES (?, ?)", arguments: [table.name, appended.id])
