@@ -163,7 +163,11 @@ struct ReplayToolsTests {
       try database.write { db in try db.execute(sql: "INSERT INTO remindersLists (id) VALUES ('l1')") }
     }
     // A table created behind Chronicle's back: Chronicle.open would log it.
-    try plainConnection(path).write { db in try db.execute(sql: "CREATE TABLE later (id INTEGER PRIMARY KEY) STRICT") }
+    let plain = try plainConnection(path)
+    try plain.write { db in try db.execute(sql: "CREATE TABLE later (id INTEGER PRIMARY KEY) STRICT") }
+    // Everything into the file now: the last connection to close checkpoints
+    // what the WAL holds, and Chronicle's may close after `before` is read.
+    _ = try plain.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
     let archive = try ChronicleArchive(path: path)
     #expect(try archive.log.count() == 2)
