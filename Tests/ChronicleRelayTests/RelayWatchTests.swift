@@ -114,9 +114,10 @@ func startRelayOnAReservedPort(
 
 /// Starts a relay on the port the devices know. A restarted server may
 /// find the port held for a moment (a connection of its own closing): it
-/// retries then, for up to ten seconds.
+/// retries then, for up to thirty seconds (under a full run's load, ten
+/// were not always enough).
 func restartRelay(_ configuration: RelayServerConfiguration) async throws -> Task<Void, any Error> {
-  let deadline = ContinuousClock.now + .seconds(10)
+  let deadline = ContinuousClock.now + .seconds(30)
   while true {
     let relay = try await RelayServer(configuration: configuration)
     let running = Task { try await relay.run() }

@@ -14,7 +14,8 @@ import Testing
 struct InterruptedMergeCommandsTests {
   let tool = ReplayCommandsTests()
 
-  @Test(arguments: [UInt64(0x5EED_0001), 0x5EED_0002])
+  // One seed: its child processes take cores from the network tests beside it.
+  @Test(arguments: [UInt64(0x5EED_0002)])
   func killedMergesLeaveAConsistentDatabase(seed: UInt64) async throws {
     try await offThePool { try killedMerges(seed: seed) }
   }
