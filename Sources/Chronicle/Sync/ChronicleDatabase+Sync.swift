@@ -84,27 +84,18 @@ extension ChronicleDatabase {
   /// (local writes do not keep it), which takes seconds per million events.
   /// A peer serving a sync runs it before the events arrive, and tells the
   /// sender how far it is (`progress`: events read, of how many) rather
-  /// than keeping it waiting in silence. Returns the events it read; none
-  /// when the merge state was up to date.
-  @discardableResult
-  package func prepareMergeState(progress: ((_ folded: Int, _ total: Int) -> Void)? = nil) throws -> Int {
+  /// than keeping it waiting in silence.
+  package func prepareMergeState(progress: ((_ folded: Int, _ total: Int) -> Void)? = nil) throws {
     let peer = peerID
     let session = self.session
-    return try writer.writeWithoutTransaction { db in
+    try writer.writeWithoutTransaction { db in
       try session.uncaptured(db, foreignKeysOff: true) { _ in
-        var folded = 0
         try db.inTransaction(.immediate) {
-          let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
-          let applier = MergeApplier(db, local: peer, localEpoch: epoch)
-          applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
-          applier.foldProgress = { done, total in
-            folded = done
-            progress?(done, total)
-          }
+          let applier = try MergeApplier.forMerging(db, local: peer)
+          applier.foldProgress = progress
           try applier.foldLocalEvents()
           return .commit
         }
-        return folded
       }
     }
   }
@@ -126,13 +117,11 @@ extension ChronicleDatabase {
       try session.uncaptured(db, foreignKeysOff: true) { uncaptured in
         var report = MergeReport()
         try db.inTransaction(.immediate) {
-          let epoch = try LocalLogPosition.read(db, origin: peer).schemaEpoch
           // Every event must come from the device it names, or none is applied.
           var admission = DeviceAdmission(db, checksSignatures: signsEvents)
           try admission.admit(events, source: source)
-          let applier = MergeApplier(db, local: peer, localEpoch: epoch)
+          let applier = try MergeApplier.forMerging(db, local: peer)
           applier.batchCapacity = mergeBatchRows
-          applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
           // Within a batch, older events first: fewer rows go through parking.
           for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
             try applier.apply(incoming, source: source)

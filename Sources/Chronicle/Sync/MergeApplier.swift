@@ -56,6 +56,14 @@ final class MergeApplier {
     set { batch.capacity = newValue }
   }
 
+  /// The applier a merge into the live tables uses: at this peer's schema
+  /// epoch, reading older events through the recorded migrations.
+  static func forMerging(_ db: Database, local: PeerID) throws -> MergeApplier {
+    let applier = MergeApplier(db, local: local, localEpoch: try LocalLogPosition.read(db, origin: local).schemaEpoch)
+    applier.upcaster = try EventUpcaster.load(db, localPeer: local, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
+    return applier
+  }
+
   init(_ db: Database, local: PeerID, localEpoch: UInt64) {
     self.db = db
     self.local = local

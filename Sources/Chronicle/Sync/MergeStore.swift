@@ -135,13 +135,22 @@ struct MergeStore {
       }
       return
     }
-    let condition = tables == nil ? "" : "WHERE n.name = ? COLLATE NOCASE"
+    try forEachStored(
+      in: rows, where: tables == nil ? "1" : "n.name = ? COLLATE NOCASE", orderedBy: "r.table_number, r.row_key",
+      tables.map { [.text($0)] } ?? [], body)
+  }
+
+  /// Calls `body` with each state of `rows` that `condition` (on `r`, the
+  /// states, and `n`, their table names) selects, in `order`.
+  private func forEachStored(
+    in rows: String, where condition: String, orderedBy order: String, _ values: [SQLiteValue], _ body: (NamedMergeState) throws -> Void
+  ) throws {
     let statement = try db.makeStatement(sql: """
       SELECT n.name, r.row_key, r.clocks, r.parked_reason, r.retained
       FROM \(schema).\(rows) AS r JOIN \(schema).chronicle_merge_names AS n ON n.number = r.table_number
-      \(condition) ORDER BY r.table_number, r.row_key
+      WHERE \(condition) ORDER BY \(order)
       """)
-    try statement.forEachRow(tables.map { [.text($0)] } ?? []) { row in
+    try statement.forEachRow(values) { row in
       guard case .text(let table) = SQLiteValue(statement: row, column: 0) else { return }
       try body(NamedMergeState(table: table, key: Data(SQLiteValue.blobBytes(row, column: 1)), state: try state(clocks: 2, row, table: table)))
     }
@@ -164,17 +173,10 @@ struct MergeStore {
     if schema == "main", try MergeStateUpgrade.hasVersion4Layout("chronicle_rows", db) {
       return try allStates().filter { $0.state.parkedReason != nil && (reason == nil || $0.state.parkedReason == reason) }
     }
-    let condition = reason == nil ? "r.parked_reason IS NOT NULL" : "r.parked_reason = ?"
-    let statement = try db.makeStatement(sql: """
-      SELECT n.name, r.row_key, r.clocks, r.parked_reason, r.retained
-      FROM \(schema).chronicle_rows AS r JOIN \(schema).chronicle_merge_names AS n ON n.number = r.table_number
-      WHERE \(condition) ORDER BY n.name, r.row_key
-      """)
     var found: [NamedMergeState] = []
-    try statement.forEachRow(reason.map { [.text($0.rawValue)] } ?? []) { row in
-      guard case .text(let table) = SQLiteValue(statement: row, column: 0) else { return }
-      found.append(NamedMergeState(table: table, key: Data(SQLiteValue.blobBytes(row, column: 1)), state: try state(clocks: 2, row, table: table)))
-    }
+    try forEachStored(
+      in: "chronicle_rows", where: reason == nil ? "r.parked_reason IS NOT NULL" : "r.parked_reason = ?", orderedBy: "n.name, r.row_key",
+      reason.map { [.text($0.rawValue)] } ?? []) { found.append($0) }
     return found
   }
 
