@@ -34,3 +34,14 @@ public func ?? <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: Coal
 public func ?? <E: QueryExpressionSyntax>(lhs: E, rhs: E) -> CoalesceFunction<E.QueryValue> where E.QueryValue: _OptionalQueryValue & QueryBindable {
   CoalesceFunction(arguments: [lhs.queryFragment, rhs.queryFragment])
 }
+
+/// `coalesce((SELECT …), rhs)`: a scalar subquery that may find no row, with
+/// a value for that case: `Reminder.select { $0.id.max() } ?? 0`.
+public func ?? <From, T: QueryBindable>(lhs: Select<From, T?>, rhs: some QueryExpression<T>) -> CoalesceFunction<T> {
+  CoalesceFunction(arguments: [lhs.queryFragment, rhs.queryFragment])
+}
+
+/// `coalesce((SELECT …), rhs)`, both optional.
+public func ?? <From, T: QueryBindable>(lhs: Select<From, T?>, rhs: some QueryExpression<T?>) -> CoalesceFunction<T?> {
+  CoalesceFunction(arguments: [lhs.queryFragment, rhs.queryFragment])
+}

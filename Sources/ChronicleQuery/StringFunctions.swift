@@ -42,15 +42,10 @@ extension QueryExpression where QueryValue == String {
     if let escape { fragment.append(" ESCAPE " + String(escape).queryBinding.sqlLiteral) }
     return SQLQueryExpression(parenthesized(fragment))
   }
-  /// `self COLLATE name`.
-  public func collate(_ collation: Collation) -> SQLQueryExpression<String> {
-    SQLQueryExpression(queryFragment + QueryFragment(sql: " COLLATE \(collation.rawValue)"))
+  /// `self GLOB pattern` (case-sensitive; `*`, `?` and `[…]` are wildcards).
+  public func glob(_ pattern: some QueryExpression<String>) -> SQLQueryExpression<Bool> {
+    binary(queryFragment, "GLOB", pattern.queryFragment)
   }
-}
-
-/// SQLite's built-in collations.
-public enum Collation: String, Sendable {
-  case binary = "BINARY", nocase = "NOCASE", rtrim = "RTRIM"
 }
 
 extension QueryExpressionSyntax where QueryValue == String {

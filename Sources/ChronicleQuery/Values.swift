@@ -12,38 +12,43 @@
 /// With no rows it selects nothing.
 public struct Values<Row>: SelectStatement, @unchecked Sendable {
   public typealias QueryValue = Row
-  let rows: [[QueryBinding]]
-  /// Values in each row (what an empty statement still selects, as NULLs).
-  let width: Int
+  public let query: QueryFragment
   let decode: (inout QueryDecoder) throws -> Row
 
   /// Rows of one value or several (a tuple).
   public init<each V: QueryBindable>(@InsertValuesBuilder<(repeat each V)> _ rows: () -> [(repeat each V)]) where Row == (repeat each V) {
-    self.rows = rows().map { row in
+    let rows = rows().map { row in
       var bindings: [QueryBinding] = []
       for value in repeat each row { bindings.append(value.queryBinding) }
       return bindings
     }
     var width = 0
     for _ in repeat (each V).self { width += 1 }
-    self.width = width
-    self.decode = { decoder in try decodeTuple(&decoder, repeat (each V).self) }
+    self.init(rows: rows, width: width) { decoder in try decodeTuple(&decoder, repeat (each V).self) }
+  }
+
+  /// One row of expressions, as `SELECT` of them: `Values(Reminder.exists())`
+  /// is `SELECT EXISTS (SELECT …)`; `Values(1, $0.title)` inside a trigger.
+  public init<each E: QueryExpression>(_ expressions: repeat each E) where Row == (repeat (each E).QueryValue), repeat (each E).QueryValue: QueryDecodable {
+    var selected: [QueryFragment] = []
+    for expression in repeat each expressions { selected.append(expression.queryFragment) }
+    self.query = QueryFragment("SELECT ") + selected.joined(separator: ", ")
+    self.decode = { decoder in try decodeTuple(&decoder, repeat (each E).QueryValue.self) }
   }
 
   public var tableName: String? { nil }
 
   public func decodeRow(_ decoder: inout QueryDecoder) throws -> Row { try decode(&decoder) }
 
+  /// Rows of bound values, `width` values each.
   init(rows: [[QueryBinding]], width: Int, decode: @escaping (inout QueryDecoder) throws -> Row) {
-    self.rows = rows
-    self.width = width
     self.decode = decode
-  }
-
-  public var query: QueryFragment {
     // No rows: a select of as many columns that gives none (SQLite has no empty VALUES).
-    guard !rows.isEmpty else { return QueryFragment(sql: "SELECT " + Array(repeating: "NULL", count: width).joined(separator: ", ") + " WHERE 0") }
-    return QueryFragment("VALUES ")
+    guard !rows.isEmpty else {
+      self.query = QueryFragment(sql: "SELECT " + Array(repeating: "NULL", count: width).joined(separator: ", ") + " WHERE 0")
+      return
+    }
+    self.query = QueryFragment("VALUES ")
       + rows.map { QueryFragment("(") + $0.map(QueryFragment.init(binding:)).joined(separator: ", ") + QueryFragment(")") }
       .joined(separator: ", ")
   }
