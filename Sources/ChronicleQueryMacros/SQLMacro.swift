@@ -14,7 +14,16 @@ public enum SQLMacro: ExpressionMacro {
         context.diagnose(Diagnostic(node: problem.node, message: problem.message))
       }
     }
-    return "ChronicleQuery.SQLQueryExpression(\(node.arguments))"
+    // The text is made a QueryFragment by name: left to inference, a
+    // literal where the context wants a String expression would be taken
+    // as a String value and bound as text.
+    var arguments = node.arguments
+    if let first = arguments.first, first.expression.is(StringLiteralExprSyntax.self) {
+      var fragment = first
+      fragment.expression = "ChronicleQuery.QueryFragment(\(first.expression.trimmed))"
+      arguments = LabeledExprListSyntax([fragment] + Array(arguments.dropFirst()))
+    }
+    return "ChronicleQuery.SQLQueryExpression(\(arguments))"
   }
 }
 

@@ -11,7 +11,7 @@ struct SQLMacroTests {
       """#
     } expansion: {
       #"""
-      ChronicleQuery.SQLQueryExpression("coalesce(date(\(dueDate)) < date(\(now)), 0)", as: Bool.self)
+      ChronicleQuery.SQLQueryExpression(ChronicleQuery.QueryFragment("coalesce(date(\(dueDate)) < date(\(now)), 0)"), as: Bool.self)
       """#
     }
   }
@@ -26,10 +26,10 @@ struct SQLMacroTests {
       """#
     } expansion: {
       #"""
-      ChronicleQuery.SQLQueryExpression("""
+      ChronicleQuery.SQLQueryExpression(ChronicleQuery.QueryFragment("""
         SELECT "it's" FROM t -- a comment with ' and ?
         WHERE x = 'a ? b' AND y = '\(raw: name)' /* ( */
-        """)
+        """))
       """#
     }
   }
