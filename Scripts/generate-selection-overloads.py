@@ -103,21 +103,15 @@ def insert_overloads():
         def value(i):
             return "row" if n == 1 else f"row.{i}"
         names_expr = " + ".join(f"{member(i)}.names" for i in range(n))
-        appends = "\n".join(f"        {c}.appendColumns(named: {member(i)}.name, of: {value(i)}, to: &values)" for i, c in enumerate(names))
+        stored = names[0] if n == 1 else "(" + ", ".join(names) + ")"
         out.append(f"""  /// Inserts values for {"one column" if n == 1 else f"{n} columns"}: `insert {{ {"$0.title" if n == 1 else "($0.title, $0.count)"} }} values: {{ {'"Milk"' if n == 1 else '("Milk", 2)'} }}`.
   public static func insert<{generics}>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> {column_types},
-    @InsertValuesBuilder<{outputs}> values: () -> [{outputs}]
+    @InsertRowsBuilder<{stored}> values: () -> [QueryFragment]
   ) -> Insert<Self, Void> {{
     let columns = columns(Self.columns)
-    return Insert(
-      resolution: resolution,
-      valueLists: values().map {{ row in
-        var values: [(column: String, value: QueryBinding)] = []
-{appends}
-        return values
-      }})
+    return Insert(resolution: resolution, columns: {names_expr}, expressionRows: values())
   }}
 
   /// Inserts the rows a query selects into {"one column" if n == 1 else f"{n} columns"}.
@@ -140,6 +134,100 @@ def insert_overloads():
     return Insert(resolution: resolution, columns: {names_expr}, selection: values().query)
   }}
 """)
+        out.append(upsert_overloads(n, generics, column_types, stored, outputs))
+    return "\n".join(out)
+
+
+def upsert_overloads(n, generics, column_types, stored, outputs):
+    """Upsert spellings of the column-list inserts: each builds the plain
+    insert and adds its ON CONFLICT clause through Table.upserting."""
+    what = "one column" if n == 1 else f"{n} columns"
+    target_forms = [
+        ("doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in }", "updates"),
+        ("doUpdate updates: (inout Updates<Self>) -> Void", "{ row, _ in updates(&row) }"),
+    ]
+    out = []
+    for source, parameter, plain in [
+        ("values", f"@InsertRowsBuilder<{stored}> values: () -> [QueryFragment]", "insert(columns, values: values)"),
+        ("select", f"select selection: () -> Select<Source, {outputs}>", "insert(columns, select: selection)"),
+    ]:
+        source_generics = generics + (", Source: Table" if source == "select" else "")
+        for update_parameter, update_call in target_forms:
+            out.append(f"""  /// Inserts into {what}; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<{source_generics}, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> {column_types},
+    {parameter},
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = {{ _ in [] }},
+    {update_parameter},
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = {{ _ in [] }}
+  ) -> Insert<Self, Void> {{
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns {{ targets.append(column) }}
+    return upserting(
+      {plain}, targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: {update_call}, updateFilter: updateFilter(Self.columns))
+  }}
+""")
+        if source == "values":
+            out.append(f"""  /// Inserts values into {what}; on any conflict, updates the existing row: `onConflictDoUpdate: {{ $0.count += 1 }}`.
+  public static func insert<{generics}>(
+    _ columns: (TableColumns) -> {column_types},
+    {parameter},
+    onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = {{ _ in [] }}
+  ) -> Insert<Self, Void> {{
+    upserting(
+      {plain}, targets: [], conflictFilter: [],
+      updates: {{ row, _ in updates(&row) }}, updateFilter: updateFilter(Self.columns))
+  }}
+
+  /// Inserts values into {what}; on any conflict, updates the existing row from the `excluded` one.
+  public static func insert<{generics}>(
+    _ columns: (TableColumns) -> {column_types},
+    {parameter},
+    onConflictDoUpdate updates: (inout Updates<Self>, TableColumns) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment] = {{ _, _ in [] }}
+  ) -> Insert<Self, Void> {{
+    upserting(
+      {plain}, targets: [], conflictFilter: [],
+      updates: updates, updateFilter: updateFilter(Self.columns, excludedColumns))
+  }}
+""")
+    return "\n".join(out)
+
+
+def row_builder_overloads():
+    out = []
+    for n in range(2, MAX_ARITY + 1):
+        names = letters[:n]
+        generics = ", ".join(f"{c}: QueryRepresentable" for c in names)
+        stored = names[0] if n == 1 else "(" + ", ".join(names) + ")"
+        outputs = names[0] + ".QueryOutput" if n == 1 else "(" + ", ".join(f"{c}.QueryOutput" for c in names) + ")"
+        expressions = f"some QueryExpression<{names[0]}>" if n == 1 else "(" + ", ".join(f"some QueryExpression<{c}>" for c in names) + ")"
+        def value(i):
+            return "row" if n == 1 else f"row.{i}"
+        appends = "\n".join(f"    {c}.appendColumns(named: \"\", of: {value(i)}, to: &values)" for i, c in enumerate(names))
+        fragments = ", ".join(f"{value(i)}.queryFragment" for i in range(n))
+        out.append(f"""  /// A row of Swift values{" (one column)" if n == 1 else f" for {n} columns"}.
+  public static func buildExpression<{generics}>(_ row: {outputs}) -> [QueryFragment] where Columns == {stored} {{
+    var values: [(column: String, value: QueryBinding)] = []
+{appends}
+    return [boundRow(values)]
+  }}
+
+  /// Rows of Swift values{" (one column)" if n == 1 else f" for {n} columns"}.
+  public static func buildExpression<{generics}>(_ rows: [{outputs}]) -> [QueryFragment] where Columns == {stored} {{
+    rows.flatMap {{ buildExpression($0) }}
+  }}
+
+  /// A row of expressions{" (one column)" if n == 1 else f" for {n} columns"}: `#sql`, functions, values.
+  @_disfavoredOverload
+  public static func buildExpression<{generics}>(_ row: {expressions}) -> [QueryFragment] where Columns == {stored} {{
+    [[{fragments}].joined(separator: ", ")]
+  }}
+""")
     return "\n".join(out)
 
 
@@ -152,6 +240,25 @@ sections = [
     ("extension Select {", appending_overloads()),
     ("extension Table {", overloads("Select", "Self", "Self", "Selects, from every row,", "select", "all.selecting", static=True)),
     ("extension Table {", insert_overloads()),
+    ("extension InsertRowsBuilder where Columns: QueryRepresentable {", """  /// A Swift value, one column's row.
+  public static func buildExpression(_ row: Columns.QueryOutput) -> [QueryFragment] {
+    var values: [(column: String, value: QueryBinding)] = []
+    Columns.appendColumns(named: "", of: row, to: &values)
+    return [boundRow(values)]
+  }
+
+  /// Swift values, one row each.
+  public static func buildExpression(_ rows: [Columns.QueryOutput]) -> [QueryFragment] {
+    rows.flatMap { buildExpression($0) }
+  }
+
+  /// An expression, one column's row: `#sql`, functions, values.
+  @_disfavoredOverload
+  public static func buildExpression(_ row: some QueryExpression<Columns>) -> [QueryFragment] {
+    [row.queryFragment]
+  }
+"""),
+    ("extension InsertRowsBuilder {", row_builder_overloads()),
     ("extension Insert {", overloads("Insert", "Into", "Into", "Returns, for each inserted row,", "returning", "returning")),
     ("extension Update {", overloads("Update", "Base", "Base", "Returns, for each updated row,", "returning", "returning")),
     ("extension Delete {", overloads("Delete", "Base", "Base", "Returns, for each deleted row,", "returning", "returning")),

@@ -24,6 +24,9 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   var columns: [String]
   /// The values of each row, in column order.
   var rows: [[QueryBinding]]
+  /// Rows written as expressions (`#sql`, functions, plain values), each its
+  /// values joined by commas, instead of `rows`.
+  var expressionRows: [QueryFragment] = []
   var upsert: QueryFragment?
   var returning: QueryFragment?
   /// A SELECT that supplies the rows, instead of `rows`.
@@ -54,6 +57,7 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   /// Inserts too large for one statement run as several, each with as many
   /// rows as fit.
   public func parts(maxBindings: Int) -> [QueryFragment] {
+    if !expressionRows.isEmpty { return expressionParts(maxBindings: maxBindings) }
     // DEFAULT VALUES makes one row per statement.
     if columns.isEmpty, selection == nil, rows.count > 1 { return Array(repeating: query, count: rows.count) }
     let perRow = max(columns.count, 1)
@@ -65,12 +69,48 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
     }
   }
 
+  /// Expression rows in statements of at most `maxBindings` values each
+  /// (a row with more runs alone).
+  private func expressionParts(maxBindings: Int) -> [QueryFragment] {
+    let fixed = (upsert?.bindings.count ?? 0) + (returning?.bindings.count ?? 0)
+    var parts: [QueryFragment] = []
+    var start = 0
+    var bindings = fixed
+    for (index, row) in expressionRows.enumerated() {
+      if index > start, bindings + row.bindings.count > maxBindings {
+        parts.append(expressionStatement(rows: expressionRows[start..<index]))
+        start = index
+        bindings = fixed
+      }
+      bindings += row.bindings.count
+    }
+    parts.append(expressionStatement(rows: expressionRows[start...]))
+    return parts
+  }
+
+  private func expressionStatement(rows: ArraySlice<QueryFragment>) -> QueryFragment {
+    var sql = QueryFragment("INSERT")
+    if let resolution { sql.append(" OR \(resolution.rawValue)") }
+    sql.append(" INTO \(Into.qualifiedSource) (" + columns.map(quotedIdentifier).joined(separator: ", ") + ") VALUES ")
+    sql.append(rows.map { QueryFragment("(") + $0 + QueryFragment(")") }.joined(separator: ", "))
+    if let upsert { sql.append(upsert) }
+    if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
+    return sql
+  }
+
   private func statement(rows: ArraySlice<[QueryBinding]>) -> QueryFragment {
+    if !expressionRows.isEmpty { return expressionStatement(rows: expressionRows[...]) }
     if let selection {
       var sql = QueryFragment("INSERT")
       if let resolution { sql.append(" OR \(resolution.rawValue)") }
       sql.append(" INTO \(Into.qualifiedSource) (" + columns.map(quotedIdentifier).joined(separator: ", ") + ") ")
-      sql.append(selection)
+      if let upsert {
+        // SQLite reads the ON of a conflict clause after a SELECT without
+        // WHERE as a join's: the select goes in a subquery with one.
+        sql.append(QueryFragment("SELECT * FROM (") + selection + QueryFragment(") WHERE 1") + upsert)
+      } else {
+        sql.append(selection)
+      }
       if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
       return sql
     }
@@ -102,9 +142,11 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
 
   /// The same insert, returning `columns` of each inserted row.
   func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Insert<Into, NewOutput> {
-    Insert<Into, NewOutput>(
+    var insert = Insert<Into, NewOutput>(
       resolution: resolution, columns: self.columns, rows: rows, upsert: upsert,
       returning: columns.joined(separator: ", "), selection: selection, problem: problem, decode: decode)
+    insert.expressionRows = expressionRows
+    return insert
   }
 }
 
@@ -131,6 +173,12 @@ extension Insert where Output == Void {
       upsert: nil, returning: nil, problem: problem, decode: { _ in })
   }
 
+  /// Rows of expressions for `columns`, each its values joined by commas.
+  init(resolution: ConflictResolution?, columns: [String], expressionRows: [QueryFragment]) {
+    self.init(resolution: resolution, columns: columns, rows: [], upsert: nil, returning: nil, problem: nil, decode: { _ in })
+    self.expressionRows = expressionRows
+  }
+
   /// `INSERT INTO table (columns) SELECT ...`.
   init(resolution: ConflictResolution?, columns: [String], selection: QueryFragment) {
     self.init(
@@ -138,18 +186,27 @@ extension Insert where Output == Void {
       selection: selection, problem: nil, decode: { _ in })
   }
 
-  /// Adds `ON CONFLICT (target) [WHERE ...] DO UPDATE SET ...`.
-  func onConflict(target: [QueryFragment], condition: QueryFragment?, updates: Updates<Into>) -> Self {
+  /// Adds `ON CONFLICT [(target) [WHERE conflictFilter]] DO UPDATE SET ... [WHERE updateFilter]`,
+  /// or `DO NOTHING` when there are no updates.
+  func onConflict(target: [QueryFragment], condition: [QueryFragment] = [], updates: Updates<Into>, updateCondition: [QueryFragment] = []) -> Self {
     var copy = self
     var clause = QueryFragment(" ON CONFLICT")
     if !target.isEmpty {
       clause.append(QueryFragment(" (") + target.joined(separator: ", ") + QueryFragment(")"))
-      if let condition { clause.append(QueryFragment(" WHERE ") + condition) }
+      if !condition.isEmpty { clause.append(QueryFragment(" WHERE ") + conjunction(condition)) }
+    } else if !condition.isEmpty {
+      copy.problem = copy.problem ?? "a conflict condition (`where:` after `onConflict:`) needs conflict target columns. "
+        + "Fix: name the columns of the unique index in `onConflict:`."
     }
     if updates.assignments.isEmpty {
       clause.append(" DO NOTHING")
+      if !updateCondition.isEmpty {
+        copy.problem = copy.problem ?? "an update condition (`where:` after `doUpdate:`) was given without updates. "
+          + "Fix: assign at least one column in `doUpdate:`, or drop the condition."
+      }
     } else {
       clause.append(QueryFragment(" DO UPDATE SET ") + updates.setClause)
+      if !updateCondition.isEmpty { clause.append(QueryFragment(" WHERE ") + conjunction(updateCondition)) }
     }
     copy.upsert = clause
     return copy

@@ -9,7 +9,7 @@
 /// The table name defaults to the type name in lower camel case, pluralized:
 /// `Item` → `items`, `RemindersList` → `remindersLists`, `Category` →
 /// `categories`, `Box` → `boxes`. Pass a name to choose another.
-@attached(member, names: named(TableColumns), named(columns), named(tableName), named(Draft), named(init(decoder:)))
+@attached(member, names: named(TableColumns), named(columns), named(tableName), named(Draft), named(Columns), named(init(decoder:)))
 @attached(extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)), named(appendColumns(named:of:to:)))
 public macro Table(_ name: String? = nil) = #externalMacro(module: "ChronicleQueryMacros", type: "TableMacro")
 

@@ -101,20 +101,6 @@ extension Table {
     Insert(resolution: resolution, valueLists: valueLists(rows()))
   }
 
-  /// Inserts whole rows; on a conflict over `target`, updates the existing row.
-  /// `excluded` holds the values that could not be inserted.
-  public static func insert<each C: QueryExpression>(
-    @InsertValuesBuilder<Self> _ rows: () -> [Self],
-    onConflict target: (TableColumns) -> (repeat each C),
-    where condition: ((TableColumns) -> any QueryExpression<Bool>)? = nil,
-    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in }
-  ) -> Insert<Self, Void> {
-    let targetColumns = target(columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
-    return insert(valueLists(rows()), onConflict: targets, where: condition, doUpdate: updates)
-  }
-
   /// Each row's column values, in column order.
   static func valueLists(_ rows: [Self]) -> [[(column: String, value: QueryBinding)]] {
     var capacity = 0
@@ -125,23 +111,6 @@ extension Table {
       capacity = values.count
       return values
     }
-  }
-
-  /// The upsert both public forms build. (The conflict target arrives as an
-  /// array: Swift 6.3.1 crashes when a pack-typed tuple is passed on.)
-  static func insert(
-    _ valueLists: [[(column: String, value: QueryBinding)]], onConflict targets: [any QueryExpression],
-    where condition: ((TableColumns) -> any QueryExpression<Bool>)?, doUpdate updates: (inout Updates<Self>, TableColumns) -> Void
-  ) -> Insert<Self, Void> {
-    // Conflict targets name bare columns.
-    let target = targets.map { value in
-      if let column = value as? any TableColumnExpression { return QueryFragment(sql: column.names.map(quotedIdentifier).joined(separator: ", ")) }
-      return value.queryFragment
-    }
-    var assignments = Updates<Self>()
-    updates(&assignments, TableColumns(qualifier: "excluded"))
-    return Insert(resolution: nil, valueLists: valueLists)
-      .onConflict(target: target, condition: condition?(columns).queryFragment, updates: assignments)
   }
 }
 
@@ -172,21 +141,6 @@ extension PrimaryKeyedTable {
     Insert(resolution: resolution, valueLists: drafts().map(\.insertValues))
   }
 
-  /// Inserts drafts; on a conflict over `target`, updates the existing row.
-  public static func insert<each C: QueryExpression>(
-    @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
-    onConflict target: (TableColumns) -> (repeat each C),
-    where condition: ((TableColumns) -> any QueryExpression<Bool>)? = nil,
-    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in }
-  ) -> Insert<Self, Void> {
-    let targetColumns = target(columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
-    // A key path here (`map(\.insertValues)`) crashes the Swift 6.3 runtime
-    // when it resolves the key path inside this pack-generic function.
-    return insert(drafts().map { $0.insertValues }, onConflict: targets, where: condition, doUpdate: updates)
-  }
-
   /// Inserts drafts, or, when the primary key exists, updates every column
   /// the draft sets.
   public static func upsert(@InsertValuesBuilder<Draft> _ drafts: () -> [Draft]) -> Insert<Self, Void> {
@@ -197,7 +151,7 @@ extension PrimaryKeyedTable {
       updates.assign(column, QueryFragment(sql: "excluded.\(quotedIdentifier(column))"))
     }
     return Insert(resolution: nil, valueLists: lists)
-      .onConflict(target: [QueryFragment(sql: quotedIdentifier(key))], condition: nil, updates: updates)
+      .onConflict(target: [QueryFragment(sql: quotedIdentifier(key))], updates: updates)
   }
 }
 
@@ -226,5 +180,15 @@ extension Select where From: PrimaryKeyedTable {
       throw RowNotFound(table: From.tableName, key: key.queryBinding.sqlLiteral)
     }
     return row
+  }
+}
+
+extension Table {
+  /// Inserts rows written as expressions, a value for every column:
+  /// `Item.insert { Item.Columns(title: #sql("'Foo'"), quantity: 42) }`.
+  public static func insert<Row: QueryExpression>(
+    or resolution: ConflictResolution? = nil, @InsertValuesBuilder<Row> _ rows: () -> [Row]
+  ) -> Insert<Self, Void> where Row.QueryValue == Self {
+    Insert(resolution: resolution, columns: TableColumns.allColumns.flatMap(\.names), expressionRows: rows().map(\.queryFragment))
   }
 }

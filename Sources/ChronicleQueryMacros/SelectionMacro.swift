@@ -21,8 +21,6 @@ public enum SelectionMacro: ExtensionMacro {
     // Qualified (`Outer.Row`): the extension sits at file scope, where a
     // nested type's own name does not resolve.
     let typeName = type.trimmedDescription
-    let parameters = columns.map { "\($0.property): some ChronicleQuery.QueryExpression<\($0.valueType)>" }.joined(separator: ", ")
-    let fragments = columns.map { "\($0.property).queryFragment" }.joined(separator: ", ")
     let names = columns.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.column)))" }
     let lookups = columns.map { "  if keyPath == \\\(typeName).\($0.property) { return \(stringLiteral($0.column)) }" }.joined(separator: "\n")
     // With @Table beside it, the table's expansion already reads and writes
@@ -31,15 +29,9 @@ public enum SelectionMacro: ExtensionMacro {
       ["Table", "ChronicleQuery.Table", "Chronicle.Table"].contains($0.as(AttributeSyntax.self)?.attributeName.trimmedDescription ?? "")
     }
     if isTable {
+      // `Columns` comes with the table.
       let decl: DeclSyntax = """
         extension \(type.trimmed): ChronicleQuery.Selection {
-          public struct Columns: ChronicleQuery.QueryExpression {
-            public typealias QueryValue = \(raw: typeName)
-            public let queryFragment: ChronicleQuery.QueryFragment
-            public init(\(raw: parameters)) {
-              self.queryFragment = [\(raw: fragments)].joined(separator: ", ")
-            }
-          }
           public static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
           \(raw: lookups)
             return nil
@@ -50,13 +42,7 @@ public enum SelectionMacro: ExtensionMacro {
     }
     let decl: DeclSyntax = """
       extension \(type.trimmed): ChronicleQuery.Selection {
-        public struct Columns: ChronicleQuery.QueryExpression {
-          public typealias QueryValue = \(raw: typeName)
-          public let queryFragment: ChronicleQuery.QueryFragment
-          public init(\(raw: parameters)) {
-            self.queryFragment = [\(raw: fragments)].joined(separator: ", ")
-          }
-        }
+        \(ColumnModel.columnsExpression(columns, typeName: typeName))
         \(raw: ColumnModel.decoderInitializer(columns))
         public static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
         \(raw: lookups)

@@ -66,11 +66,19 @@ extension TableModel {
     return [
       "public static let tableName = \(raw: stringLiteral(tableName))",
       tableColumns,
+      columnsExpression(),
       "public static let columns = TableColumns(qualifier: tableName)",
     ] + (primaryKey == nil ? [] : [draft])
   }
 
   func decoderInitializer() -> String { ColumnModel.decoderInitializer(columns) }
+
+  /// `Columns`: a whole row written as expressions, one per column, to
+  /// select (`select { Item.Columns(title: $0.title.upper(), …) }`) or to
+  /// insert (`Item.insert { Item.Columns(title: #sql("'Foo'"), …) }`).
+  func columnsExpression() -> DeclSyntax {
+    ColumnModel.columnsExpression(columns, typeName: typeName)
+  }
 
   /// `appendColumns(named:of:to:)`: a whole row's values for an insert,
   /// without key paths.
@@ -89,6 +97,22 @@ extension ColumnModel {
 }
 
 extension ColumnModel {
+  /// The `Columns` expression of a table or selection: its columns' values
+  /// as expressions, in declaration order.
+  static func columnsExpression(_ columns: [ColumnModel], typeName: String) -> DeclSyntax {
+    let parameters = columns.map { "\($0.property): some ChronicleQuery.QueryExpression<\($0.valueType)>" }.joined(separator: ", ")
+    let fragments = columns.map { "\($0.property).queryFragment" }.joined(separator: ", ")
+    return """
+      public struct Columns: ChronicleQuery.QueryExpression {
+        public typealias QueryValue = \(raw: typeName)
+        public let queryFragment: ChronicleQuery.QueryFragment
+        public init(\(raw: parameters)) {
+          self.queryFragment = [\(raw: fragments)].joined(separator: ", ")
+        }
+      }
+      """
+  }
+
   static func columnAppender(_ columns: [ColumnModel], typeName: String) -> String {
     // Generated columns are read, never written.
     let lines = columns.filter { !$0.isGenerated }.map {

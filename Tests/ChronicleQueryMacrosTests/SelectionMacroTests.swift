@@ -85,13 +85,6 @@ struct SelectionMacroTests {
       }
 
       extension CommentThread: ChronicleQuery.Selection {
-        public struct Columns: ChronicleQuery.QueryExpression {
-          public typealias QueryValue = CommentThread
-          public let queryFragment: ChronicleQuery.QueryFragment
-          public init(id: some ChronicleQuery.QueryExpression<Int>, depth: some ChronicleQuery.QueryExpression<Int>) {
-            self.queryFragment = [id.queryFragment, depth.queryFragment].joined(separator: ", ")
-          }
-        }
         public static func columnName(of keyPath: PartialKeyPath<CommentThread>) -> String? {
           if keyPath == \CommentThread.id {
             return "id"

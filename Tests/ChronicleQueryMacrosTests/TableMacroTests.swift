@@ -55,6 +55,14 @@ struct TableMacroTests {
           }
         }
 
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Item
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(id: some ChronicleQuery.QueryExpression<Int>) {
+            self.queryFragment = [id.queryFragment].joined(separator: ", ")
+          }
+        }
+
         public static let columns = TableColumns(qualifier: tableName)
 
         public struct Draft: ChronicleQuery.TableDraft {
@@ -118,6 +126,14 @@ struct TableMacroTests {
           public static var allColumns: [any ChronicleQuery.TableColumnExpression<ReminderTag>] {
             let columns = TableColumns(qualifier: ReminderTag.tableName)
             return [columns.reminderID, columns.tagID]
+          }
+        }
+
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = ReminderTag
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(reminderID: some ChronicleQuery.QueryExpression<Int>, tagID: some ChronicleQuery.QueryExpression<Int>) {
+            self.queryFragment = [reminderID.queryFragment, tagID.queryFragment].joined(separator: ", ")
           }
         }
 
@@ -212,6 +228,14 @@ struct TableMacroTests {
           }
         }
 
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Item
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(id: some ChronicleQuery.QueryExpression<Int>, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation>, endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation>, startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?>) {
+            self.queryFragment = [id.queryFragment, tags.queryFragment, endedAt.queryFragment, startedAt.queryFragment].joined(separator: ", ")
+          }
+        }
+
         public static let columns = TableColumns(qualifier: tableName)
 
         public struct Draft: ChronicleQuery.TableDraft {
@@ -303,6 +327,14 @@ struct TableMacroTests {
           }
         }
 
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Chore
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(id: some ChronicleQuery.QueryExpression<Int>, color: some ChronicleQuery.QueryExpression<Int>, isOpen: some ChronicleQuery.QueryExpression<Bool>) {
+            self.queryFragment = [id.queryFragment, color.queryFragment, isOpen.queryFragment].joined(separator: ", ")
+          }
+        }
+
         public static let columns = TableColumns(qualifier: tableName)
 
         public struct Draft: ChronicleQuery.TableDraft {
@@ -380,6 +412,14 @@ struct TableMacroTests {
           public static var allColumns: [any ChronicleQuery.TableColumnExpression<Category>] {
             let columns = TableColumns(qualifier: Category.tableName)
             return [columns.id, columns.title, columns.notes]
+          }
+        }
+
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Category
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(id: some ChronicleQuery.QueryExpression<UUID>, title: some ChronicleQuery.QueryExpression<String>, notes: some ChronicleQuery.QueryExpression<String?>) {
+            self.queryFragment = [id.queryFragment, title.queryFragment, notes.queryFragment].joined(separator: ", ")
           }
         }
 

@@ -227,16 +227,10 @@ extension Table {
   public static func insert<A: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> TableColumn<Self, A>,
-    @InsertValuesBuilder<A.QueryOutput> values: () -> [A.QueryOutput]
+    @InsertRowsBuilder<A> values: () -> [QueryFragment]
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(
-      resolution: resolution,
-      valueLists: values().map { row in
-        var values: [(column: String, value: QueryBinding)] = []
-        A.appendColumns(named: columns.name, of: row, to: &values)
-        return values
-      })
+    return Insert(resolution: resolution, columns: columns.names, expressionRows: values())
   }
 
   /// Inserts the rows a query selects into one column.
@@ -259,21 +253,106 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.names, selection: values().query)
   }
 
+  /// Inserts into one column; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    @InsertRowsBuilder<A> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into one column; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    @InsertRowsBuilder<A> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into one column; on any conflict, updates the existing row: `onConflictDoUpdate: { $0.count += 1 }`.
+  public static func insert<A: QueryRepresentable>(
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    @InsertRowsBuilder<A> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into one column; on any conflict, updates the existing row from the `excluded` one.
+  public static func insert<A: QueryRepresentable>(
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    @InsertRowsBuilder<A> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>, TableColumns) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment] = { _, _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: updates, updateFilter: updateFilter(Self.columns, excludedColumns))
+  }
+
+  /// Inserts into one column; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    select selection: () -> Select<Source, A.QueryOutput>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into one column; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> TableColumn<Self, A>,
+    select selection: () -> Select<Source, A.QueryOutput>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
   /// Inserts values for 2 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
   public static func insert<A: QueryRepresentable, B: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
-    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput)]
+    @InsertRowsBuilder<(A, B)> values: () -> [QueryFragment]
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(
-      resolution: resolution,
-      valueLists: values().map { row in
-        var values: [(column: String, value: QueryBinding)] = []
-        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
-        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
-        return values
-      })
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, expressionRows: values())
   }
 
   /// Inserts the rows a query selects into 2 columns.
@@ -296,22 +375,106 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, selection: values().query)
   }
 
+  /// Inserts into 2 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    @InsertRowsBuilder<(A, B)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 2 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    @InsertRowsBuilder<(A, B)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 2 columns; on any conflict, updates the existing row: `onConflictDoUpdate: { $0.count += 1 }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    @InsertRowsBuilder<(A, B)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 2 columns; on any conflict, updates the existing row from the `excluded` one.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    @InsertRowsBuilder<(A, B)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>, TableColumns) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment] = { _, _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: updates, updateFilter: updateFilter(Self.columns, excludedColumns))
+  }
+
+  /// Inserts into 2 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 2 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
   /// Inserts values for 3 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
-    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput, C.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput, C.QueryOutput)]
+    @InsertRowsBuilder<(A, B, C)> values: () -> [QueryFragment]
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(
-      resolution: resolution,
-      valueLists: values().map { row in
-        var values: [(column: String, value: QueryBinding)] = []
-        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
-        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
-        C.appendColumns(named: columns.2.name, of: row.2, to: &values)
-        return values
-      })
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, expressionRows: values())
   }
 
   /// Inserts the rows a query selects into 3 columns.
@@ -334,23 +497,106 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, selection: values().query)
   }
 
+  /// Inserts into 3 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    @InsertRowsBuilder<(A, B, C)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 3 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    @InsertRowsBuilder<(A, B, C)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 3 columns; on any conflict, updates the existing row: `onConflictDoUpdate: { $0.count += 1 }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    @InsertRowsBuilder<(A, B, C)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 3 columns; on any conflict, updates the existing row from the `excluded` one.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    @InsertRowsBuilder<(A, B, C)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>, TableColumns) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment] = { _, _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: updates, updateFilter: updateFilter(Self.columns, excludedColumns))
+  }
+
+  /// Inserts into 3 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 3 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
   /// Inserts values for 4 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
-    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)]
+    @InsertRowsBuilder<(A, B, C, D)> values: () -> [QueryFragment]
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(
-      resolution: resolution,
-      valueLists: values().map { row in
-        var values: [(column: String, value: QueryBinding)] = []
-        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
-        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
-        C.appendColumns(named: columns.2.name, of: row.2, to: &values)
-        D.appendColumns(named: columns.3.name, of: row.3, to: &values)
-        return values
-      })
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, expressionRows: values())
   }
 
   /// Inserts the rows a query selects into 4 columns.
@@ -373,24 +619,106 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, selection: values().query)
   }
 
+  /// Inserts into 4 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    @InsertRowsBuilder<(A, B, C, D)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 4 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    @InsertRowsBuilder<(A, B, C, D)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 4 columns; on any conflict, updates the existing row: `onConflictDoUpdate: { $0.count += 1 }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    @InsertRowsBuilder<(A, B, C, D)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 4 columns; on any conflict, updates the existing row from the `excluded` one.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    @InsertRowsBuilder<(A, B, C, D)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>, TableColumns) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment] = { _, _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: updates, updateFilter: updateFilter(Self.columns, excludedColumns))
+  }
+
+  /// Inserts into 4 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 4 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
   /// Inserts values for 5 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
-    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)]
+    @InsertRowsBuilder<(A, B, C, D, E)> values: () -> [QueryFragment]
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(
-      resolution: resolution,
-      valueLists: values().map { row in
-        var values: [(column: String, value: QueryBinding)] = []
-        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
-        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
-        C.appendColumns(named: columns.2.name, of: row.2, to: &values)
-        D.appendColumns(named: columns.3.name, of: row.3, to: &values)
-        E.appendColumns(named: columns.4.name, of: row.4, to: &values)
-        return values
-      })
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, expressionRows: values())
   }
 
   /// Inserts the rows a query selects into 5 columns.
@@ -413,25 +741,106 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, selection: values().query)
   }
 
+  /// Inserts into 5 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    @InsertRowsBuilder<(A, B, C, D, E)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 5 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    @InsertRowsBuilder<(A, B, C, D, E)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 5 columns; on any conflict, updates the existing row: `onConflictDoUpdate: { $0.count += 1 }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    @InsertRowsBuilder<(A, B, C, D, E)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 5 columns; on any conflict, updates the existing row from the `excluded` one.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    @InsertRowsBuilder<(A, B, C, D, E)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>, TableColumns) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment] = { _, _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: updates, updateFilter: updateFilter(Self.columns, excludedColumns))
+  }
+
+  /// Inserts into 5 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 5 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
   /// Inserts values for 6 columns: `insert { ($0.title, $0.count) } values: { ("Milk", 2) }`.
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
-    @InsertValuesBuilder<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)> values: () -> [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)]
+    @InsertRowsBuilder<(A, B, C, D, E, F)> values: () -> [QueryFragment]
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(
-      resolution: resolution,
-      valueLists: values().map { row in
-        var values: [(column: String, value: QueryBinding)] = []
-        A.appendColumns(named: columns.0.name, of: row.0, to: &values)
-        B.appendColumns(named: columns.1.name, of: row.1, to: &values)
-        C.appendColumns(named: columns.2.name, of: row.2, to: &values)
-        D.appendColumns(named: columns.3.name, of: row.3, to: &values)
-        E.appendColumns(named: columns.4.name, of: row.4, to: &values)
-        F.appendColumns(named: columns.5.name, of: row.5, to: &values)
-        return values
-      })
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, expressionRows: values())
   }
 
   /// Inserts the rows a query selects into 6 columns.
@@ -452,6 +861,225 @@ extension Table {
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, selection: values().query)
+  }
+
+  /// Inserts into 6 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    @InsertRowsBuilder<(A, B, C, D, E, F)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 6 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    @InsertRowsBuilder<(A, B, C, D, E, F)> values: () -> [QueryFragment],
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 6 columns; on any conflict, updates the existing row: `onConflictDoUpdate: { $0.count += 1 }`.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    @InsertRowsBuilder<(A, B, C, D, E, F)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts values into 6 columns; on any conflict, updates the existing row from the `excluded` one.
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    @InsertRowsBuilder<(A, B, C, D, E, F)> values: () -> [QueryFragment],
+    onConflictDoUpdate updates: (inout Updates<Self>, TableColumns) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment] = { _, _ in [] }
+  ) -> Insert<Self, Void> {
+    upserting(
+      insert(columns, values: values), targets: [], conflictFilter: [],
+      updates: updates, updateFilter: updateFilter(Self.columns, excludedColumns))
+  }
+
+  /// Inserts into 6 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: updates, updateFilter: updateFilter(Self.columns))
+  }
+
+  /// Inserts into 6 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
+    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>,
+    onConflict target: (TableColumns) -> (repeat each Target),
+    @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
+    doUpdate updates: (inout Updates<Self>) -> Void,
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
+  ) -> Insert<Self, Void> {
+    let targetColumns = target(Self.columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return upserting(
+      insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
+      updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
+  }
+}
+
+extension InsertRowsBuilder where Columns: QueryRepresentable {
+  /// A Swift value, one column's row.
+  public static func buildExpression(_ row: Columns.QueryOutput) -> [QueryFragment] {
+    var values: [(column: String, value: QueryBinding)] = []
+    Columns.appendColumns(named: "", of: row, to: &values)
+    return [boundRow(values)]
+  }
+
+  /// Swift values, one row each.
+  public static func buildExpression(_ rows: [Columns.QueryOutput]) -> [QueryFragment] {
+    rows.flatMap { buildExpression($0) }
+  }
+
+  /// An expression, one column's row: `#sql`, functions, values.
+  @_disfavoredOverload
+  public static func buildExpression(_ row: some QueryExpression<Columns>) -> [QueryFragment] {
+    [row.queryFragment]
+  }
+}
+
+extension InsertRowsBuilder {
+  /// A row of Swift values for 2 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable>(_ row: (A.QueryOutput, B.QueryOutput)) -> [QueryFragment] where Columns == (A, B) {
+    var values: [(column: String, value: QueryBinding)] = []
+    A.appendColumns(named: "", of: row.0, to: &values)
+    B.appendColumns(named: "", of: row.1, to: &values)
+    return [boundRow(values)]
+  }
+
+  /// Rows of Swift values for 2 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable>(_ rows: [(A.QueryOutput, B.QueryOutput)]) -> [QueryFragment] where Columns == (A, B) {
+    rows.flatMap { buildExpression($0) }
+  }
+
+  /// A row of expressions for 2 columns: `#sql`, functions, values.
+  @_disfavoredOverload
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable>(_ row: (some QueryExpression<A>, some QueryExpression<B>)) -> [QueryFragment] where Columns == (A, B) {
+    [[row.0.queryFragment, row.1.queryFragment].joined(separator: ", ")]
+  }
+
+  /// A row of Swift values for 3 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(_ row: (A.QueryOutput, B.QueryOutput, C.QueryOutput)) -> [QueryFragment] where Columns == (A, B, C) {
+    var values: [(column: String, value: QueryBinding)] = []
+    A.appendColumns(named: "", of: row.0, to: &values)
+    B.appendColumns(named: "", of: row.1, to: &values)
+    C.appendColumns(named: "", of: row.2, to: &values)
+    return [boundRow(values)]
+  }
+
+  /// Rows of Swift values for 3 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(_ rows: [(A.QueryOutput, B.QueryOutput, C.QueryOutput)]) -> [QueryFragment] where Columns == (A, B, C) {
+    rows.flatMap { buildExpression($0) }
+  }
+
+  /// A row of expressions for 3 columns: `#sql`, functions, values.
+  @_disfavoredOverload
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(_ row: (some QueryExpression<A>, some QueryExpression<B>, some QueryExpression<C>)) -> [QueryFragment] where Columns == (A, B, C) {
+    [[row.0.queryFragment, row.1.queryFragment, row.2.queryFragment].joined(separator: ", ")]
+  }
+
+  /// A row of Swift values for 4 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(_ row: (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)) -> [QueryFragment] where Columns == (A, B, C, D) {
+    var values: [(column: String, value: QueryBinding)] = []
+    A.appendColumns(named: "", of: row.0, to: &values)
+    B.appendColumns(named: "", of: row.1, to: &values)
+    C.appendColumns(named: "", of: row.2, to: &values)
+    D.appendColumns(named: "", of: row.3, to: &values)
+    return [boundRow(values)]
+  }
+
+  /// Rows of Swift values for 4 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(_ rows: [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)]) -> [QueryFragment] where Columns == (A, B, C, D) {
+    rows.flatMap { buildExpression($0) }
+  }
+
+  /// A row of expressions for 4 columns: `#sql`, functions, values.
+  @_disfavoredOverload
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(_ row: (some QueryExpression<A>, some QueryExpression<B>, some QueryExpression<C>, some QueryExpression<D>)) -> [QueryFragment] where Columns == (A, B, C, D) {
+    [[row.0.queryFragment, row.1.queryFragment, row.2.queryFragment, row.3.queryFragment].joined(separator: ", ")]
+  }
+
+  /// A row of Swift values for 5 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(_ row: (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)) -> [QueryFragment] where Columns == (A, B, C, D, E) {
+    var values: [(column: String, value: QueryBinding)] = []
+    A.appendColumns(named: "", of: row.0, to: &values)
+    B.appendColumns(named: "", of: row.1, to: &values)
+    C.appendColumns(named: "", of: row.2, to: &values)
+    D.appendColumns(named: "", of: row.3, to: &values)
+    E.appendColumns(named: "", of: row.4, to: &values)
+    return [boundRow(values)]
+  }
+
+  /// Rows of Swift values for 5 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(_ rows: [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)]) -> [QueryFragment] where Columns == (A, B, C, D, E) {
+    rows.flatMap { buildExpression($0) }
+  }
+
+  /// A row of expressions for 5 columns: `#sql`, functions, values.
+  @_disfavoredOverload
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(_ row: (some QueryExpression<A>, some QueryExpression<B>, some QueryExpression<C>, some QueryExpression<D>, some QueryExpression<E>)) -> [QueryFragment] where Columns == (A, B, C, D, E) {
+    [[row.0.queryFragment, row.1.queryFragment, row.2.queryFragment, row.3.queryFragment, row.4.queryFragment].joined(separator: ", ")]
+  }
+
+  /// A row of Swift values for 6 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(_ row: (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)) -> [QueryFragment] where Columns == (A, B, C, D, E, F) {
+    var values: [(column: String, value: QueryBinding)] = []
+    A.appendColumns(named: "", of: row.0, to: &values)
+    B.appendColumns(named: "", of: row.1, to: &values)
+    C.appendColumns(named: "", of: row.2, to: &values)
+    D.appendColumns(named: "", of: row.3, to: &values)
+    E.appendColumns(named: "", of: row.4, to: &values)
+    F.appendColumns(named: "", of: row.5, to: &values)
+    return [boundRow(values)]
+  }
+
+  /// Rows of Swift values for 6 columns.
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(_ rows: [(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)]) -> [QueryFragment] where Columns == (A, B, C, D, E, F) {
+    rows.flatMap { buildExpression($0) }
+  }
+
+  /// A row of expressions for 6 columns: `#sql`, functions, values.
+  @_disfavoredOverload
+  public static func buildExpression<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(_ row: (some QueryExpression<A>, some QueryExpression<B>, some QueryExpression<C>, some QueryExpression<D>, some QueryExpression<E>, some QueryExpression<F>)) -> [QueryFragment] where Columns == (A, B, C, D, E, F) {
+    [[row.0.queryFragment, row.1.queryFragment, row.2.queryFragment, row.3.queryFragment, row.4.queryFragment, row.5.queryFragment].joined(separator: ", ")]
   }
 }
 
