@@ -112,7 +112,7 @@ extension QueryExpression where QueryValue: QueryRepresentable {
   /// column, a literal) and the order a term, as upstream spells them:
   /// `$0.title.groupConcat("-", order: $0.title.desc())`.
   public func groupConcat(
-    _ separator: some QueryExpression<String>, order: (any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
+    _ separator: some QueryExpression, order: (any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
   ) -> SQLQueryExpression<String?> {
     aggregate("group_concat", [queryFragment, separator.queryFragment], order: order?.queryFragment, filter: filter)
   }

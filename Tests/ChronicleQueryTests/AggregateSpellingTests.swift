@@ -13,10 +13,12 @@ struct AggregateSpellingTests {
     let seeded = try fixture.seeded()
     let dashed = Reminder.where { $0.score < 4 }.select { $0.title.groupConcat("-") }
     let byNotes = Reminder.where { $0.score < 3 }.select { $0.title.groupConcat($0.notes ?? "/") }
+    let byNumber = Reminder.where { $0.score < 4 }.select { $0.title.groupConcat($0.score) }
     let output = try seeded.database.read { db in
       [
         dashed.query.description, "  -> " + (try dashed.fetchOne(db).flatMap { $0 } ?? "nil"),
         byNotes.query.description, "  -> " + (try byNotes.fetchOne(db).flatMap { $0 } ?? "nil"),
+        byNumber.query.description, "  -> " + (try byNumber.fetchOne(db).flatMap { $0 } ?? "nil"),
       ]
     }
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
@@ -25,6 +27,8 @@ struct AggregateSpellingTests {
         -> Milk-Eggs-Bread
       SELECT group_concat("reminders"."title", coalesce("reminders"."notes", '/')) FROM "reminders" WHERE ("reminders"."score" < 3.0)
         -> Eggs/Bread
+      SELECT group_concat("reminders"."title", "reminders"."score") FROM "reminders" WHERE ("reminders"."score" < 4.0)
+        -> Milk1.0Eggs2.0Bread
       """
     }
   }
