@@ -52,6 +52,33 @@ struct DocumentationExampleTests {
     }
   }
 
+  @Test func selectingWithOperators() throws {
+    let fixture = try RemindersDatabase()
+    let ranked = Tag.where { 2 < $0.useCount }.order { $0.title.collate(.nocase) }.select { "#" + $0.title }
+    let aboveAverage = Tag.where { $0.useCount.cast() > Tag.select { $0.useCount.avg() ?? 0 } }
+    let wildcard = Tag.where { $0.title.glob("ho*") }
+    let sameTimes = Note.where { $0.timestamps == Timestamps(createdAt: Date(timeIntervalSince1970: 0), updatedAt: nil) }
+    try fixture.database.write { db in
+      try Tag.insert { Tag(title: "home", useCount: 3); Tag(title: "Errands", useCount: 5); Tag(title: "work", useCount: 1) }.execute(db)
+      try Note.insert { Note(id: 1, body: "", timestamps: Timestamps(createdAt: Date(timeIntervalSince1970: 0), updatedAt: nil)) }.execute(db)
+    }
+    let results = try fixture.database.read { db in
+      [
+        try ranked.fetchAll(db).joined(separator: ", "), try aboveAverage.fetchAll(db).map(\.title).joined(separator: ", "),
+        try wildcard.fetchAll(db).map(\.title).joined(separator: ", "), "\(try sameTimes.fetchCount(db))",
+      ]
+    }
+    #expect(results == ["#Errands, #home", "Errands", "home", "1"])
+    assertInlineSnapshot(of: [ranked.query, aboveAverage.query, wildcard.query, sameTimes.query].map(\.description).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT ('#' || "tags"."title") FROM "tags" WHERE (2 < "tags"."uses") ORDER BY "tags"."title" COLLATE "NOCASE"
+      SELECT "tags"."title", "tags"."uses" FROM "tags" WHERE (CAST("tags"."uses" AS REAL) > (SELECT coalesce(avg("tags"."uses"), 0.0) FROM "tags"))
+      SELECT "tags"."title", "tags"."uses" FROM "tags" WHERE ("tags"."title" GLOB 'ho*')
+      SELECT "notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt" FROM "notes" WHERE (("notes"."createdAt", "notes"."updatedAt") IS ('1970-01-01 00:00:00.000', NULL))
+      """
+    }
+  }
+
   @Test func inserting() throws {
     let fixture = try RemindersDatabase()
     let listID = listID
@@ -80,6 +107,34 @@ struct DocumentationExampleTests {
       INSERT INTO "reminders" ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES ('00000000-0000-0000-0000-000000000001', 'Milk', NULL, 0, NULL, NULL, 0.0) RETURNING "reminders"."id"
       INSERT INTO "tags" ("title", "uses") VALUES ('home', 0), ('work', 0)
       INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) ON CONFLICT ("title") DO UPDATE SET "uses" = ("tags"."uses" + "excluded"."uses")
+      """
+    }
+  }
+
+  @Test func insertingUpserts() throws {
+    let fixture = try RemindersDatabase()
+    let counted = Tag.insert { Tag(title: "home", useCount: 1) } onConflictDoUpdate: { $0.useCount += 1 }
+    let newer = Tag.insert { Tag(title: "home", useCount: 5) } onConflictDoUpdate: { row, excluded in
+      row.useCount = excluded.useCount
+    } where: { row, excluded in
+      excluded.useCount > row.useCount
+    }
+    let computed = Tag.insert { ($0.title, $0.useCount) } values: {
+      ("work", 1)
+      (#sql("upper('errands')"), #sql("length('four')"))
+    }
+    let whole = Tag.insert { Tag.Columns(title: "garden".upper(), useCount: 2 * 3) }
+    try fixture.database.write { db in
+      for statement in [counted, counted, newer, computed, whole] { try statement.execute(db) }
+    }
+    let uses = try fixture.database.read { db in try Tag.order(by: \.title).select { ($0.title, $0.useCount) }.fetchAll(db) }
+    #expect(uses.map { "\($0.0)=\($0.1)" } == ["ERRANDS=4", "GARDEN=6", "home=5", "work=1"])
+    assertInlineSnapshot(of: [counted, newer, computed, whole].map(\.query.description).joined(separator: "\n"), as: .lines) {
+      """
+      INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) ON CONFLICT DO UPDATE SET "uses" = ("tags"."uses" + 1)
+      INSERT INTO "tags" ("title", "uses") VALUES ('home', 5) ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses" WHERE ("excluded"."uses" > "tags"."uses")
+      INSERT INTO "tags" ("title", "uses") VALUES ('work', 1), (upper('errands'), length('four'))
+      INSERT INTO "tags" ("title", "uses") VALUES (upper('garden'), 6)
       """
     }
   }
