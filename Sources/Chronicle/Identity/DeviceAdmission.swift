@@ -20,27 +20,37 @@ struct DeviceAdmission {
     self.checksSignatures = checksSignatures
   }
 
-  /// Checks every event of a batch that the log does not hold yet (a refused
-  /// one throws, naming it): its signature, then, once this database is in a
-  /// group, its origin's membership. Records the keys of older devices seen
-  /// signing for the first time, and the membership changes the batch carries
-  /// (oldest first, so a device added in the batch has its events admitted).
-  mutating func admit(_ events: [IncomingEvent], source: String) throws {
-    let db = registry.db
-    let held = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin = ? AND sequence = ?)")
+  /// The events of a batch that the log does not hold yet, with their
+  /// signatures being checked on other threads (see ``SignatureChecks``).
+  struct Pending {
+    var fresh: [IncomingEvent]
+    var checks: SignatureChecks?
+  }
+
+  /// Picks the events of a batch that the log does not hold yet and starts
+  /// checking their signatures; ``admit(_:source:)`` waits for the checks.
+  func startChecking(_ events: [IncomingEvent]) throws -> Pending {
+    let held = try registry.db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin = ? AND sequence = ?)")
     var fresh: [IncomingEvent] = []
     for incoming in events where !(try Bool.fetchOne(held, arguments: [Data(incoming.event.origin.bytes), Int64(incoming.event.sequence)]) ?? false) {
       fresh.append(incoming)
     }
+    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil)
+  }
+
+  /// Checks every event of a batch that the log does not hold yet (a refused
+  /// one throws, naming it): its signature (waiting for the checks that
+  /// ``startChecking(_:)`` started), then, once this database is in a group,
+  /// its origin's membership. Records the keys of older devices seen signing
+  /// for the first time, and the membership changes the batch carries
+  /// (oldest first, so a device added in the batch has its events admitted).
+  mutating func admit(_ pending: Pending, source: String) throws {
+    let db = registry.db
+    let fresh = pending.fresh
     func refused(_ event: ChangeEvent, _ reason: String) -> SyncError {
       .unauthenticatedEvent(source: source, event: event.id.description, device: event.origin, reason: reason)
     }
-    // The signatures are checked on all cores first; the rules below read the results.
-    let checks = checksSignatures
-      ? fresh.map(\.encoded.bytes).concurrentMap { bytes -> Result<[UInt8], EventSignature.Problem>? in
-        bytes[4] >= 2 ? Result { () throws(EventSignature.Problem) in try EventSignature.verifiedSigner(of: bytes) } : nil
-      }
-      : []
+    let checks = pending.checks?.results() ?? []
     var checked: [EventID: Result<[UInt8], EventSignature.Problem>] = [:]
     for (incoming, check) in zip(fresh, checks) { checked[incoming.event.id] = check }
     var signers: [EventID: [UInt8]] = [:]

@@ -117,15 +117,25 @@ extension ChronicleDatabase {
       try session.uncaptured(db, foreignKeysOff: true) { uncaptured in
         var report = MergeReport()
         try db.inTransaction(.immediate) {
-          // Every event must come from the device it names, or none is applied.
+          // Every event must come from the device it names, or none is
+          // applied: the signatures are checked on other cores while the
+          // events merge, and the transaction commits only once all passed.
           var admission = DeviceAdmission(db, checksSignatures: signsEvents)
-          try admission.admit(events, source: source)
+          let pending = try admission.startChecking(events)
           let applier = try MergeApplier.forMerging(db, local: peer)
           applier.batchCapacity = mergeBatchRows
-          // Within a batch, older events first: fewer rows go through parking.
-          for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
-            try applier.apply(incoming, source: source)
+          do {
+            // Within a batch, older events first: fewer rows go through parking.
+            for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
+              try applier.apply(incoming, source: source)
+            }
+          } catch {
+            // An event that is not what it claims to be is refused as such,
+            // whatever merging it ran into.
+            try admission.admit(pending, source: source)
+            throw error
           }
+          try admission.admit(pending, source: source)
           if applier.appliedEvents > 0 { try applier.settleForeignKeys() }
           if let table = uncaptured.tableWrittenByTrigger {
             throw SyncError.triggerWroteWhileMerging(source: source, table: table)

@@ -57,22 +57,27 @@ enum EventBundle {
       let stored = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
       let computed = Zlib.crc32(bytes.dropLast(4))
       guard stored == computed else { throw bad(bytes.count - 4, "checksum mismatch (stored \(stored), computed \(computed)): the file is corrupt") }
-      var events: [IncomingEvent] = []
       guard count <= UInt64(bytes.count) else { throw bad(21, "declares \(count) events, more than its bytes can hold") }
-      events.reserveCapacity(Int(count))
+      // The events' bytes and where each starts, then each decoded (on all cores).
+      var serialized: [[UInt8]] = []
+      var starts: [Int] = []
+      serialized.reserveCapacity(Int(count))
       for _ in 0..<count {
         let start = reader.offset
         let length = try reader.readLength()
         guard length <= reader.remaining - 4 else { throw bad(start, "event length \(length) runs past the end") }
-        let eventBytes = Array(try reader.readBytes(length))
-        do {
-          let (event, encoded) = try EventCodec.decodeEncoded(eventBytes)
-          events.append(IncomingEvent(event: event, encoded: encoded))
-        } catch {
-          throw bad(reader.offset - length + error.offset, "event \(events.count + 1): \(error)")
-        }
+        starts.append(reader.offset)
+        serialized.append(Array(try reader.readBytes(length)))
       }
       guard reader.remaining == 4 else { throw bad(reader.offset, "\(reader.remaining - 4) unexpected bytes after the last event") }
+      var events: [IncomingEvent] = []
+      events.reserveCapacity(serialized.count)
+      for (index, decoded) in IncomingEvent.decodeAll(serialized).enumerated() {
+        switch decoded {
+        case .success(let incoming): events.append(incoming)
+        case .failure(let error): throw bad(starts[index] + error.offset, "event \(index + 1): \(error)")
+        }
+      }
       return .complete(writer: peer, events: events)
     } catch let error as SyncError {
       throw error

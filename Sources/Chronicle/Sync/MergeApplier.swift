@@ -506,9 +506,3 @@ final class MergeApplier {
     return true
   }
 }
-
-/// A remote event with its serialized form, as read from a bundle.
-struct IncomingEvent {
-  var event: ChangeEvent
-  var encoded: EventCodec.Encoded
-}

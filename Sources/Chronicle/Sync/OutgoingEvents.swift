@@ -112,12 +112,10 @@ extension ChronicleDatabase {
   package func applyRemote(serializedEvents: [[UInt8]], source: String) throws -> MergeReport {
     var events: [IncomingEvent] = []
     events.reserveCapacity(serializedEvents.count)
-    for (index, bytes) in serializedEvents.enumerated() {
-      do {
-        let (event, encoded) = try EventCodec.decodeEncoded(bytes)
-        events.append(IncomingEvent(event: event, encoded: encoded))
-      } catch {
-        throw SyncError.malformedEvent(source: source, index: index, reason: "\(error)")
+    for (index, decoded) in IncomingEvent.decodeAll(serializedEvents).enumerated() {
+      switch decoded {
+      case .success(let incoming): events.append(incoming)
+      case .failure(let error): throw SyncError.malformedEvent(source: source, index: index, reason: "\(error)")
       }
     }
     return try applyRemote(events, source: source)
