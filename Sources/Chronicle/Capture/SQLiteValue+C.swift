@@ -54,9 +54,14 @@ extension SQLiteValue {
     case .null: return sqlite3_bind_null(statement, index)
     case .integer(let value): return sqlite3_bind_int64(statement, index, value)
     case .real(let value): return sqlite3_bind_double(statement, index, value)
-    case .text(let value):
-      return value.utf8CString.withUnsafeBufferPointer { buffer in
-        sqlite3_bind_text(statement, index, buffer.baseAddress, Int32(buffer.count - 1), sqliteTransient)
+    case .text(var value):
+      // A native string's UTF-8 in place (no copy into a C string first).
+      return value.withUTF8 { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { text in
+          // Empty text is still TEXT: a NULL pointer would bind NULL.
+          guard let start = text.baseAddress, !text.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, sqliteTransient) }
+          return sqlite3_bind_text(statement, index, start, Int32(text.count), sqliteTransient)
+        }
       }
     case .blob(let value):
       return value.withUnsafeBytes { buffer in

@@ -19,6 +19,19 @@ extension Statement {
     guard code == SQLITE_DONE else { throw Self.error(code, handle) }
   }
 
+  /// Runs the statement to completion with the values `bind` gives, in
+  /// order, to the ``StatementBinding`` it is handed: for callers that hold
+  /// their values in their own layout, with no array made per run.
+  package func run(binding bind: (inout StatementBinding) throws -> Void) throws {
+    let handle = sqliteStatement
+    sqlite3_reset(handle)
+    var binding = StatementBinding(handle: handle)
+    try bind(&binding)
+    let code = sqlite3_step(handle)
+    sqlite3_reset(handle)
+    guard code == SQLITE_DONE else { throw Self.error(code, handle) }
+  }
+
   /// Binds `values` in order, steps once, and reads the first row with
   /// `read` (given the statement handle, for `sqlite3_column_*` or
   /// ``SQLiteValue/init(statement:column:)``); nil when there is no row.
@@ -57,8 +70,41 @@ extension Statement {
     }
   }
 
-  private static func error(_ code: Int32, _ handle: OpaquePointer) -> DatabaseError {
+  fileprivate static func error(_ code: Int32, _ handle: OpaquePointer) -> DatabaseError {
     DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+  }
+}
+
+/// The parameters of a statement being bound, one after the other (see
+/// ``GRDB/Statement/run(binding:)``).
+package struct StatementBinding {
+  let handle: OpaquePointer
+  /// The next parameter's index (1-based).
+  private var index: Int32 = 1
+
+  init(handle: OpaquePointer) { self.handle = handle }
+
+  /// Binds `value` to the next parameter.
+  mutating func bind(_ value: SQLiteValue) throws {
+    try check(value.bind(to: handle, at: index))
+  }
+
+  mutating func bind(_ value: Int64) throws {
+    try check(sqlite3_bind_int64(handle, index, value))
+  }
+
+  mutating func bindNull() throws {
+    try check(sqlite3_bind_null(handle, index))
+  }
+
+  /// Binds `bytes` as a BLOB (SQLite copies them).
+  mutating func bindBlob(_ bytes: UnsafeRawBufferPointer) throws {
+    try check(sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), sqliteTransient))
+  }
+
+  private mutating func check(_ code: Int32) throws {
+    guard code == SQLITE_OK else { throw Statement.error(code, handle) }
+    index += 1
   }
 }
 

@@ -13,6 +13,11 @@ struct BinaryWriter {
   /// Number of bytes written.
   var count: Int { bytes.count }
 
+  /// Forgets the bytes written, keeping the memory for the next ones.
+  mutating func removeAll() {
+    bytes.removeAll(keepingCapacity: true)
+  }
+
   mutating func writeByte(_ byte: UInt8) {
     bytes.append(byte)
   }

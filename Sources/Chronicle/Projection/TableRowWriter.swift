@@ -14,8 +14,8 @@ final class TableRowWriter {
   /// Each column's index in ``shape``, by name.
   let columnIndex: [String: Int]
   private let db: Database
-  private var inserts: [[Int]: Statement] = [:]
-  private var updates: [[Int]: Statement] = [:]
+  private var inserts = ColumnSetStatements()
+  private var updates = ColumnSetStatements()
   private var selectStatement: Statement?
   private var deleteStatement: Statement?
   /// Whether rows were written since observers were last told.
@@ -59,20 +59,21 @@ final class TableRowWriter {
 
   /// Inserts a row with the columns it has values for (the others take their defaults).
   func insert(_ row: [SQLiteValue?]) throws {
-    var columns: [Int] = []
-    columns.reserveCapacity(row.count)
-    for (index, value) in row.enumerated() where value != nil { columns.append(index) }
-    let statement = try cached(&inserts, columns) { Self.insertSQL(shape, columns: columns) }
-    try statement.run(columns.lazy.map { row[$0]! })
+    let statement = try cached(&inserts, row) { Self.insertSQL(shape, columns: $0) }
+    try statement.run { binding in
+      for value in row { if let value { try binding.bind(value) } }
+    }
     hasWritten = true
   }
 
-  /// Sets `values` (by column index, in ascending order) on the row with `key`.
-  func update(_ values: [(column: Int, value: SQLiteValue)], key: [SQLiteValue]) throws {
-    guard !values.isEmpty else { return }
-    let columns = values.map(\.column)
-    let statement = try cached(&updates, columns) { Self.updateSQL(shape, columns: columns) }
-    try statement.run(values.lazy.map(\.value) + key)
+  /// Sets the columns that `row` has values for (nil: unchanged) on the row with `key`.
+  func update(_ row: [SQLiteValue?], key: [SQLiteValue]) throws {
+    guard row.contains(where: { $0 != nil }) else { return }
+    let statement = try cached(&updates, row) { Self.updateSQL(shape, columns: $0) }
+    try statement.run { binding in
+      for value in row { if let value { try binding.bind(value) } }
+      for value in key { try binding.bind(value) }
+    }
     hasWritten = true
   }
 
@@ -97,10 +98,27 @@ final class TableRowWriter {
     try db.notifyChanges(in: GRDB.Table<Row>(shape.name))
   }
 
-  private func cached(_ statements: inout [[Int]: Statement], _ columns: [Int], _ sql: () -> String) throws -> Statement {
-    if let statement = statements[columns] { return statement }
-    let statement = try db.makeStatement(sql: sql())
-    statements[columns] = statement
+  /// The statement for the columns `row` has values for, prepared on first
+  /// use; statements are found by a bit per column (a table of up to 64
+  /// columns), so finding one hashes no array.
+  private func cached(_ statements: inout ColumnSetStatements, _ row: [SQLiteValue?], _ sql: ([Int]) -> String) throws -> Statement {
+    var mask: UInt64 = 0
+    if row.count <= 64 {
+      for (index, value) in row.enumerated() where value != nil { mask |= 1 << UInt64(index) }
+      if let statement = statements.byMask[mask] { return statement }
+    }
+    let columns = row.indices.filter { row[$0] != nil }
+    if row.count > 64, let statement = statements.byColumns[columns] { return statement }
+    let statement = try db.makeStatement(sql: sql(columns))
+    if row.count <= 64 { statements.byMask[mask] = statement } else { statements.byColumns[columns] = statement }
     return statement
   }
+}
+
+/// Prepared statements by the set of columns they write.
+private struct ColumnSetStatements {
+  /// Tables of up to 64 columns: bit `i` set for column `i`.
+  var byMask: [UInt64: Statement] = [:]
+  /// Wider tables: the column indexes.
+  var byColumns: [[Int]: Statement] = [:]
 }

@@ -7,6 +7,12 @@ struct ColumnClocks: Equatable, Sequence {
 
   init() {}
 
+  /// Room for `capacity` columns before the first write, so that writing
+  /// them one by one does not grow the storage each time.
+  init(capacity: Int) {
+    entries.reserveCapacity(capacity)
+  }
+
   var count: Int { entries.count }
   var isEmpty: Bool { entries.isEmpty }
 

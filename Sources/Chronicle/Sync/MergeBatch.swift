@@ -90,7 +90,8 @@ final class MergeBatch {
     let writer = writers[id.table]
     if largestStoredKeys[id.table] == nil { largestStoredKeys[id.table] = .some(try store.largestKey(table: shape.name)) }
     let mayBeStored = largestStoredKeys[id.table]!.map { !MergeStore.keyPrecedes($0, key) } ?? false
-    var state = (mayBeStored ? try store.load(table: shape.name, key: key) : nil) ?? RowMergeState(retained: [:])
+    var state = (mayBeStored ? try store.load(table: shape.name, key: key) : nil)
+      ?? RowMergeState(clocks: ColumnClocks(capacity: shape.columns.count), retained: [:])
     var values = [SQLiteValue?](repeating: nil, count: shape.columns.count)
     var otherValues: [String: SQLiteValue] = [:]
     let wasInTable = state.retained == nil
@@ -130,7 +131,7 @@ final class MergeBatch {
     // States are saved below, and others may be saved before the next row.
     for table in largestStoredKeys.indices { largestStoredKeys[table] = nil }
     let order = addedInOrder ? Array(rows.indices) : index.sorted { $0.key < $1.key }.map(\.value)
-    index = [:]
+    index.removeAll(keepingCapacity: true)
     lastAdded = nil
     addedInOrder = true
     var entering: [Int] = []
@@ -157,9 +158,7 @@ final class MergeBatch {
       }
     }
     for position in staying {
-      var winners: [(column: Int, value: SQLiteValue)] = []
-      for (column, value) in rows[position].values.enumerated() { if let value { winners.append((column, value)) } }
-      try rows[position].writer.update(winners, key: rows[position].orderedKey)
+      try rows[position].writer.update(rows[position].values, key: rows[position].orderedKey)
     }
     for position in entering {
       let shape = rows[position].writer.shape
@@ -170,7 +169,7 @@ final class MergeBatch {
     for position in order {
       try store.save(table: rows[position].writer.shape.name, key: rows[position].key, rows[position].state)
     }
-    rows = []
+    rows.removeAll(keepingCapacity: true)
   }
 
   /// Keeps the values of a row that is not in its table in its merge state.

@@ -28,6 +28,8 @@ struct MergeStore {
     /// Saving into `chronicle_rows`, and into other tables by name.
     var save: Statement?
     var saveElsewhere: [String: Statement] = [:]
+    /// Bytes encoded for a save, reused from one to the next.
+    var scratch = BinaryWriter(capacity: 64)
   }
 
   init(db: Database, schema: String = "main") {
@@ -94,11 +96,24 @@ struct MergeStore {
         """)
       if rows == "chronicle_rows" { statements.save = statement } else { statements.saveElsewhere[rows] = statement }
     }
-    try statement.run([
-      .integer(try dictionary.number(ofName: table)), .blob(key), .blob(try state.encodedClocks(dictionary)),
-      state.parkedReason.map { .text($0.rawValue) } ?? .null,
-      try state.retained.map { .blob(try RowMergeState.encodeValues($0)) } ?? .null,
-    ])
+    let statements = self.statements
+    statements.scratch.removeAll()
+    try state.encodeClocks(to: &statements.scratch, dictionary)
+    let tableNumber = try dictionary.number(ofName: table)
+    try statement.run { binding in
+      try binding.bind(tableNumber)
+      try key.withUnsafeBytes { try binding.bindBlob($0) }
+      try statements.scratch.bytes.withUnsafeBytes { try binding.bindBlob($0) }
+      if let reason = state.parkedReason { try binding.bind(.text(reason.rawValue)) } else { try binding.bindNull() }
+      if let retained = state.retained {
+        // The clocks are bound (SQLite copied them): the bytes can be reused.
+        statements.scratch.removeAll()
+        try RowMergeState.encodeValues(retained, to: &statements.scratch)
+        try statements.scratch.bytes.withUnsafeBytes { try binding.bindBlob($0) }
+      } else {
+        try binding.bindNull()
+      }
+    }
   }
 
   /// The largest key of `table` whose merge state is stored, if any.

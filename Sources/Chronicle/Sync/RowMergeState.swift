@@ -67,43 +67,59 @@ struct RowMergeState: Equatable {
   ///
   /// All numbers are varints. A row inserted once and updated once (two
   /// versions, five columns) takes about 25 bytes.
-  func encodedClocks(_ dictionary: MergeDictionary) throws -> Data {
-    var writer = BinaryWriter(capacity: 32)
+  func encodeClocks(to writer: inout BinaryWriter, _ dictionary: MergeDictionary) throws {
     writer.writeByte((isComplete ? 1 : 0) | (deleted != nil ? 2 : 0))
     if let deleted {
       writer.writeUInt64BigEndian(deleted.timestamp.rawValue)
       writer.writeVarint(UInt64(try dictionary.number(ofOrigin: deleted.origin)))
     }
-    // A row has few distinct versions (one per write that still wins a
-    // column): a sorted array, searched linearly, beats a set and a map.
-    var versions: [WriteVersion] = []
-    for (_, version) in clocks where !versions.contains(version) { versions.append(version) }
-    versions.sort()
-    writer.writeVarint(versions.count)
-    var previous: UInt64?
-    for version in versions {
-      let timestamp = version.timestamp.rawValue
-      if let previous { writer.writeVarint(timestamp - previous) } else { writer.writeUInt64BigEndian(timestamp) }
-      previous = timestamp
-      writer.writeVarint(UInt64(try dictionary.number(ofOrigin: version.origin)))
+    // A row has few columns and fewer distinct versions (one per write that
+    // still wins a column): small buffers on the stack, sorted by insertion.
+    let count = clocks.count
+    try withUnsafeTemporaryAllocation(of: WriteVersion.self, capacity: max(count, 1)) { versions in
+      try withUnsafeTemporaryAllocation(of: (number: Int64, version: Int).self, capacity: max(count, 1)) { columns in
+        var distinct = 0
+        for (_, version) in clocks where !versions[..<distinct].contains(version) {
+          var slot = distinct
+          while slot > 0, version < versions[slot - 1] {
+            versions.initializeElement(at: slot, to: versions.moveElement(from: slot - 1))
+            slot -= 1
+          }
+          versions.initializeElement(at: slot, to: version)
+          distinct += 1
+        }
+        defer { _ = versions[..<distinct].deinitialize() }
+        writer.writeVarint(distinct)
+        var previous: UInt64?
+        for version in versions[..<distinct] {
+          let timestamp = version.timestamp.rawValue
+          if let previous { writer.writeVarint(timestamp - previous) } else { writer.writeUInt64BigEndian(timestamp) }
+          previous = timestamp
+          writer.writeVarint(UInt64(try dictionary.number(ofOrigin: version.origin)))
+        }
+        var filled = 0
+        for (column, version) in clocks {
+          let entry = (number: try dictionary.number(ofName: column), version: versions[..<distinct].firstIndex(of: version)!)
+          var slot = filled
+          while slot > 0, entry.number < columns[slot - 1].number {
+            columns[slot] = columns[slot - 1]
+            slot -= 1
+          }
+          columns[slot] = entry
+          filled += 1
+        }
+        writer.writeVarint(filled)
+        var previousNumber: Int64 = 0
+        for column in columns[..<filled] {
+          writer.writeVarint(UInt64(column.number - previousNumber) << 4 | UInt64(min(column.version, 15)))
+          if column.version >= 15 { writer.writeVarint(column.version - 15) }
+          previousNumber = column.number
+        }
+      }
     }
-    var columns: [(number: Int64, version: Int)] = []
-    columns.reserveCapacity(clocks.count)
-    for (column, version) in clocks {
-      columns.append((try dictionary.number(ofName: column), versions.firstIndex(of: version)!))
-    }
-    columns.sort { $0.number < $1.number }
-    writer.writeVarint(columns.count)
-    var previousNumber: Int64 = 0
-    for column in columns {
-      writer.writeVarint(UInt64(column.number - previousNumber) << 4 | UInt64(min(column.version, 15)))
-      if column.version >= 15 { writer.writeVarint(column.version - 15) }
-      previousNumber = column.number
-    }
-    return Data(writer.bytes)
   }
 
-  /// Reads ``encodedClocks(_:)``: the clocks, whether complete, and the delete.
+  /// Reads ``encodeClocks(to:_:)``: the clocks, whether complete, and the delete.
   mutating func decodeClocks(_ bytes: [UInt8], _ dictionary: MergeDictionary) throws {
     clocks = ColumnClocks()
     isComplete = false
@@ -123,7 +139,9 @@ struct RowMergeState: Equatable {
       versions.append(WriteVersion(timestamp: HLCTimestamp(rawValue: timestamp), origin: try dictionary.origin(Int64(try reader.readVarint()))))
     }
     var number: Int64 = 0
-    for _ in 0..<(try reader.readLength()) {
+    let columnCount = try reader.readLength()
+    clocks = ColumnClocks(capacity: min(columnCount, bytes.count))
+    for _ in 0..<columnCount {
       let packed = try reader.readVarint()
       number += Int64(packed >> 4)
       var index = Int(packed & 15)
@@ -136,12 +154,16 @@ struct RowMergeState: Equatable {
   /// `retained` column: count, then each column's name and value, sorted by name.
   static func encodeValues(_ values: [String: SQLiteValue]) throws(EventFormatError) -> Data {
     var writer = BinaryWriter(capacity: 64)
+    try encodeValues(values, to: &writer)
+    return Data(writer.bytes)
+  }
+
+  static func encodeValues(_ values: [String: SQLiteValue], to writer: inout BinaryWriter) throws(EventFormatError) {
     writer.writeVarint(values.count)
     for (column, value) in values.sorted(by: { $0.key < $1.key }) {
       writer.writeString(column)
       try EventCodec.writeValue(value, to: &writer)
     }
-    return Data(writer.bytes)
   }
 
   static func decodeValues(_ data: Data) throws(EventFormatError) -> [String: SQLiteValue] {
