@@ -192,7 +192,7 @@ struct EventUpcaster {
   }
 
   private func apply(_ step: UpcastStep, to row: UpcastRow, isOlder: Bool, origin: PeerID, at position: Int64) throws -> [UpcastRow] {
-    func same(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+    func same(_ a: String, _ b: String) -> Bool { a.isSameSQLName(as: b) }
     var row = row
     switch step {
     case .renameTable(let from, let to):

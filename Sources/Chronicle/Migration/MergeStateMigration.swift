@@ -12,7 +12,7 @@ enum MergeStateMigration {
     skipsMissingCode: Bool = false, _ db: Database
   ) throws {
     let store = MergeStore(db: db)
-    func same(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+    func same(_ a: String, _ b: String) -> Bool { a.isSameSQLName(as: b) }
     for step in steps {
       switch step {
       case .renameTable(let from, let to):

@@ -37,8 +37,11 @@ final class EventApplier {
     // across events.
     var inserts = [Statement?](repeating: nil, count: event.tables.count)
     var deletes = [Statement?](repeating: nil, count: event.tables.count)
-    var reads = [(statement: Statement, columns: [String])?](repeating: nil, count: event.tables.count)
+    var takeOuts = [(statement: Statement, columns: [String])?](repeating: nil, count: event.tables.count)
     var updates: [UpdateShape: Statement] = [:]
+    // Made on the event's first retained delete: its names' numbers are
+    // cached for the rest of the event (within this transaction).
+    var mergeStore: MergeStore?
     for operation in event.operations {
       switch operation {
       case .schema(.execute(let sql)):
@@ -47,14 +50,14 @@ final class EventApplier {
         // A schema change invalidates prepared statements of its tables.
         inserts = inserts.map { _ in nil }
         deletes = deletes.map { _ in nil }
-        reads = reads.map { _ in nil }
+        takeOuts = takeOuts.map { _ in nil }
         updates = [:]
       case .schema(.rebuildTable(let name, let createSQL, let copied, let dependents)):
         try rebuild(name: name, createSQL: createSQL, copied: copied, dependents: dependents, db, fail)
         tableColumns = [:]
         inserts = inserts.map { _ in nil }
         deletes = deletes.map { _ in nil }
-        reads = reads.map { _ in nil }
+        takeOuts = takeOuts.map { _ in nil }
         updates = [:]
       case .schema(.migration):
         continue  // its DDL is recorded beside it
@@ -80,34 +83,41 @@ final class EventApplier {
         guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("update of \(descriptor.name) \(key) found no row") }
       case .delete(let table, let key):
         let descriptor = event.tables[table]
-        let statement = try deletes[table] ?? prepared(db, fail) {
-          "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
-        }
-        deletes[table] = statement
-        var retained: [String: SQLiteValue]?
-        if retainsDeletedRows {
-          // Every column of the row as the table has it: a delete's
-          // descriptor may name only the key (an upcast event does).
-          if reads[table] == nil {
-            let columns = try columnsOfTable(descriptor.name, db) ?? descriptor.columns
-            reads[table] = (try prepared(db, fail) {
-              "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
-            }, columns)
+        guard retainsDeletedRows else {
+          let statement = try deletes[table] ?? prepared(db, fail) {
+            "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor))"
           }
-          let read = reads[table]!
-          retained = try currentValues(read.statement, columns: read.columns, key: key)
+          deletes[table] = statement
+          try run(statement, key, db, fail) { "delete from \(descriptor.name) \(key) failed: \($0)" }
+          guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
+          continue
         }
-        try run(statement, key, db, fail) { "delete from \(descriptor.name) \(key) failed: \($0)" }
-        guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
-        if let retained {
-          try MergeStore(db: db).retainDeletedRow(table: descriptor.name, key: MergeStore.encodeKey(key), values: retained)
+        // The delete returns every column of the row as the table has it
+        // (a delete's descriptor may name only the key, as an upcast
+        // event's does), to keep in the merge state.
+        if takeOuts[table] == nil {
+          let columns = try columnsOfTable(descriptor.name, db) ?? descriptor.columns
+          takeOuts[table] = (try prepared(db, fail) {
+            "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor)) "
+              + "RETURNING \(columns.map(quotedIdentifier).joined(separator: ", "))"
+          }, columns)
         }
+        let takeOut = takeOuts[table]!
+        let retained: [String: SQLiteValue]?
+        do {
+          retained = try currentValues(takeOut.statement, columns: takeOut.columns, key: key)
+        } catch let error as DatabaseError {
+          throw fail("delete from \(descriptor.name) \(key) failed: \(error.message ?? "\(error)")")
+        }
+        guard let retained else { throw fail("delete from \(descriptor.name) \(key) found no row") }
+        if mergeStore == nil { mergeStore = MergeStore(db: db) }
+        try mergeStore!.retainDeletedRow(table: descriptor.name, key: MergeStore.encodeKey(key), values: retained)
       }
     }
   }
 
-  /// The values of a row, by column name, read with `statement` (a select
-  /// of `columns` by key); nil when there is no such row.
+  /// The values of a row, by column name, read with `statement` (a select,
+  /// or a delete returning `columns`, by key); nil when there is no such row.
   private func currentValues(_ statement: Statement, columns: [String], key: [SQLiteValue]) throws -> [String: SQLiteValue]? {
     try statement.firstRow(key) { handle in
       var values: [String: SQLiteValue] = [:]

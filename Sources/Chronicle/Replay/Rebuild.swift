@@ -237,8 +237,23 @@ struct ShadowApplier {
     return rows.count
   }
 
-  /// Shapes of the shadow tables, by lower-cased name (nil: no such table).
-  private var shapes: [String: TableShape?] = [:]
+  /// Each shadow table as rows name it (nil: no such table, or no key).
+  private var fits: [String: TableFit?] = [:]
+
+  /// A shadow table and its columns, to fit rows to it.
+  private struct TableFit {
+    var name: String
+    /// Its column names as the table spells them, and lower-cased.
+    var columns: Set<String>
+    var lowercasedColumns: Set<String>
+
+    /// Whether the table has `column` (case ignored); names as the table
+    /// spells them, the usual case, are found without lower-casing them.
+    func has(_ column: String) -> Bool {
+      columns.contains(column) || lowercasedColumns.contains(column.lowercased())
+    }
+  }
+
   /// The last log position at which each table (current name, lower-cased)
   /// was emptied and refilled or dropped: rows written to it before that
   /// are skipped. They would be thrown away, and in the current shape they
@@ -270,14 +285,16 @@ struct ShadowApplier {
   /// column dropped outside a migration are ignored); nil when the table or
   /// a key column is gone.
   private mutating func fitted(_ row: UpcastRow, _ db: Database) throws -> UpcastRow? {
-    let name = row.table.lowercased()
-    if shapes[name] == nil { shapes[name] = .some(try TableShape.read(db, table: row.table)) }
-    guard let shape = shapes[name]!, !shape.primaryKey.isEmpty else { return nil }
-    let columns = Set(shape.columns.map { $0.lowercased() })
-    guard row.key.allSatisfy({ columns.contains($0.column.lowercased()) }) else { return nil }
+    if fits[row.table] == nil {
+      fits[row.table] = .some(try TableShape.read(db, table: row.table).flatMap { shape in
+        shape.primaryKey.isEmpty
+          ? nil : TableFit(name: shape.name, columns: Set(shape.columns), lowercasedColumns: Set(shape.columns.map { $0.lowercased() }))
+      })
+    }
+    guard let fit = fits[row.table]!, row.key.allSatisfy({ fit.has($0.column) }) else { return nil }
     var fitted = row
-    fitted.table = shape.name
-    fitted.values.removeAll { !columns.contains($0.column.lowercased()) }
+    fitted.table = fit.name
+    if !fitted.values.allSatisfy({ fit.has($0.column) }) { fitted.values.removeAll { !fit.has($0.column) } }
     if fitted.kind == .update && fitted.values.isEmpty { return nil }
     return fitted
   }
