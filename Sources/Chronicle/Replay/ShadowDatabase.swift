@@ -22,7 +22,13 @@ final class ShadowDatabase {
   static func openOrCreate(at path: String, for database: ChronicleDatabase, schema: SchemaSnapshot) throws -> ShadowDatabase {
     var configuration = Configuration()
     configuration.foreignKeysEnabled = false
-    configuration.prepareDatabase { db in db.addChronicleFunctions() }
+    configuration.prepareDatabase { db in
+      db.addChronicleFunctions()
+      // The rebuild's own connection: a page cache of up to 64 MiB (SQLite's
+      // default is 2 MiB) keeps the pages that updates and deletes all over
+      // the tables come back to.
+      try db.execute(sql: "PRAGMA cache_size = -65536")
+    }
     let fingerprint = Self.fingerprint(schema, peer: database.peerID)
     if FileManager.default.fileExists(atPath: path) {
       let queue = try DatabaseQueue(path: path, configuration: configuration)

@@ -109,47 +109,54 @@ extension ChronicleDatabase {
       }
     }
     let session = self.session
-    let peer = peerID
-    let mergeBatchRows = self.mergeBatchRows
     return try writer.writeWithoutTransaction { db in
       // Foreign keys off: rows arrive in any order, and a cascade here would
       // delete rows that no event deleted (settleForeignKeys checks instead).
       try session.uncaptured(db, foreignKeysOff: true) { uncaptured in
         var report = MergeReport()
         try db.inTransaction(.immediate) {
-          // Every event must come from the device it names, or none is
-          // applied: the signatures are checked on other cores while the
-          // events merge, and the transaction commits only once all passed.
-          var admission = DeviceAdmission(db, checksSignatures: signsEvents)
-          let pending = try admission.startChecking(events)
-          let applier = try MergeApplier.forMerging(db, local: peer)
-          applier.batchCapacity = mergeBatchRows
-          do {
-            // Within a batch, older events first: fewer rows go through parking.
-            for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
-              try applier.apply(incoming, source: source)
-            }
-          } catch {
-            // An event that is not what it claims to be is refused as such,
-            // whatever merging it ran into.
-            try admission.admit(pending, source: source)
-            throw error
-          }
-          try admission.admit(pending, source: source)
-          if applier.appliedEvents > 0 { try applier.settleForeignKeys() }
-          if let table = uncaptured.tableWrittenByTrigger {
-            throw SyncError.triggerWroteWhileMerging(source: source, table: table)
-          }
-          try applier.finishBatch()
-          report.appliedEvents = applier.appliedEvents
-          report.duplicateEvents = applier.duplicateEvents
-          report.rowChanges = applier.appliedRowChanges
-          report.parkedRows = try MergeStore(db: db).parkedCount()
+          // A merge comes back to pages of its tables and their merge state
+          // that SQLite's default cache would have evicted.
+          report = try db.withPageCache(kibibytes: 65_536) { try merge(events, source: source, uncaptured, db) }
           return .commit
         }
         return report
       }
     }
+  }
+
+  /// Admits and merges received events, inside the caller's transaction.
+  private func merge(_ events: [IncomingEvent], source: String, _ uncaptured: UncapturedWrites, _ db: Database) throws -> MergeReport {
+    // Every event must come from the device it names, or none is applied:
+    // the signatures are checked on other cores while the events merge, and
+    // the transaction commits only once all passed.
+    var admission = DeviceAdmission(db, checksSignatures: signsEvents)
+    let pending = try admission.startChecking(events)
+    let applier = try MergeApplier.forMerging(db, local: peerID)
+    applier.batchCapacity = mergeBatchRows
+    do {
+      // Within a batch, older events first: fewer rows go through parking.
+      for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
+        try applier.apply(incoming, source: source)
+      }
+    } catch {
+      // An event that is not what it claims to be is refused as such,
+      // whatever merging it ran into.
+      try admission.admit(pending, source: source)
+      throw error
+    }
+    try admission.admit(pending, source: source)
+    if applier.appliedEvents > 0 { try applier.settleForeignKeys() }
+    if let table = uncaptured.tableWrittenByTrigger {
+      throw SyncError.triggerWroteWhileMerging(source: source, table: table)
+    }
+    try applier.finishBatch()
+    var report = MergeReport()
+    report.appliedEvents = applier.appliedEvents
+    report.duplicateEvents = applier.duplicateEvents
+    report.rowChanges = applier.appliedRowChanges
+    report.parkedRows = try MergeStore(db: db).parkedCount()
+    return report
   }
 }
 

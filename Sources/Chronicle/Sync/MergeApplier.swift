@@ -85,9 +85,10 @@ final class MergeApplier {
   /// Their effects are already in the tables: only versions change.
   func foldLocalEvents() throws {
     defer { hasFolded = true }
-    let previousCache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-    try db.execute(sql: "PRAGMA cache_size = -131072")
-    defer { try? db.execute(sql: "PRAGMA cache_size = \(previousCache)") }
+    try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache() }
+  }
+
+  private func foldLocalEventsInCache() throws {
     let mark = try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [Self.foldMarkKey]) ?? 0
     var last = mark
     let total = foldProgress == nil ? 0 : try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events WHERE id > ?", arguments: [mark]) ?? 0
