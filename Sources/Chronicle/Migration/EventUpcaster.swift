@@ -155,7 +155,13 @@ struct EventUpcaster {
 
   /// The row operations of `stored`, by name, in the current shape.
   func rows(of stored: StoredEvent) throws -> [UpcastRow] {
-    var rows = Self.namedRows(stored.event)
+    try Self.namedRows(stored.event).flatMap { try upcast($0, of: stored) }
+  }
+
+  /// One row operation of `stored`, by name, in the current shape: each step
+  /// works on one row at a time (and may drop it, or make several).
+  func upcast(_ row: UpcastRow, of stored: StoredEvent) throws -> [UpcastRow] {
+    var rows = [row]
     let isReceived = stored.event.origin != localPeer
     for (position, migration) in migrations where position > stored.id || isReceived {
       let isOlder = position > stored.id
@@ -164,6 +170,26 @@ struct EventUpcaster {
       }
     }
     return rows
+  }
+
+  /// The positions (in ``migrations``) of the migrations whose steps apply
+  /// to `stored`: those recorded after it, or all for another peer's event.
+  func applicableMigrations(to stored: StoredEvent) -> [Int] {
+    let isReceived = stored.event.origin != localPeer
+    return migrations.indices.filter { isReceived || migrations[$0].position > stored.id }
+  }
+
+  /// Whether the steps of these migrations only rename, add and drop: what
+  /// they do to a row depends on which columns it has, not on its values.
+  func onlyReshapes(_ applicable: [Int]) -> Bool {
+    applicable.allSatisfy { index in
+      migrations[index].migration.steps.allSatisfy { step in
+        switch step {
+        case .renameTable, .renameColumn, .addColumn, .dropColumn: true
+        case .convertColumn, .custom, .migrateKeys: false
+        }
+      }
+    }
   }
 
   /// An event's row operations by column names.

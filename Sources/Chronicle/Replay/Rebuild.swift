@@ -206,11 +206,22 @@ struct ShadowApplier {
         if try db.tableExists(current) { try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(current))") }
       }
     }
-    let rows = try upcaster.rows(of: stored).compactMap { row -> UpcastRow? in
-      if let emptied = emptiedAt[row.table.lowercased()], stored.id < emptied { return nil }
-      return try fitted(row, db)
+    let event: ChangeEvent
+    let rowCount: Int
+    let emptiedAt = self.emptiedAt
+    func keeps(_ table: String) -> Bool { emptiedAt[table].map { stored.id >= $0 } ?? true }
+    // Taken out while fitting (which caches in self) works out new plans.
+    var plans = UpcastPlans()
+    swap(&plans, &self.plans)
+    defer { swap(&plans, &self.plans) }
+    if let planned = try plans.reshape(stored, upcaster: upcaster, fit: { try fitted($0, db) }, keeps: keeps) {
+      (event, rowCount) = planned
+    } else {
+      let rows = try upcaster.rows(of: stored).compactMap { row -> UpcastRow? in
+        keeps(row.table.lowercased()) ? try fitted(row, db) : nil
+      }
+      (event, rowCount) = (EventUpcaster.event(rows, like: original), rows.count)
     }
-    let event = EventUpcaster.event(rows, like: original)
     if original.origin == localPeer {
       try endReceivedRun(db)
       strict.insertsReplace = reshaped
@@ -234,8 +245,11 @@ struct ShadowApplier {
         throw ChronicleError.replayFailed(event: original.id.description, reason: "\(error)")
       }
     }
-    return rows.count
+    return rowCount
   }
+
+  /// How rows of each shape are reshaped, worked out once (see ``UpcastPlans``).
+  private var plans = UpcastPlans()
 
   /// Each shadow table as rows name it (nil: no such table, or no key).
   private var fits: [String: TableFit?] = [:]
