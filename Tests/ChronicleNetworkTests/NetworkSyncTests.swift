@@ -250,8 +250,12 @@ struct NetworkSyncTests {
       let client = try makePeer(directory, "client of \(name)")
       try writeItems(client, from: 1_000_000, count: 1)
       let seen = Mutex<[NetworkSyncProgress]>([])
+      // The silent server reads its history without a word: under a full
+      // test run's load that can outlast the usual 10 s frame timeout.
+      var clientConfiguration = testConfiguration(key: key)
+      clientConfiguration.frameTimeout = .seconds(60)
       try await withServer(server, configuration: configuration) { running in
-        let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: testConfiguration(key: key)) { progress in
+        let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: clientConfiguration) { progress in
           if progress.direction == .preparing { seen.withLock { $0.append(progress) } }
         }
         let report = try await transport.sync(client)

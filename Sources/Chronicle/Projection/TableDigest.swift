@@ -26,13 +26,12 @@ public struct TableDigest: Hashable, Sendable, CustomStringConvertible {
     var rowCount = 0
     let sql = "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(table))"
     let statement = try db.makeStatement(sql: sql)
-    let rows = try Row.fetchCursor(statement)
     var writer = BinaryWriter()
-    while try rows.next() != nil {
-      writer = BinaryWriter()
+    try statement.forEachRow([]) { row in
+      writer.removeAll()
       // Straight from SQLite, byte for byte (GRDB would cut TEXT at a NUL).
       for index in 0..<Int32(columns.count) {
-        try writer.writeColumn(of: statement.sqliteStatement, at: index)
+        try writer.writeColumn(of: row, at: index)
       }
       let hash = SHA256.hash(data: writer.bytes)
       hash.withUnsafeBytes { bytes in

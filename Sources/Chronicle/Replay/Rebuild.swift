@@ -89,13 +89,15 @@ extension ChronicleDatabase {
 
     // Verify the shadow, and compare it with the live tables.
     try shadow.checkIntegrity()
-    let live = try digests(tables: tracked)
-    let rebuilt = try shadow.queue.read { db in try TableDigest.compute(db, tables: tracked) }
-    let checks = zip(live, rebuilt).map { pair in VerificationReport.TableCheck(table: pair.0.table, live: pair.0, replayed: pair.1) }
-    let differing = checks.filter { !$0.matches }.map(\.table)
-    let differences = differing.isEmpty ? nil : try DatabaseDiff.compare(path, side, tables: differing, rowLimit: 20)
+    var rebuilt = try shadow.queue.read { db in try TableDigest.compute(db, tables: tracked) }
+    var comparison: (live: [TableDigest], differences: DatabaseDiff?)
     var swapped = false
     var adoptedEvent: StoredEvent?
+    if options.isDryRun || options.adoptsLiveRows {
+      comparison = try compare(live: try digests(tables: tracked), rebuilt: rebuilt, shadow: shadow)
+    } else {
+      comparison = ([], nil)
+    }
     if !options.isDryRun {
       // Writes made meanwhile are applied first; the swap itself holds the
       // write lock, so none can slip in between.
@@ -104,7 +106,7 @@ extension ChronicleDatabase {
           if options.adoptsLiveRows {
             adoptedEvent = try adoptLiveRows(against: shadow, tables: tracked)
           } else {
-            try swap(from: shadow, tables: tracked, hasReceived: hasReceived)
+            comparison = try swap(from: shadow, tables: tracked, rebuilt: rebuilt, hasReceived: hasReceived)
             swapped = true
           }
           break
@@ -112,28 +114,47 @@ extension ChronicleDatabase {
           guard attempt < 5 else { throw ChronicleError.rebuildFailed("writes kept arriving while it swapped; run it again (it resumes)") }
           try catchUp()
           try shadow.checkIntegrity()
+          rebuilt = try shadow.queue.read { db in try TableDigest.compute(db, tables: tracked) }
         }
       }
     }
+    let checks = zip(comparison.live, rebuilt).map { pair in VerificationReport.TableCheck(table: pair.0.table, live: pair.0, replayed: pair.1) }
+    let differences = comparison.differences
     try shadow.remove()
     return RebuildReport(
       eventCount: counts.events, rowChangeCount: counts.rows, resumedAfter: resumedAfter, tables: checks,
       differences: differences, swapped: swapped, adoptedEvent: adoptedEvent)
   }
 
+  /// The live tables' digests (beside the shadow's) and, where they differ,
+  /// the rows that do.
+  private func compare(live: [TableDigest], rebuilt: [TableDigest], shadow: ShadowDatabase) throws -> (live: [TableDigest], differences: DatabaseDiff?) {
+    let differing = zip(live, rebuilt).filter { $0 != $1 }.map(\.0.table)
+    return (live, differing.isEmpty ? nil : try DatabaseDiff.compare(path, shadow.path, tables: differing, rowLimit: 20))
+  }
+
   /// Replaces the rows of the tracked tables and the merge state with the
   /// shadow's, in one transaction that appends no event; retried when
-  /// writes arrived since the shadow caught up.
-  private func swap(from shadow: ShadowDatabase, tables: [String], hasReceived: Bool) throws {
+  /// writes arrived since the shadow caught up. The live tables are compared
+  /// with the shadow's (`rebuilt`, their digests) inside the transaction,
+  /// and only those that differ are copied: a rebuild that finds the tables
+  /// right (the usual case after a migration) rewrites no row of them.
+  private func swap(
+    from shadow: ShadowDatabase, tables: [String], rebuilt: [TableDigest], hasReceived: Bool
+  ) throws -> (live: [TableDigest], differences: DatabaseDiff?) {
     let session = self.session
-    try writer.writeWithoutTransaction { db in
+    return try writer.writeWithoutTransaction { db in
       try session.uncaptured(db, foreignKeysOff: true) { _ in
         try db.execute(sql: "ATTACH DATABASE ? AS chronicle_rebuild", arguments: [shadow.path])
         defer { try? db.execute(sql: "DETACH DATABASE chronicle_rebuild") }
+        var comparison: (live: [TableDigest], differences: DatabaseDiff?) = ([], nil)
         try db.inTransaction(.immediate) {
           let latest = try EventLog.lastPosition(db)
           guard latest == shadow.through else { throw ShadowBehind() }
-          for table in tables {
+          // Nothing is written yet: the live file as other connections read it is as this one sees it.
+          comparison = try compare(live: try TableDigest.compute(db, tables: tables), rebuilt: rebuilt, shadow: shadow)
+          for (live, rebuilt) in zip(comparison.live, rebuilt) where live != rebuilt {
+            let table = live.table
             let columns = try String.fetchAll(
               db, sql: "SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0 ORDER BY cid", arguments: [table])
               .map(quotedIdentifier).joined(separator: ", ")
@@ -162,6 +183,7 @@ extension ChronicleDatabase {
           try UntrackedWrites.clearSuspicion(db)
           return .commit
         }
+        return comparison
       }
     }
   }
