@@ -89,14 +89,12 @@ extension ChronicleDatabase {
 
     // Verify the shadow, and compare it with the live tables.
     try shadow.checkIntegrity()
-    var rebuilt = try shadow.queue.read { db in try TableDigest.compute(db, tables: tracked) }
-    var comparison: (live: [TableDigest], differences: DatabaseDiff?)
+    var comparison = Comparison()
     var swapped = false
     var adoptedEvent: StoredEvent?
     if options.isDryRun || options.adoptsLiveRows {
-      comparison = try compare(live: try digests(tables: tracked), rebuilt: rebuilt, shadow: shadow)
-    } else {
-      comparison = ([], nil)
+      let rebuilt = Self.digests(of: shadow, tables: tracked)
+      comparison = try compare(live: try digests(tables: tracked), rebuilt: try rebuilt.value(), shadow: shadow)
     }
     if !options.isDryRun {
       // Writes made meanwhile are applied first; the swap itself holds the
@@ -106,7 +104,7 @@ extension ChronicleDatabase {
           if options.adoptsLiveRows {
             adoptedEvent = try adoptLiveRows(against: shadow, tables: tracked)
           } else {
-            comparison = try swap(from: shadow, tables: tracked, rebuilt: rebuilt, hasReceived: hasReceived)
+            comparison = try swap(from: shadow, tables: tracked, hasReceived: hasReceived)
             swapped = true
           }
           break
@@ -114,11 +112,12 @@ extension ChronicleDatabase {
           guard attempt < 5 else { throw ChronicleError.rebuildFailed("writes kept arriving while it swapped; run it again (it resumes)") }
           try catchUp()
           try shadow.checkIntegrity()
-          rebuilt = try shadow.queue.read { db in try TableDigest.compute(db, tables: tracked) }
         }
       }
     }
-    let checks = zip(comparison.live, rebuilt).map { pair in VerificationReport.TableCheck(table: pair.0.table, live: pair.0, replayed: pair.1) }
+    let checks = zip(comparison.live, comparison.rebuilt).map { pair in
+      VerificationReport.TableCheck(table: pair.0.table, live: pair.0, replayed: pair.1)
+    }
     let differences = comparison.differences
     try shadow.remove()
     return RebuildReport(
@@ -126,34 +125,45 @@ extension ChronicleDatabase {
       differences: differences, swapped: swapped, adoptedEvent: adoptedEvent)
   }
 
-  /// The live tables' digests (beside the shadow's) and, where they differ,
-  /// the rows that do.
-  private func compare(live: [TableDigest], rebuilt: [TableDigest], shadow: ShadowDatabase) throws -> (live: [TableDigest], differences: DatabaseDiff?) {
+  /// The live tables' digests beside the shadow's and, where they differ, the rows that do.
+  private struct Comparison {
+    var live: [TableDigest] = []
+    var rebuilt: [TableDigest] = []
+    var differences: DatabaseDiff?
+  }
+
+  private func compare(live: [TableDigest], rebuilt: [TableDigest], shadow: ShadowDatabase) throws -> Comparison {
     let differing = zip(live, rebuilt).filter { $0 != $1 }.map(\.0.table)
-    return (live, differing.isEmpty ? nil : try DatabaseDiff.compare(path, shadow.path, tables: differing, rowLimit: 20))
+    return Comparison(
+      live: live, rebuilt: rebuilt, differences: differing.isEmpty ? nil : try DatabaseDiff.compare(path, shadow.path, tables: differing, rowLimit: 20))
+  }
+
+  /// The shadow tables' digests, read on another thread while the caller reads the live ones.
+  private static func digests(of shadow: ShadowDatabase, tables: [String]) -> BackgroundWork<[TableDigest]> {
+    let queue = shadow.queue
+    return BackgroundWork { try queue.read { db in try TableDigest.compute(db, tables: tables) } }
   }
 
   /// Replaces the rows of the tracked tables and the merge state with the
   /// shadow's, in one transaction that appends no event; retried when
   /// writes arrived since the shadow caught up. The live tables are compared
-  /// with the shadow's (`rebuilt`, their digests) inside the transaction,
-  /// and only those that differ are copied: a rebuild that finds the tables
-  /// right (the usual case after a migration) rewrites no row of them.
-  private func swap(
-    from shadow: ShadowDatabase, tables: [String], rebuilt: [TableDigest], hasReceived: Bool
-  ) throws -> (live: [TableDigest], differences: DatabaseDiff?) {
+  /// with the shadow's inside the transaction (the two digests read side by
+  /// side), and only those that differ are copied: a rebuild that finds the
+  /// tables right (the usual case after a migration) rewrites no row of them.
+  private func swap(from shadow: ShadowDatabase, tables: [String], hasReceived: Bool) throws -> Comparison {
     let session = self.session
     return try writer.writeWithoutTransaction { db in
       try session.uncaptured(db, foreignKeysOff: true) { _ in
         try db.execute(sql: "ATTACH DATABASE ? AS chronicle_rebuild", arguments: [shadow.path])
         defer { try? db.execute(sql: "DETACH DATABASE chronicle_rebuild") }
-        var comparison: (live: [TableDigest], differences: DatabaseDiff?) = ([], nil)
+        var comparison = Comparison()
         try db.inTransaction(.immediate) {
           let latest = try EventLog.lastPosition(db)
           guard latest == shadow.through else { throw ShadowBehind() }
           // Nothing is written yet: the live file as other connections read it is as this one sees it.
-          comparison = try compare(live: try TableDigest.compute(db, tables: tables), rebuilt: rebuilt, shadow: shadow)
-          for (live, rebuilt) in zip(comparison.live, rebuilt) where live != rebuilt {
+          let rebuilt = Self.digests(of: shadow, tables: tables)
+          comparison = try compare(live: try TableDigest.compute(db, tables: tables), rebuilt: try rebuilt.value(), shadow: shadow)
+          for (live, rebuilt) in zip(comparison.live, comparison.rebuilt) where live != rebuilt {
             let table = live.table
             let columns = try String.fetchAll(
               db, sql: "SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0 ORDER BY cid", arguments: [table])
@@ -161,13 +171,17 @@ extension ChronicleDatabase {
             try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
             try db.execute(sql: "INSERT INTO main.\(quotedIdentifier(table)) (\(columns)) SELECT \(columns) FROM chronicle_rebuild.\(quotedIdentifier(table))")
           }
-          try db.execute(sql: "DELETE FROM main.chronicle_rows")
           if try MergeDictionary.agrees(with: "chronicle_rebuild", db) {
-            // The shadow started with this file's numbers: copied as stored.
+            // The shadow started with this file's numbers: copied as stored,
+            // unless this file holds the same already.
             try MergeDictionary.adoptNumbers(from: "chronicle_rebuild", db)
-            let columns = "table_number, row_key, clocks, parked_reason, retained"
-            try db.execute(sql: "INSERT INTO main.chronicle_rows (\(columns)) SELECT \(columns) FROM chronicle_rebuild.chronicle_rows")
+            if try !MergeStore.storedStatesAreEqual(db, to: "chronicle_rebuild") {
+              let columns = "table_number, row_key, clocks, parked_reason, retained"
+              try db.execute(sql: "DELETE FROM main.chronicle_rows")
+              try db.execute(sql: "INSERT INTO main.chronicle_rows (\(columns)) SELECT \(columns) FROM chronicle_rebuild.chronicle_rows")
+            }
           } else {
+            try db.execute(sql: "DELETE FROM main.chronicle_rows")
             // Numbers given here meanwhile mean something else there: re-encoded on the way.
             let live = MergeStore(db: db)
             try MergeStore(db: db, schema: "chronicle_rebuild").forEachState { try live.save(table: $0.table, key: $0.key, $0.state) }

@@ -171,6 +171,42 @@ struct MergeStore {
     }
   }
 
+  /// Whether `main.chronicle_rows` holds, byte for byte, the rows that
+  /// `schema.chronicle_rows` holds (an attached file whose numbers agree
+  /// with this one's: see ``MergeDictionary/agrees(with:_:)``). Both are read
+  /// once, side by side, in key order.
+  static func storedStatesAreEqual(_ db: Database, to schema: String) throws -> Bool {
+    let columns = "table_number, row_key, clocks, parked_reason, retained"
+    let mine = try db.makeStatement(sql: "SELECT \(columns) FROM main.chronicle_rows ORDER BY table_number, row_key")
+    let theirs = try db.makeStatement(sql: "SELECT \(columns) FROM \(schema).chronicle_rows ORDER BY table_number, row_key")
+    let (a, b) = (mine.sqliteStatement, theirs.sqliteStatement)
+    defer {
+      sqlite3_reset(a)
+      sqlite3_reset(b)
+    }
+    while true {
+      let (stepA, stepB) = (sqlite3_step(a), sqlite3_step(b))
+      guard stepA == SQLITE_ROW || stepA == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: stepA)) }
+      guard stepB == SQLITE_ROW || stepB == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: stepB)) }
+      guard stepA == stepB else { return false }
+      if stepA == SQLITE_DONE { return true }
+      for column in Int32(0)..<5 {
+        let type = sqlite3_column_type(a, column)
+        guard type == sqlite3_column_type(b, column) else { return false }
+        switch type {
+        case SQLITE_NULL:
+          continue
+        case SQLITE_INTEGER:
+          guard sqlite3_column_int64(a, column) == sqlite3_column_int64(b, column) else { return false }
+        default:
+          let count = sqlite3_column_bytes(a, column)
+          guard count == sqlite3_column_bytes(b, column) else { return false }
+          if count > 0, memcmp(sqlite3_column_blob(a, column), sqlite3_column_blob(b, column), Int(count)) != 0 { return false }
+        }
+      }
+    }
+  }
+
   /// Every state stored in `rows`.
   func allStates(in rows: String = "chronicle_rows") throws -> [NamedMergeState] {
     var states: [NamedMergeState] = []
