@@ -435,9 +435,7 @@ final class MergeApplier {
   private func tablesToCheck() throws -> [String] {
     // Children of changed tables too: a parked parent orphans them.
     let all = try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name")
-    return all.filter { name in
-      (try? Row.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [name]).isEmpty == false) ?? false
-    }
+    return try all.filter { name in try db.tableExists(name) && !db.foreignKeys(on: name, in: "main").isEmpty }
   }
 
   /// Primary keys (local key order) of the rows of `table` that have a
@@ -455,22 +453,13 @@ final class MergeApplier {
   /// One SQL condition per foreign key of `child`: true when the key is set
   /// and its parent row is absent.
   private func missingParentConditions(child: String, alias: String) throws -> [String] {
-    let rows = try Row.fetchAll(db, sql: "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [child])
-    var byID: [Int: (parent: String, pairs: [(from: String, to: String?)])] = [:]
-    for row in rows {
-      let id: Int = row[0]
-      byID[id, default: (row[1], [])].pairs.append((row[2], row[3]))
-    }
-    return try byID.keys.sorted().compactMap { id in
-      let (parent, pairs) = byID[id]!
-      var targets = pairs.map(\.to)
-      if targets.contains(where: { $0 == nil }) {
-        guard let parentShape = try TableShape.read(db, table: parent) else { return nil }
-        targets = parentShape.primaryKey.map { parentShape.columns[$0] }
-      }
-      let set = pairs.map { "\(alias).\(quotedIdentifier($0.from)) IS NOT NULL" }.joined(separator: " AND ")
-      let match = zip(pairs, targets).map { "p.\(quotedIdentifier($1!)) = \(alias).\(quotedIdentifier($0.from))" }.joined(separator: " AND ")
-      return "\(set) AND NOT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(parent)) AS p WHERE \(match))"
+    // GRDB reads the foreign keys (a key naming no parent columns refers to
+    // the parent's primary key) and caches them until the schema changes.
+    try db.foreignKeys(on: child, in: "main").map { foreignKey in
+      let set = foreignKey.mapping.map { "\(alias).\(quotedIdentifier($0.origin)) IS NOT NULL" }.joined(separator: " AND ")
+      let match = foreignKey.mapping.map { "p.\(quotedIdentifier($0.destination)) = \(alias).\(quotedIdentifier($0.origin))" }
+        .joined(separator: " AND ")
+      return "\(set) AND NOT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(foreignKey.destinationTable)) AS p WHERE \(match))"
     }
   }
 
