@@ -337,15 +337,28 @@ final class MergeApplier {
     return true
   }
 
-  /// How the columns of a table as an event recorded it map onto the local table.
-  private struct TablePlan {
-    var descriptor: TableDescriptor
+  /// How the columns of a table as an event recorded it map onto the local
+  /// table. A class: each row change of the event reads it, and a struct
+  /// would be copied out of the event's list of plans (its arrays retained)
+  /// for every one.
+  private final class TablePlan {
+    let descriptor: TableDescriptor
     /// The local table; nil when a migration has dropped it since the event's epoch.
-    var shape: TableShape?
+    let shape: TableShape?
+    /// The local table's position in the batch (see ``MergeBatch/tablePosition(_:)``).
+    let table: Int
     /// For each column of the event's table, its index here (nil: no such column).
-    var localColumns: [Int?] = []
+    let localColumns: [Int?]
     /// For each local key column, in key order, its position among the event's key values.
-    var keyOrder: [Int] = []
+    let keyOrder: [Int]
+
+    init(descriptor: TableDescriptor, shape: TableShape?, table: Int = -1, localColumns: [Int?] = [], keyOrder: [Int] = []) {
+      self.descriptor = descriptor
+      self.shape = shape
+      self.table = table
+      self.localColumns = localColumns
+      self.keyOrder = keyOrder
+    }
   }
 
   private func plan(
@@ -360,7 +373,7 @@ final class MergeApplier {
     guard let keyOrder = Self.keyOrder(of: descriptor, in: shape) else {
       throw mismatch("the primary key of \(descriptor.name) differs here")
     }
-    return TablePlan(descriptor: descriptor, shape: shape, localColumns: localColumns, keyOrder: keyOrder)
+    return TablePlan(descriptor: descriptor, shape: shape, table: batch.tablePosition(shape), localColumns: localColumns, keyOrder: keyOrder)
   }
 
   private func applyRowOperation(
@@ -370,7 +383,7 @@ final class MergeApplier {
     func row(key eventKey: [SQLiteValue]) throws -> Int {
       guard eventKey.count == plan.keyOrder.count else { throw mismatch("the primary key of \(plan.descriptor.name) differs here") }
       let orderedKey = plan.keyOrder.map { eventKey[$0] }
-      return try batch.row(of: shape, key: try MergeStore.encodeKey(orderedKey), orderedKey: orderedKey)
+      return try batch.row(ofTable: plan.table, key: try MergeStore.encodeKey(orderedKey), orderedKey: orderedKey)
     }
     /// Merges the write of one column of the event's table.
     func write(_ row: Int, _ column: Int, _ value: SQLiteValue) throws {

@@ -13,8 +13,8 @@ import GRDB
 final class MergeBatch {
   /// One row: where it is, what merging decided, and its values so far.
   struct PendingRow {
-    /// Writes the row's table (and knows its shape).
-    var writer: TableRowWriter
+    /// The row's table: its writer's position in ``writers``.
+    var table: Int
     var key: Data
     /// The key's values in the table's key order.
     var orderedKey: [SQLiteValue]
@@ -71,10 +71,13 @@ final class MergeBatch {
 
   /// The writer of a table, made on first use.
   func writer(for shape: TableShape) -> TableRowWriter {
-    writers[writerPosition(shape)]
+    writers[tablePosition(shape)]
   }
 
-  private func writerPosition(_ shape: TableShape) -> Int {
+  /// The position of a table's writer, made on first use: what
+  /// ``row(ofTable:key:orderedKey:)`` takes, found once per table rather
+  /// than by name for each row change.
+  func tablePosition(_ shape: TableShape) -> Int {
     if let position = writerPositions[shape.name] { return position }
     writers.append(TableRowWriter(db, shape: shape))
     largestStoredKeys.append(nil)
@@ -83,11 +86,12 @@ final class MergeBatch {
   }
 
   /// The position in ``rows`` of the row with `key`, loading its merge state on first touch.
-  func row(of shape: TableShape, key: Data, orderedKey: [SQLiteValue]) throws -> Int {
-    let id = RowID(table: writerPosition(shape), key: key)
+  func row(ofTable table: Int, key: Data, orderedKey: [SQLiteValue]) throws -> Int {
+    let id = RowID(table: table, key: key)
     if let position = index[id] { return position }
     if rows.count >= capacity { try flush() }
-    let writer = writers[id.table]
+    let writer = writers[table]
+    let shape = writer.shape
     if largestStoredKeys[id.table] == nil { largestStoredKeys[id.table] = .some(try store.largestKey(table: shape.name)) }
     let mayBeStored = largestStoredKeys[id.table]!.map { !MergeStore.keyPrecedes($0, key) } ?? false
     var state = (mayBeStored ? try store.load(table: shape.name, key: key) : nil)
@@ -101,7 +105,7 @@ final class MergeBatch {
       }
       state.retained = nil
     }
-    rows.append(PendingRow(writer: writer, key: key, orderedKey: orderedKey, state: state, wasInTable: wasInTable, values: values, otherValues: otherValues))
+    rows.append(PendingRow(table: table, key: key, orderedKey: orderedKey, state: state, wasInTable: wasInTable, values: values, otherValues: otherValues))
     index[id] = rows.count - 1
     if let lastAdded, addedInOrder, !(lastAdded < id) { addedInOrder = false }
     lastAdded = id
@@ -142,7 +146,7 @@ final class MergeBatch {
       switch (rows[position].wasInTable, rows[position].state.belongsInTable) {
       case (true, false):
         // The row leaves its table; its values stay in the merge state.
-        let writer = rows[position].writer
+        let writer = writers[rows[position].table]
         if let current = try writer.takeOut(key: rows[position].orderedKey) {
           for (column, value) in current.enumerated() where rows[position].values[column] == nil {
             rows[position].values[column] = value
@@ -158,16 +162,17 @@ final class MergeBatch {
       }
     }
     for position in staying {
-      try rows[position].writer.update(rows[position].values, key: rows[position].orderedKey)
+      try writers[rows[position].table].update(rows[position].values, key: rows[position].orderedKey)
     }
     for position in entering {
-      let shape = rows[position].writer.shape
+      let writer = writers[rows[position].table]
+      let shape = writer.shape
       for (column, value) in zip(shape.primaryKey, rows[position].orderedKey) { rows[position].values[column] = value }
       rows[position].state.parkedReason = nil
-      try rows[position].writer.insert(rows[position].values)
+      try writer.insert(rows[position].values)
     }
     for position in order {
-      try store.save(table: rows[position].writer.shape.name, key: rows[position].key, rows[position].state)
+      try store.save(table: writers[rows[position].table].shape.name, key: rows[position].key, rows[position].state)
     }
     rows.removeAll(keepingCapacity: true)
   }
@@ -175,7 +180,7 @@ final class MergeBatch {
   /// Keeps the values of a row that is not in its table in its merge state.
   private func retain(_ position: Int) {
     var retained = rows[position].otherValues
-    let columns = rows[position].writer.shape.columns
+    let columns = writers[rows[position].table].shape.columns
     for (column, value) in rows[position].values.enumerated() { if let value { retained[columns[column]] = value } }
     rows[position].state.retained = retained
     rows[position].state.parkedReason = rows[position].state.isLive ? .incomplete : nil
