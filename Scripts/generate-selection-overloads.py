@@ -162,9 +162,7 @@ def upsert_overloads(n, generics, column_types, stored, outputs):
     {update_parameter},
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = {{ _ in [] }}
   ) -> Insert<Self, Void> {{
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns {{ targets.append(column) }}
+    let targets = conflictTargets(target)
     return upserting(
       {plain}, targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: {update_call}, updateFilter: updateFilter(Self.columns))

@@ -16,9 +16,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       Insert(resolution: nil, valueLists: valueLists(rows())), targets: targets,
       conflictFilter: conflictFilter(columns), updates: updates, updateFilter: updateFilter(columns))
@@ -33,9 +31,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       Insert(resolution: nil, valueLists: valueLists(rows())), targets: targets,
       conflictFilter: conflictFilter(columns), updates: { row, _ in updates(&row) }, updateFilter: updateFilter(columns))
@@ -68,8 +64,16 @@ extension Table {
   /// The columns of `excluded`, the row that could not be inserted.
   static var excludedColumns: TableColumns { TableColumns(qualifier: "excluded") }
 
-  /// Adds the upsert clause to `insert`. (The conflict target arrives as an
-  /// array: Swift 6.3.1 crashes when a pack-typed tuple is passed on.)
+  /// The columns that `target` names, as an array: the form ``upserting(_:targets:conflictFilter:updates:updateFilter:)``
+  /// takes (Swift 6.3.1 crashes when a pack-typed tuple is passed on).
+  package static func conflictTargets<each C: QueryExpression>(_ target: (TableColumns) -> (repeat each C)) -> [any QueryExpression] {
+    let targetColumns = target(columns)
+    var targets: [any QueryExpression] = []
+    for column in repeat each targetColumns { targets.append(column) }
+    return targets
+  }
+
+  /// Adds the upsert clause to `insert`, its conflict target given as ``conflictTargets(_:)`` returns it.
   package static func upserting(
     _ insert: Insert<Self, Void>, targets: [any QueryExpression], conflictFilter: [QueryFragment],
     updates: (inout Updates<Self>, TableColumns) -> Void, updateFilter: [QueryFragment]
@@ -95,9 +99,7 @@ extension PrimaryKeyedTable {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     // A key path here (`map(\.insertValues)`) crashes the Swift 6.3 runtime
     // when it resolves the key path inside this pack-generic function.
     return upserting(
@@ -114,9 +116,7 @@ extension PrimaryKeyedTable {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       Insert(resolution: nil, valueLists: drafts().map { $0.insertValues }), targets: targets,
       conflictFilter: conflictFilter(columns), updates: { row, _ in updates(&row) }, updateFilter: updateFilter(columns))

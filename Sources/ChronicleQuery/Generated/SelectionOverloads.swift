@@ -262,9 +262,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -279,9 +277,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -320,9 +316,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -337,9 +331,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -384,9 +376,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -401,9 +391,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -442,9 +430,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -459,9 +445,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -506,9 +490,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -523,9 +505,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -564,9 +544,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -581,9 +559,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -628,9 +604,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -645,9 +619,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -686,9 +658,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -703,9 +673,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -750,9 +718,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -767,9 +733,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -808,9 +772,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -825,9 +787,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -872,9 +832,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -889,9 +847,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, values: values), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
@@ -930,9 +886,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: updates, updateFilter: updateFilter(Self.columns))
@@ -947,9 +901,7 @@ extension Table {
     doUpdate updates: (inout Updates<Self>) -> Void,
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
-    let targetColumns = target(Self.columns)
-    var targets: [any QueryExpression] = []
-    for column in repeat each targetColumns { targets.append(column) }
+    let targets = conflictTargets(target)
     return upserting(
       insert(columns, select: selection), targets: targets, conflictFilter: conflictFilter(Self.columns),
       updates: { row, _ in updates(&row) }, updateFilter: updateFilter(Self.columns))
