@@ -50,7 +50,7 @@ struct DeviceAdmission {
     func refused(_ event: ChangeEvent, _ reason: String) -> SyncError {
       .unauthenticatedEvent(source: source, event: event.id.description, device: event.origin, reason: reason)
     }
-    let checks = pending.checks?.results() ?? []
+    let checks = try pending.checks?.results() ?? []
     var checked: [EventID: Result<[UInt8], EventSignature.Problem>] = [:]
     for (incoming, check) in zip(fresh, checks) { checked[incoming.event.id] = check }
     var signers: [EventID: [UInt8]] = [:]
