@@ -38,8 +38,7 @@ extension ChronicleLogSource {
       try queue.write { db in
         // The copy's whole log becomes its baseline: the new peer has no
         // history of its own, and its schema comes with the baseline.
-        let applier = MergeApplier(db, local: source, localEpoch: UInt64.max)
-        applier.upcaster = try EventUpcaster.load(db, localPeer: source, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
+        let applier = try MergeApplier.forMerging(db, local: source, localEpoch: .max)
         try applier.foldLocalEvents()
         let previous = try LogBaseline.read(db)
         let (event, _) = try ChronicleDatabase.baselineEvent(db, peer: source, previous: previous)

@@ -76,8 +76,7 @@ extension ChronicleDatabase {
           throughPosition: through, prunedEvents: 0, remainingEvents: 0, baselineRows: rowCount, prunedBytes: 0, baselineBytes: baseline.bytes.count)
         try db.inTransaction(.immediate) {
           // The live merge state must have seen every pruned event.
-          let applier = MergeApplier(db, local: peer, localEpoch: UInt64.max)
-          applier.upcaster = try EventUpcaster.load(db, localPeer: peer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
+          let applier = try MergeApplier.forMerging(db, local: peer, localEpoch: .max)
           try applier.foldLocalEvents()
           try applier.finishBatch()
           report.prunedBytes = try Int.fetchOne(db, sql: "SELECT coalesce(sum(stored_size), 0) FROM chronicle_events WHERE id <= ?", arguments: [through]) ?? 0

@@ -1,23 +1,19 @@
 import Foundation
 import GRDB
 
-/// Applies a log's events, in log order, to a target database the way the
-/// source database took them in:
-///
-/// - the source peer's own events strictly, as recorded (schema changes, then
-///   inserts that must not conflict, updates and deletes that must find their
-///   row): they are what happened there;
-/// - received events with per-column last-write-wins, exactly as sync merged
-///   them (``MergeApplier``), a run of consecutive received events as one batch
-///   whose end settles foreign keys.
+/// Replays a log's events, in log order, into a target database the way the
+/// source database took them in, through the ``Projector``: the source
+/// peer's own events as recorded, received events merged exactly as sync
+/// merged them. Around it, what a replay adds: signatures checked against
+/// the events' devices, a partial replay's choice of tables, the merge state
+/// reshaped by migrations as the live database reshaped it.
 ///
 /// Every event applied is appended to the target's own log, so the target is
 /// itself a Chronicle database and merges later received events against the
 /// right versions. The caller owns transactions; foreign keys must be off.
 final class LogReplayer {
   let localPeer: PeerID
-  private let strict = EventApplier()
-  private var merge: MergeApplier?
+  private let projector: Projector
   private var selection: TableSelection?
   /// Schema epoch of the last local event applied.
   private(set) var localEpoch: UInt64 = 0
@@ -31,7 +27,7 @@ final class LogReplayer {
     self.localPeer = localPeer
     self.keepsMergeState = keepsMergeState
     self.selection = tables.map(TableSelection.init)
-    strict.retainsDeletedRows = keepsMergeState
+    self.projector = Projector(localPeer: localPeer, retainsDeletedRows: keepsMergeState)
   }
 
   /// Creates Chronicle's tables in an empty target.
@@ -47,7 +43,7 @@ final class LogReplayer {
       let wanted = try selection.wantedTableIndexes(of: event, db)
       event.operations = event.operations.filter { operation in operation.tableIndex.map { wanted.contains($0) } ?? true }
     }
-    try strict.apply(event, to: db)
+    try projector.applyRecorded(event, db)
     localEpoch = baseline.schemaEpoch
     selection?.schemaChanged()
     try MergeStore(db: db).insert(mergeState)
@@ -71,7 +67,7 @@ final class LogReplayer {
     }
     let encoded = EventCodec.Encoded(bytes: bytes, rawBodySize: stored.rawSize, checksum: stored.checksum)
     if event.origin == localPeer {
-      try endReceivedRun()
+      try projector.endReceivedRun()
       let migrations = event.operations.compactMap { operation -> SchemaMigration? in
         if case .schema(.migration(let migration)) = operation { migration } else { nil }
       }
@@ -85,7 +81,7 @@ final class LogReplayer {
           }
         }
       }
-      try strict.apply(event, to: db)
+      try projector.applyRecorded(event, db)
       if keepsMergeState {
         for migration in migrations {
           try MergeStateMigration.apply(
@@ -102,36 +98,31 @@ final class LogReplayer {
           sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: ["migration:\(migration.name)", position])
       }
     } else {
-      if merge == nil {
-        try TrackedTables.refresh(db)
-        let merge = MergeApplier(db, local: localPeer, localEpoch: localEpoch)
-        merge.upcaster = try EventUpcaster.load(db, localPeer: localPeer, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)  // as sync did
-        try merge.foldLocalEvents()
-        self.merge = merge
-      }
       do {
-        try merge!.apply(IncomingEvent(event: event, encoded: encoded), source: "the log")
+        try projector.merge(IncomingEvent(event: event, encoded: encoded), source: "the log") {
+          // As sync merged it: at the epoch the source had reached, older
+          // events read through its migrations, the merge state folded first.
+          try TrackedTables.refresh(db)
+          let merge = try MergeApplier.forMerging(db, local: localPeer, localEpoch: localEpoch)
+          try merge.foldLocalEvents()
+          return merge
+        }
       } catch let error as SyncError {
         throw ChronicleError.replayFailed(event: event.id.description, reason: "\(error)")
       }
     }
   }
 
-  /// Settles the run of received events in progress, if any: parks rows whose
-  /// parent is absent and brings back those whose parent arrived.
+  /// Settles the run of received events in progress, if any (see
+  /// ``Projector/endReceivedRun()``).
   func endReceivedRun() throws {
-    guard let merge else { return }
-    self.merge = nil
-    try merge.settleForeignKeys()
-    // As sync does: the merged events are folded already.
-    try merge.finishBatch()
+    try projector.endReceivedRun()
   }
 
   /// Ends the replay: settles received events and creates the triggers the
   /// history defines (created last: their effects are in the log already).
   func finish(_ db: Database) throws {
-    try endReceivedRun()
-    try strict.finish(db)
+    try projector.finish(db)
   }
 
   // MARK: - Lenient replay
@@ -143,14 +134,14 @@ final class LogReplayer {
   }
 
   func checkpoint() -> Checkpoint {
-    Checkpoint(pendingTriggers: strict.pendingTriggers, localEpoch: localEpoch)
+    Checkpoint(pendingTriggers: projector.pendingTriggers, localEpoch: localEpoch)
   }
 
   /// Forgets an event whose savepoint was rolled back.
   func restore(_ checkpoint: Checkpoint) {
-    strict.pendingTriggers = checkpoint.pendingTriggers
+    projector.pendingTriggers = checkpoint.pendingTriggers
     localEpoch = checkpoint.localEpoch
-    merge = nil  // its fold mark and rows were rolled back with the event
+    projector.abandonReceivedRun()  // its fold mark and rows were rolled back with the event
     selection?.schemaChanged()
   }
 }

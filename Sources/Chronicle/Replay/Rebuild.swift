@@ -76,7 +76,7 @@ extension ChronicleDatabase {
               counts.events += 1
               if let limit = options.stopsAfterEvents, counts.events > limit { throw RebuildInterrupted() }
             }
-            try applier.endReceivedRun(db)
+            try applier.endReceivedRun()
             try shadow.saveCheckpoint(batch.last!.0, db)
             return .commit
           }
@@ -209,19 +209,19 @@ struct ShadowBehind: Error {}
 /// Another peer's events arrived during a rebuild that began without any.
 private struct ReceivedDuringRebuild: Error {}
 
-/// Applies events, upcast to the current shape, to the shadow tables.
+/// Applies events, upcast to the current shape, to the shadow tables
+/// through the ``Projector``.
 struct ShadowApplier {
   let localPeer: PeerID
   let upcaster: EventUpcaster
   let hasReceived: Bool
-  private let strict = EventApplier()
-  private var merge: MergeApplier?
+  private let projector: Projector
 
   init(localPeer: PeerID, upcaster: EventUpcaster, hasReceived: Bool) {
     self.localPeer = localPeer
     self.upcaster = upcaster
     self.hasReceived = hasReceived
-    strict.retainsDeletedRows = true
+    self.projector = Projector(localPeer: localPeer, retainsDeletedRows: true)
   }
 
   /// Applies one event; returns its row operations after upcasting.
@@ -259,24 +259,22 @@ struct ShadowApplier {
       (event, rowCount) = (EventUpcaster.event(rows, like: original), rows.count)
     }
     if original.origin == localPeer {
-      try endReceivedRun(db)
-      strict.insertsReplace = reshaped
-      try strict.apply(event, to: db)
+      try projector.applyRecorded(event, insertsReplace: reshaped, db)
       if hasReceived && !isBaseline {
         let encoded = try EventCodec.encode(event, compressionLevel: 1)
         _ = try EventAppender.insert(db, event: event, encoded: encoded)
       }
     } else {
       guard hasReceived else { throw ReceivedDuringRebuild() }
-      if merge == nil {
-        try TrackedTables.refresh(db)
-        let merge = MergeApplier(db, local: localPeer, localEpoch: UInt64.max)
-        try merge.foldLocalEvents()
-        self.merge = merge
-      }
       let encoded = try EventCodec.encode(event, compressionLevel: 1)
       do {
-        try merge!.apply(IncomingEvent(event: event, encoded: encoded), source: "the log")
+        try projector.merge(IncomingEvent(event: event, encoded: encoded), source: "the log") {
+          // The events are in the current shape already: no upcaster.
+          try TrackedTables.refresh(db)
+          let merge = MergeApplier(db, local: localPeer, localEpoch: .max)
+          try merge.foldLocalEvents()
+          return merge
+        }
       } catch let error as SyncError {
         throw ChronicleError.replayFailed(event: original.id.description, reason: "\(error)")
       }
@@ -349,11 +347,8 @@ struct ShadowApplier {
     return fitted
   }
 
-  mutating func endReceivedRun(_ db: Database) throws {
-    guard let merge else { return }
-    self.merge = nil
-    try merge.settleForeignKeys()
-    try merge.finishBatch()
+  func endReceivedRun() throws {
+    try projector.endReceivedRun()
   }
 
   /// The table a schema change emptied and refilled, or dropped, if any.

@@ -132,12 +132,17 @@ extension ChronicleDatabase {
     // the transaction commits only once all passed.
     var admission = DeviceAdmission(db, checksSignatures: signsEvents)
     let pending = try admission.startChecking(events)
-    let applier = try MergeApplier.forMerging(db, local: peerID)
-    applier.batchCapacity = mergeBatchRows
+    // The whole batch is one run of received events.
+    let projector = Projector(localPeer: peerID, retainsDeletedRows: true)
+    let batchRows = mergeBatchRows
     do {
       // Within a batch, older events first: fewer rows go through parking.
       for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
-        try applier.apply(incoming, source: source)
+        try projector.merge(incoming, source: source) {
+          let applier = try MergeApplier.forMerging(db, local: peerID)
+          applier.batchCapacity = batchRows
+          return applier
+        }
       }
     } catch {
       // An event that is not what it claims to be is refused as such,
@@ -146,15 +151,12 @@ extension ChronicleDatabase {
       throw error
     }
     try admission.admit(pending, source: source)
-    if applier.appliedEvents > 0 { try applier.settleForeignKeys() }
+    var report = try projector.endReceivedRun()
+    // Rows are written as the run settles: a trigger that wrote a tracked
+    // table then wrote what no event describes (the transaction rolls back).
     if let table = uncaptured.tableWrittenByTrigger {
       throw SyncError.triggerWroteWhileMerging(source: source, table: table)
     }
-    try applier.finishBatch()
-    var report = MergeReport()
-    report.appliedEvents = applier.appliedEvents
-    report.duplicateEvents = applier.duplicateEvents
-    report.rowChanges = applier.appliedRowChanges
     report.parkedRows = try MergeStore(db: db).parkedCount()
     return report
   }

@@ -56,10 +56,13 @@ final class MergeApplier {
     set { batch.capacity = newValue }
   }
 
-  /// The applier a merge into the live tables uses: at this peer's schema
-  /// epoch, reading older events through the recorded migrations.
-  static func forMerging(_ db: Database, local: PeerID) throws -> MergeApplier {
-    let applier = MergeApplier(db, local: local, localEpoch: try LocalLogPosition.read(db, origin: local).schemaEpoch)
+  /// The applier a merge uses: reading older events through the recorded
+  /// migrations, at `localEpoch` (nil: the epoch this peer's log has reached;
+  /// `.max` where the tables already have the current shape, as a rebuild's
+  /// or compaction's).
+  static func forMerging(_ db: Database, local: PeerID, localEpoch: UInt64? = nil) throws -> MergeApplier {
+    let epoch = try localEpoch ?? LocalLogPosition.read(db, origin: local).schemaEpoch
+    let applier = MergeApplier(db, local: local, localEpoch: epoch)
     applier.upcaster = try EventUpcaster.load(db, localPeer: local, upcasters: Upcasters(), skipsMissingCode: true, forMerging: true)
     return applier
   }
