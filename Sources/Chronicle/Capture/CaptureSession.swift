@@ -155,7 +155,7 @@ final class CaptureSession: @unchecked Sendable {
   /// installed without suspicion.
   func removeGuards(_ db: Database) throws {
     guard try GuardTriggers.removeAll(db) else { return }
-    try db.execute(sql: "DELETE FROM chronicle_meta WHERE key = ?", arguments: [UntrackedWrites.guardedKey])
+    try ChronicleMeta(db: db).remove(.guardsInstalled)
     try keepSnapshotCurrent(db)
   }
 
@@ -176,7 +176,7 @@ final class CaptureSession: @unchecked Sendable {
     snapshot = try SchemaStore.loggedSnapshot(db)
     tables = [:]
     readers = [:]
-    for name in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables") {
+    for name in try TrackedTables.names(db) {
       guard let shape = try TableShape.read(db, table: name) else { continue }  // dropped outside Chronicle: the next write logs it
       tables[name] = TrackedTable(shape: shape)
     }
@@ -449,7 +449,7 @@ final class CaptureSession: @unchecked Sendable {
       try store?.retainDeletedRow(table: table.name, key: MergeStore.encodeKey(key.values), values: named)
     }
     for table in newlyTracked {
-      try db.execute(sql: "INSERT OR REPLACE INTO chronicle_tracked_tables (name, since_event) VALUES (?, ?)", arguments: [table.name, appended.id])
+      try TrackedTables.track(table.name, since: appended.id, db)
     }
     return appended
   }
@@ -490,12 +490,12 @@ final class CaptureSession: @unchecked Sendable {
       guard let table = tables.removeValue(forKey: from) else { continue }
       table.name = to
       tables[to] = table
-      try db.execute(sql: "UPDATE chronicle_tracked_tables SET name = ? WHERE name = ?", arguments: [to, from])
+      try TrackedTables.rename(from, to: to, db)
     }
     for name in diff.droppedTables {
       guard let table = tables.removeValue(forKey: name) else { continue }
       readers[ObjectIdentifier(table)] = nil
-      try db.execute(sql: "DELETE FROM chronicle_tracked_tables WHERE name = ?", arguments: [name])
+      try TrackedTables.untrack(name, db)
     }
     var full: [TrackedTable] = []
     for name in diff.alteredTables {

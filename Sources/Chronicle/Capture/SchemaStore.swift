@@ -4,7 +4,7 @@ import GRDB
 /// Keeps the last logged application schema in `chronicle_schema`.
 enum SchemaStore {
   static func loggedSnapshot(_ db: Database) throws -> SchemaSnapshot {
-    let version = try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'logged_schema_version'") ?? -1
+    let version = try ChronicleMeta(db: db).value(.loggedSchemaVersion) ?? -1
     let objects = try Row.fetchAll(db, sql: "SELECT type, name, table_name, root_page, sql, columns FROM chronicle_schema ORDER BY position").map { row in
       SchemaSnapshot.Object(
         type: row["type"], name: row["name"], tableName: row["table_name"], rootPage: row["root_page"], sql: row["sql"],
@@ -21,7 +21,6 @@ enum SchemaStore {
         sql: "INSERT INTO chronicle_schema (position, type, name, table_name, root_page, sql, columns) VALUES (?, ?, ?, ?, ?, ?, ?)",
         arguments: [position, object.type, object.name, object.tableName, object.rootPage, object.sql, columns])
     }
-    try db.execute(
-      sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('logged_schema_version', ?)", arguments: [snapshot.version])
+    try ChronicleMeta(db: db).set(.loggedSchemaVersion, to: snapshot.version)
   }
 }

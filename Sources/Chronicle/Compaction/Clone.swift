@@ -43,7 +43,8 @@ extension ChronicleLogSource {
         let previous = try LogBaseline.read(db)
         let (event, _) = try ChronicleDatabase.baselineEvent(db, peer: source, previous: previous)
         let encoded = try EventCodec.encode(event, compressionLevel: 6)
-        let through = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chronicle_events") ?? previous?.throughPosition ?? 0
+        let last = try EventLog.lastPosition(db)
+        let through = last > 0 ? last : previous?.throughPosition ?? 0
         let baseline = LogBaseline(
           throughPosition: through, vector: try VersionVector.read(db), timestamp: try LocalLogPosition.latestClock(db),
           schemaEpoch: epoch, event: event, bytes: encoded.bytes)
@@ -55,7 +56,7 @@ extension ChronicleLogSource {
           sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",
           arguments: [Data(peer.bytes), ISO8601DateFormatter().string(from: Date())])
         // The new peer starts at the schema epoch the source had reached.
-        try db.execute(sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('epoch_floor', ?)", arguments: [Int64(epoch)])
+        try ChronicleMeta(db: db).set(.epochFloor, to: Int64(epoch))
         try db.execute(sql: "DELETE FROM chronicle_devices; DELETE FROM chronicle_group; DELETE FROM chronicle_members")
         for (table, rows) in [("chronicle_devices", devices), ("chronicle_group", group), ("chronicle_members", members)] {
           for row in rows {

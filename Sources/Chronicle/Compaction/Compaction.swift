@@ -84,7 +84,7 @@ extension ChronicleDatabase {
           try db.execute(sql: "DELETE FROM chronicle_event_tables WHERE event_id <= ?", arguments: [through])
           try db.execute(sql: "DELETE FROM chronicle_events WHERE id <= ?", arguments: [through])
           report.prunedEvents = db.changesCount
-          report.remainingEvents = try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events") ?? 0
+          report.remainingEvents = try EventLog.count(db)
           return .commit
         }
         return report
@@ -107,7 +107,7 @@ extension ChronicleDatabase {
     }
     operations += migrations.map { .schema(.migration($0)) }
     var rowCount = 0
-    for name in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name") {
+    for name in try TrackedTables.names(db) {
       guard let shape = try TableShape.read(db, table: name) else { continue }
       let index = tables.count
       tables.append(TableDescriptor(name: shape.name, columns: shape.columns, primaryKey: shape.primaryKey))

@@ -144,7 +144,7 @@ public final class ChronicleDatabase: Sendable {
   /// The tables whose writes are captured, sorted by name.
   public var trackedTables: [String] {
     get throws {
-      try read { db in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name") }
+      try read { db in try TrackedTables.names(db) }
     }
   }
 

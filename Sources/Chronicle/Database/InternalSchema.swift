@@ -287,8 +287,9 @@ extension InternalSchema {
   /// Creates or upgrades Chronicle's tables inside the current transaction.
   static func migrate(_ db: Database) throws {
     let found: Int
-    if try db.tableExists("chronicle_meta") {
-      found = try Int.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'schema_version'") ?? 0
+    let meta = ChronicleMeta(db: db)
+    if try meta.exists() {
+      found = try meta.value(.internalSchemaVersion) ?? 0
     } else {
       found = 0
     }
@@ -298,8 +299,7 @@ extension InternalSchema {
     for migration in migrations where migration.version > found {
       try db.execute(sql: migration.sql)
       try upgradeSteps(toVersion: migration.version, db)
-      try db.execute(
-        sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('schema_version', ?)", arguments: [migration.version])
+      try meta.set(.internalSchemaVersion, to: migration.version)
     }
   }
 }

@@ -50,7 +50,7 @@ public struct EventLog: Sendable {
 
   /// Number of events in the log.
   public func count() throws -> Int {
-    try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events") ?? 0 }
+    try reader.read { db in try Self.count(db) }
   }
 
   // MARK: - Inside a transaction
@@ -134,5 +134,18 @@ extension EventLog {
   /// The position of the last event in the log of `db` (0 when empty).
   static func lastPosition(_ db: Database) throws -> Int64 {
     try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM main.chronicle_events") ?? 0
+  }
+
+  /// The number of events in the log of `db`, or of those at `positions`.
+  static func count(_ db: Database, positions: ClosedRange<Int64>? = nil) throws -> Int {
+    guard let positions else { return try Int.fetchOne(db, sql: "SELECT count(*) FROM main.chronicle_events") ?? 0 }
+    return try Int.fetchOne(
+      db, sql: "SELECT count(*) FROM main.chronicle_events WHERE id BETWEEN ? AND ?",
+      arguments: [positions.lowerBound, positions.upperBound]) ?? 0
+  }
+
+  /// The highest sequence of `origin`'s events in the log of `db` (0 when none).
+  static func lastSequence(_ db: Database, origin: PeerID) throws -> UInt64 {
+    UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM main.chronicle_events WHERE origin = ?", arguments: [Data(origin.bytes)]) ?? 0)
   }
 }

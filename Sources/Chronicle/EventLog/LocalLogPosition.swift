@@ -15,7 +15,7 @@ struct LocalLogPosition: Equatable {
     guard let row else {
       // Every event of this peer was compacted away (or it has none yet).
       let baseline = try LogBaseline.read(db)
-      let floor = try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'epoch_floor'") ?? 0
+      let floor = try ChronicleMeta(db: db).value(.epochFloor) ?? 0
       return LocalLogPosition(
         nextSequence: (baseline?.vector[origin] ?? 0) + 1,
         schemaEpoch: max(baseline.map { $0.vector[origin] > 0 ? $0.schemaEpoch : 0 } ?? 0, UInt64(floor)))

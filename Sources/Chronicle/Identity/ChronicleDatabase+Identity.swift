@@ -126,8 +126,7 @@ extension ChronicleDatabase {
           let checksum = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
           try update.execute(arguments: [Data(bytes), bytes.count, Int64(checksum), id])
         }
-        try db.execute(
-          sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('sealed_through', ?)", arguments: [last[1] as Int64])
+        try ChronicleMeta(db: db).set(.sealedThrough, to: last[1] as Int64)
         done = rows.count < 1024
       }
     }
@@ -147,6 +146,6 @@ extension ChronicleDatabase {
   }
 
   private static func sealedThrough(_ db: Database) throws -> Int64 {
-    try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'sealed_through'") ?? 0
+    try ChronicleMeta(db: db).value(.sealedThrough) ?? 0
   }
 }

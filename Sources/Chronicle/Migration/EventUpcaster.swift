@@ -42,8 +42,7 @@ struct EventUpcaster {
     _ db: Database, localPeer: PeerID, upcasters: Upcasters, skipsMissingCode: Bool = false, forMerging: Bool = false
   ) throws -> EventUpcaster {
     if forMerging {
-      let any = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_meta WHERE key LIKE 'migration:%')") ?? false
-      if !any { return EventUpcaster(migrations: [], upcasters: upcasters, localPeer: localPeer) }
+      if try !ChronicleMeta(db: db).hasMigrations() { return EventUpcaster(migrations: [], upcasters: upcasters, localPeer: localPeer) }
     }
     var found = try migrations(db, localPeer: localPeer)
     if forMerging { found.removeAll { isImplicit($0.migration) } }

@@ -171,10 +171,8 @@ extension ChronicleDatabase {
       defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
       var ran = false
       try db.inTransaction(.immediate) {
-        let key = "migration:\(name)"
-        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_meta WHERE key = ?)", arguments: [key]) == true {
-          return .commit
-        }
+        let meta = ChronicleMeta(db: db)
+        if try meta.contains(.migration(name)) { return .commit }
         var builder = MigrationBuilder(db: db, name: name, upcasters: upcasters, localPeer: session.peer)
         do {
           try body(&builder)
@@ -192,7 +190,7 @@ extension ChronicleDatabase {
         session.pendingMigration = builder.pending
         defer { session.pendingMigration = nil }
         let appended = try session.appendEvent(db)
-        try db.execute(sql: "INSERT INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: [key, appended?.id])
+        try meta.set(.migration(name), to: appended?.id)
         ran = true
         return .commit
       }
@@ -203,7 +201,7 @@ extension ChronicleDatabase {
   /// Names of the migrations applied to this database, oldest first.
   public func appliedMigrations() throws -> [String] {
     try read { db in
-      try String.fetchAll(db, sql: "SELECT substr(key, 11) FROM chronicle_meta WHERE key LIKE 'migration:%' ORDER BY value, key")
+      try ChronicleMeta(db: db).migrationNames()
     }
   }
 }

@@ -29,6 +29,6 @@ extension ChronicleLogSource {
 
   /// The tables whose writes the log records, sorted by name.
   public func loggedTables() throws -> [String] {
-    try read { db in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name") }
+    try read { db in try TrackedTables.names(db) }
   }
 }

@@ -49,7 +49,7 @@ final class LogReplayer {
     try MergeStore(db: db).insert(mergeState)
     if keepsLog { try baseline.save(db, mergeState: mergeState) }
     for case .schema(.migration(let migration)) in baseline.event.operations {
-      try db.execute(sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: ["migration:\(migration.name)", 0])
+      try ChronicleMeta(db: db).set(.migration(migration.name), to: 0)
     }
   }
 
@@ -94,8 +94,7 @@ final class LogReplayer {
       guard keepsMergeState else { return }
       let position = try EventAppender.insert(db, event: stored.event, encoded: encoded)
       for case .schema(.migration(let migration)) in event.operations {
-        try db.execute(
-          sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: ["migration:\(migration.name)", position])
+        try ChronicleMeta(db: db).set(.migration(migration.name), to: position)
       }
     } else {
       do {
@@ -174,18 +173,5 @@ final class TableSelection {
   func wantedTableIndexes(of event: ChangeEvent, _ db: Database) throws -> Set<Int> {
     let kept = try keptTables(db)
     return Set(event.tables.indices.filter { kept.contains(event.tables[$0].name.lowercased()) })
-  }
-}
-
-/// Keeps `chronicle_tracked_tables` of a replay target equal to its trackable
-/// tables, which is what merging and `Chronicle.open` go by.
-enum TrackedTables {
-  static func refresh(_ db: Database) throws {
-    try db.execute(sql: "DELETE FROM chronicle_tracked_tables")
-    let names = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_schema WHERE type = 'table' ORDER BY name")
-    for name in names where !InternalSchema.isReserved(name) {
-      guard try TableShape.read(db, table: name)?.isTrackable == true else { continue }
-      try db.execute(sql: "INSERT INTO chronicle_tracked_tables (name, since_event) VALUES (?, 0)", arguments: [name])
-    }
   }
 }

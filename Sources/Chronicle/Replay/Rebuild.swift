@@ -34,7 +34,7 @@ extension ChronicleDatabase {
     let side = path + ".rebuild"
     let (upcaster, schema, tracked, hasReceived) = try read { db in
       (try EventUpcaster.load(db, localPeer: peer, upcasters: options.upcasters), try SchemaSnapshot.read(db),
-       try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name"),
+       try TrackedTables.names(db),
        try EventLog.hasReceivedEvents(db, localPeer: peer))
     }
     try upcaster.checkRegistered()

@@ -45,7 +45,7 @@ extension ChronicleLogSource {
   public func replay(into target: some DatabaseWriter, options: ReplayOptions = ReplayOptions()) throws -> ReplayReport {
     let keepsLog = options.keepsLog && options.tables == nil
     let filter = EventFilter(positions: options.until?.positions)
-    let total = try read { db in try Self.eventCount(db, filter) }
+    let total = try read { db in try EventLog.count(db, positions: filter.positions) }
     var events = 0, rows = 0, seen = 0
     var lastEvent: EventID?
     var failures: [ReplayFailure] = []
@@ -112,13 +112,6 @@ extension ChronicleLogSource {
     options.progress?(ReplayProgress(eventsRead: seen, totalEvents: total, rowChanges: rows))
     let digests = options.computesDigests ? try target.read { db in try TableDigest.compute(db) } : []
     return ReplayReport(eventCount: events, rowChangeCount: rows, lastEvent: lastEvent, failures: failures, digests: digests)
-  }
-
-  private static func eventCount(_ db: Database, _ filter: EventFilter) throws -> Int {
-    guard let positions = filter.positions else { return try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events") ?? 0 }
-    return try Int.fetchOne(
-      db, sql: "SELECT count(*) FROM chronicle_events WHERE id BETWEEN ? AND ?",
-      arguments: [positions.lowerBound, positions.upperBound]) ?? 0
   }
 
   /// Makes the target a Chronicle database of the source's peer that opens

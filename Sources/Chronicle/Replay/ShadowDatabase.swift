@@ -33,12 +33,9 @@ final class ShadowDatabase {
     if FileManager.default.fileExists(atPath: path) {
       let queue = try DatabaseQueue(path: path, configuration: configuration)
       let checkpoint = try queue.read { db -> (String?, Int64, Int64?) in
-        guard try db.tableExists("chronicle_meta") else { return (nil, 0, nil) }
-        func meta(_ key: String) throws -> DatabaseValue {
-          try DatabaseValue.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [key]) ?? .null
-        }
-        return (String.fromDatabaseValue(try meta("rebuild_fingerprint")), Int64.fromDatabaseValue(try meta("rebuild_through")) ?? 0,
-                Int64.fromDatabaseValue(try meta("rebuild_through_checksum")))
+        let meta = ChronicleMeta(db: db)
+        guard try meta.exists() else { return (nil, 0, nil) }
+        return (try meta.value(.rebuildFingerprint), try meta.value(.rebuildThrough) ?? 0, try meta.value(.rebuildThroughChecksum))
       }
       let liveChecksum = try database.read { db -> Int64? in
         if let event = try Int64.fetchOne(db, sql: "SELECT checksum FROM chronicle_events WHERE id = ?", arguments: [checkpoint.1]) {
@@ -64,16 +61,18 @@ final class ShadowDatabase {
       // Tables, indexes and views as they are now. Triggers are left out:
       // the swap copies rows, and the log holds what triggers did.
       for object in schema.objects where object.type != "trigger" { try db.execute(sql: object.sql) }
-      try db.execute(sql: "INSERT INTO chronicle_meta (key, value) VALUES ('rebuild_fingerprint', ?), ('rebuild_through', 0)", arguments: [fingerprint])
+      let meta = ChronicleMeta(db: db)
+      try meta.set(.rebuildFingerprint, to: fingerprint)
+      try meta.set(.rebuildThrough, to: 0)
     }
     return ShadowDatabase(path: path, queue: queue, through: 0)
   }
 
   /// Records that every event through `stored` is applied (inside the batch's transaction).
   func saveCheckpoint(_ stored: StoredEvent, _ db: Database) throws {
-    try db.execute(
-      sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES ('rebuild_through', ?), ('rebuild_through_checksum', ?)",
-      arguments: [stored.id, Int64(stored.checksum)])
+    let meta = ChronicleMeta(db: db)
+    try meta.set(.rebuildThrough, to: stored.id)
+    try meta.set(.rebuildThroughChecksum, to: Int64(stored.checksum))
     through = stored.id
   }
 

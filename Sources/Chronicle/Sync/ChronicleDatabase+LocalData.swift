@@ -35,7 +35,7 @@ extension ChronicleDatabase {
           let epoch = try LocalLogPosition.read(db, origin: oldPeer).schemaEpoch
           try session.uncaptured(db) { _ in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            for table in try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables") {
+            for table in try TrackedTables.names(db) {
               try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
             }
             do {
@@ -47,13 +47,14 @@ extension ChronicleDatabase {
               DELETE FROM chronicle_events;
               DELETE FROM chronicle_event_tables;
               DELETE FROM chronicle_rows;
-              DELETE FROM chronicle_tracked_tables;
               DELETE FROM chronicle_schema;
-              DELETE FROM chronicle_meta WHERE key IN ('logged_schema_version', 'merge_folded_through', 'sealed_through');
               DELETE FROM chronicle_devices;
               DELETE FROM chronicle_group;
               DELETE FROM chronicle_members;
               """)
+            try TrackedTables.removeAll(db)
+            let meta = ChronicleMeta(db: db)
+            for key in [ChronicleMeta.Key<Int64>.loggedSchemaVersion, .mergeFoldedThrough, .sealedThrough] { try meta.remove(key) }
             try db.execute(
               sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",
               arguments: [Data(newPeer.bytes), ISO8601DateFormatter().string(from: Date())])

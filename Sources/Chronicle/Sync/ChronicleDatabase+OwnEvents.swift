@@ -28,7 +28,7 @@ extension ChronicleDatabase {
   /// The highest sequence of this device's events in the log (0 when none).
   package func lastOwnSequence() throws -> UInt64 {
     try read { db in
-      UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM chronicle_events WHERE origin = ?", arguments: [Data(peerID.bytes)]) ?? 0)
+      try EventLog.lastSequence(db, origin: peerID)
     }
   }
 

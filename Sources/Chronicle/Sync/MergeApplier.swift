@@ -48,8 +48,6 @@ final class MergeApplier {
   /// The events a compaction baseline covers (read on first use).
   private var baselineVector: VersionVector?
 
-  static let foldMarkKey = "merge_folded_through"
-
   /// Rows merged before they are written (see ``MergeBatch/capacity``).
   var batchCapacity: Int {
     get { batch.capacity }
@@ -92,7 +90,7 @@ final class MergeApplier {
   }
 
   private func foldLocalEventsInCache() throws {
-    let mark = try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = ?", arguments: [Self.foldMarkKey]) ?? 0
+    let mark = try ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
     var last = mark
     let total = foldProgress == nil ? 0 : try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events WHERE id > ?", arguments: [mark]) ?? 0
     var foldedEvents = 0
@@ -258,8 +256,7 @@ final class MergeApplier {
   }
 
   func setFoldMark(_ id: Int64) throws {
-    try db.execute(
-      sql: "INSERT OR REPLACE INTO chronicle_meta (key, value) VALUES (?, ?)", arguments: [Self.foldMarkKey, id])
+    try ChronicleMeta(db: db).set(.mergeFoldedThrough, to: id)
   }
 
   /// The key in the local table's key order, encoded; nil when the event's key
@@ -450,7 +447,7 @@ final class MergeApplier {
 
   private func tablesToCheck() throws -> [String] {
     // Children of changed tables too: a parked parent orphans them.
-    let all = try String.fetchAll(db, sql: "SELECT name FROM chronicle_tracked_tables ORDER BY name")
+    let all = try TrackedTables.names(db)
     return try all.filter { name in try db.tableExists(name) && !db.foreignKeys(on: name, in: "main").isEmpty }
   }
 
