@@ -4,16 +4,16 @@ import GRDB
 /// The state a compacted log starts from: what the pruned events led to.
 package struct LogBaseline: Sendable {
   /// Log position of the last pruned event.
-  public var throughPosition: Int64
+  package var throughPosition: Int64
   /// The events the baseline stands for: every event it covers was pruned.
-  public var vector: VersionVector
+  package var vector: VersionVector
   /// Highest clock reading of the pruned events.
-  public var timestamp: HLCTimestamp
+  package var timestamp: HLCTimestamp
   /// Schema epoch of this peer's last pruned event.
-  public var schemaEpoch: UInt64
+  package var schemaEpoch: UInt64
   /// The schema (as schema changes), the recorded migrations and every row
   /// of the tracked tables (as inserts).
-  public var event: ChangeEvent
+  package var event: ChangeEvent
   /// The serialized ``event``.
   var bytes: [UInt8]
 

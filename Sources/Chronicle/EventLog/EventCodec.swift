@@ -10,30 +10,30 @@ package enum EventCodec {
   /// The newest format version this build reads (it reads every version up
   /// to it). Events are written as version 1 and become version 2 when their
   /// device signs them, before they leave it.
-  public static let currentVersion: UInt8 = 2
+  package static let currentVersion: UInt8 = 2
   /// The version of an unsigned event, as capture writes it.
   static let unsignedVersion: UInt8 = 1
   static let magic: [UInt8] = Array("CHRE".utf8)
   static let flagCompressed: UInt8 = 0x01
   /// Bodies that decompress to more than this are refused (a decompression bomb
   /// cannot exhaust memory).
-  public static let maximumBodySize = 1 << 30
+  package static let maximumBodySize = 1 << 30
 
   /// An encoded event and its sizes.
-  public struct Encoded: Sendable {
+  package struct Encoded: Sendable {
     /// The serialized event: envelope, compressed body, signature block
     /// (version 2) and checksum.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// The format version (byte 4): 1 unsigned, 2 signed.
-    public var version: UInt8 { bytes[4] }
+    package var version: UInt8 { bytes[4] }
     /// Size of the body before compression.
-    public var rawBodySize: Int
+    package var rawBodySize: Int
     /// CRC-32 stored at the end of `bytes`.
-    public var checksum: UInt32
+    package var checksum: UInt32
   }
 
   /// Serializes `event`, compressing the body with zlib at `compressionLevel`.
-  public static func encode(_ event: ChangeEvent, compressionLevel: Int32 = 6) throws(EventFormatError) -> Encoded {
+  package static func encode(_ event: ChangeEvent, compressionLevel: Int32 = 6) throws(EventFormatError) -> Encoded {
     var writer = EventBodyWriter()
     for table in event.tables { _ = writer.addTable(table) }
     for operation in event.operations { try writer.append(operation) }
@@ -72,7 +72,7 @@ package enum EventCodec {
   }
 
   /// Parses a serialized event.
-  public static func decode(_ bytes: [UInt8]) throws(EventFormatError) -> ChangeEvent {
+  package static func decode(_ bytes: [UInt8]) throws(EventFormatError) -> ChangeEvent {
     try decodeEncoded(bytes).event
   }
 
