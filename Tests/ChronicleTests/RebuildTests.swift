@@ -202,6 +202,45 @@ struct RebuildTests {
     #expect(try a.digests() == b.digests(), "the peers still converge after the rebuild")
   }
 
+  /// A peer that prepared to merge (a server does before every push, even
+  /// one that brings nothing) has merge state, and a fold mark, with no
+  /// received event in its log. A rebuild must rebuild that state with its
+  /// versions: it kept only what deleted rows retain, so the next merge found
+  /// rows it had no versions for and stopped on "UNIQUE constraint failed".
+  @Test func aRebuildOfAPeerThatPreparedToMergeButReceivedNothingKeepsItConverging() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
+    let b = try openSyncPeer(directory, name: "b.sqlite", clock: clock, skew: 1)
+    try a.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (1, 'Home', 1.0), (2, 'Work', 2.0), (3, 'Trips', 3.0)")
+      try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (10, 1, 'Milk'), (11, 3, 'Tent')")
+    }
+    clock.advance(by: 5)
+    try a.write { db in
+      try db.execute(sql: "UPDATE lists SET name = 'House' WHERE id = 1")
+      try db.execute(sql: "DELETE FROM lists WHERE id = 2")
+    }
+    try a.prepareMergeState()
+    let before = try a.digests()
+    let report = try a.rebuild()
+    #expect(report.differences == nil)
+    #expect(try a.digests() == before)
+    let states = try a.read { db in try MergeStore(db: db).allStates() }
+    #expect(states.count == 5, "every row written here has merge state: \(states.map(\.table))")
+    #expect(states.allSatisfy { $0.state.isComplete }, "each with the versions of its columns: \(states.map(\.state))")
+    // The other peer edits the same rows later, and writes its own.
+    clock.advance(by: 5)
+    try b.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (1, 'Cottage', 9.0), (4, 'Books', 4.0)")
+    }
+    try push(b, to: a)
+    try push(a, to: b)
+    #expect(try a.digests() == b.digests(), "the peers converge after the rebuild")
+    let lists = try a.read { db in try Row.fetchAll(db, sql: "SELECT id, name, weight FROM lists ORDER BY id").map(\.description) }
+    #expect(lists == [#"[id:1 name:"Cottage" weight:9.0]"#, #"[id:3 name:"Trips" weight:3.0]"#, #"[id:4 name:"Books" weight:4.0]"#])
+  }
+
   /// A row deleted here and brought back by another peer's later update
   /// keeps the columns that update did not write: capture kept them at the
   /// delete, and so must the rebuild (it kept only the key, so the rebuilt

@@ -32,20 +32,27 @@ extension ChronicleDatabase {
   private func rebuildOnce(_ options: RebuildOptions) throws -> RebuildReport {
     let peer = peerID
     let side = path + ".rebuild"
-    let (upcaster, schema, tracked, hasReceived) = try read { db in
+    let (upcaster, schema, tracked, hasReceived, hasFolded) = try read { db in
       (try EventUpcaster.load(db, localPeer: peer, upcasters: options.upcasters), try SchemaSnapshot.read(db),
        try TrackedTables.names(db),
-       try EventLog.hasReceivedEvents(db, localPeer: peer))
+       try EventLog.hasReceivedEvents(db, localPeer: peer),
+       try ChronicleMeta(db: db).value(.mergeFoldedThrough) != nil)
     }
     try upcaster.checkRegistered()
-    let shadow = try ShadowDatabase.openOrCreate(at: side, for: self, schema: schema)
     let (baseline, baselineRows) = try read { db in (try LogBaseline.read(db), try LogBaseline.mergeState(db)) }
+    // Merge state is rebuilt whole (versions folded from the log) once
+    // anything has needed it: a received event, a fold (a peer that prepared
+    // to merge, even if nothing came), or a compaction baseline. Otherwise
+    // the live file has none beyond the values deleted rows retain, nor a
+    // fold mark, and the shadow keeps the same.
+    let keepsMergeState = hasReceived || hasFolded || baseline != nil
+    let shadow = try ShadowDatabase.openOrCreate(at: side, for: self, schema: schema, keepsMergeState: keepsMergeState)
     let resumedAfter = shadow.through > (baseline?.throughPosition ?? 0) ? shadow.through : nil
     var counts = (events: 0, rows: 0)
     let total = try log.count()
 
     // Apply the log in checkpointed batches, up to its current end.
-    var applier = ShadowApplier(localPeer: peer, upcaster: upcaster, hasReceived: hasReceived)
+    var applier = ShadowApplier(localPeer: peer, upcaster: upcaster, hasReceived: hasReceived, keepsMergeState: keepsMergeState)
     applier.emptiedAt = try read { db in try ShadowApplier.lastEmptied(db, upcaster: upcaster) }
     if let baseline, shadow.through < baseline.throughPosition {
       // A compacted log starts from its baseline: its rows (in the current
@@ -83,7 +90,7 @@ extension ChronicleDatabase {
         }
         options.progress?(ReplayProgress(eventsRead: Int(shadow.through), totalEvents: max(total, Int(shadow.through)), rowChanges: counts.rows))
       }
-      try shadow.finish(localPeer: peer, hasReceived: hasReceived)
+      try shadow.finish(localPeer: peer, keepsMergeState: keepsMergeState)
     }
     try catchUp()
 
@@ -104,7 +111,7 @@ extension ChronicleDatabase {
           if options.adoptsLiveRows {
             adoptedEvent = try adoptLiveRows(against: shadow, tables: tracked)
           } else {
-            comparison = try swap(from: shadow, tables: tracked, hasReceived: hasReceived)
+            comparison = try swap(from: shadow, tables: tracked, keepsMergeState: keepsMergeState)
             swapped = true
           }
           break
@@ -150,7 +157,7 @@ extension ChronicleDatabase {
   /// with the shadow's inside the transaction (the two digests read side by
   /// side), and only those that differ are copied: a rebuild that finds the
   /// tables right (the usual case after a migration) rewrites no row of them.
-  private func swap(from shadow: ShadowDatabase, tables: [String], hasReceived: Bool) throws -> Comparison {
+  private func swap(from shadow: ShadowDatabase, tables: [String], keepsMergeState: Bool) throws -> Comparison {
     let session = self.session
     return try writer.writeWithoutTransaction { db in
       try session.uncaptured(db, foreignKeysOff: true) { _ in
@@ -186,7 +193,7 @@ extension ChronicleDatabase {
             let live = MergeStore(db: db)
             try MergeStore(db: db, schema: "chronicle_rebuild").forEachState { try live.save(table: $0.table, key: $0.key, $0.state) }
           }
-          if hasReceived { try MergeApplier(db, local: peerID, localEpoch: 0).setFoldMark(latest) }
+          if keepsMergeState { try MergeApplier(db, local: peerID, localEpoch: 0).setFoldMark(latest) }
           var violations: [Row] = []
           for table in tables { violations += try Row.fetchAll(db, sql: "PRAGMA main.foreign_key_check(\(quotedIdentifier(table)))") }
           guard violations.isEmpty else {
@@ -214,13 +221,18 @@ private struct ReceivedDuringRebuild: Error {}
 struct ShadowApplier {
   let localPeer: PeerID
   let upcaster: EventUpcaster
+  /// Whether the log held received events when the rebuild began.
   let hasReceived: Bool
+  /// Whether own events join the shadow's log, for its merges and its
+  /// last fold to give them versions.
+  let keepsMergeState: Bool
   private let projector: Projector
 
-  init(localPeer: PeerID, upcaster: EventUpcaster, hasReceived: Bool) {
+  init(localPeer: PeerID, upcaster: EventUpcaster, hasReceived: Bool, keepsMergeState: Bool) {
     self.localPeer = localPeer
     self.upcaster = upcaster
     self.hasReceived = hasReceived
+    self.keepsMergeState = keepsMergeState
     self.projector = Projector(localPeer: localPeer, retainsDeletedRows: true)
   }
 
@@ -260,12 +272,12 @@ struct ShadowApplier {
     }
     if original.origin == localPeer {
       try projector.applyRecorded(event, insertsReplace: reshaped, db)
-      if hasReceived && !isBaseline {
+      if keepsMergeState && !isBaseline {
         let encoded = try EventCodec.encode(event, compressionLevel: 1)
         _ = try EventAppender.insert(db, event: event, encoded: encoded)
       }
     } else {
-      guard hasReceived else { throw ReceivedDuringRebuild() }
+      guard keepsMergeState else { throw ReceivedDuringRebuild() }
       let encoded = try EventCodec.encode(event, compressionLevel: 1)
       do {
         try projector.merge(IncomingEvent(event: event, encoded: encoded), source: "the log") {

@@ -19,7 +19,9 @@ final class ShadowDatabase {
 
   /// Opens the side file to resume from its checkpoint when it was built for
   /// this schema and this log; otherwise starts a new one.
-  static func openOrCreate(at path: String, for database: ChronicleDatabase, schema: SchemaSnapshot) throws -> ShadowDatabase {
+  static func openOrCreate(
+    at path: String, for database: ChronicleDatabase, schema: SchemaSnapshot, keepsMergeState: Bool
+  ) throws -> ShadowDatabase {
     var configuration = Configuration()
     configuration.foreignKeysEnabled = false
     configuration.prepareDatabase { db in
@@ -29,7 +31,7 @@ final class ShadowDatabase {
       // the tables come back to.
       try db.execute(sql: "PRAGMA cache_size = -65536")
     }
-    let fingerprint = Self.fingerprint(schema, peer: database.peerID)
+    let fingerprint = Self.fingerprint(schema, peer: database.peerID, keepsMergeState: keepsMergeState)
     if FileManager.default.fileExists(atPath: path) {
       let queue = try DatabaseQueue(path: path, configuration: configuration)
       let checkpoint = try queue.read { db -> (String?, Int64, Int64?) in
@@ -77,8 +79,8 @@ final class ShadowDatabase {
   }
 
   /// Brings the merge state up to date with every event applied.
-  func finish(localPeer: PeerID, hasReceived: Bool) throws {
-    guard hasReceived else { return }
+  func finish(localPeer: PeerID, keepsMergeState: Bool) throws {
+    guard keepsMergeState else { return }
     try queue.write { db in try MergeApplier(db, local: localPeer, localEpoch: UInt64.max).foldLocalEvents() }
   }
 
@@ -101,8 +103,10 @@ final class ShadowDatabase {
     DatabaseFiles.remove(path)
   }
 
-  private static func fingerprint(_ schema: SchemaSnapshot, peer: PeerID) -> String {
-    var text = peer.description
+  /// What a shadow was begun for: a shadow begun without merge state (its
+  /// log lacks own events) cannot be resumed for a rebuild that keeps it.
+  private static func fingerprint(_ schema: SchemaSnapshot, peer: PeerID, keepsMergeState: Bool) -> String {
+    var text = peer.description + (keepsMergeState ? "\u{0}merge state" : "")
     for object in schema.objects { text += "\u{0}\(object.type)\u{0}\(object.name)\u{0}\(object.sql)" }
     return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
   }
