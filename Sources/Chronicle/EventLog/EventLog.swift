@@ -67,8 +67,23 @@ public struct EventLog: Sendable {
     try forEachEncoded(db, filter) { stored, _ in try body(stored) }
   }
 
+  /// Calls `body` with each matching event, in log order, for as long as it
+  /// returns true.
+  package static func scan(_ db: Database, _ filter: EventFilter, _ body: (StoredEvent) throws -> Bool) throws {
+    try scanEncoded(db, filter) { stored, _ in try body(stored) }
+  }
+
   /// Calls `body` with each matching event and its serialized bytes.
   static func forEachEncoded(_ db: Database, _ filter: EventFilter, _ body: (StoredEvent, [UInt8]) throws -> Void) throws {
+    try scanEncoded(db, filter) { stored, bytes in
+      try body(stored, bytes)
+      return true
+    }
+  }
+
+  /// Calls `body` with each matching event and its serialized bytes, for as
+  /// long as it returns true.
+  private static func scanEncoded(_ db: Database, _ filter: EventFilter, _ body: (StoredEvent, [UInt8]) throws -> Bool) throws {
     var conditions: [String] = []
     var arguments: StatementArguments = []
     if let positions = filter.positions {
@@ -90,7 +105,7 @@ public struct EventLog: Sendable {
     let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
     while let row = try rows.next() {
       let (stored, bytes) = try decodeEncoded(row)
-      try body(stored, bytes)
+      guard try body(stored, bytes) else { return }
     }
   }
 

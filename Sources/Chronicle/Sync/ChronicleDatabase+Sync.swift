@@ -78,25 +78,63 @@ extension ChronicleDatabase {
     }
   }
 
-  /// Brings the merge state up to date with the log, in a transaction of
-  /// its own, so that the merges that follow start at once: the first
-  /// merge into a database reads its whole history into merge state first
-  /// (local writes do not keep it), which takes seconds per million events.
-  /// A peer serving a sync runs it before the events arrive, and tells the
-  /// sender how far it is (`progress`: events read, of how many) rather
-  /// than keeping it waiting in silence.
-  package func prepareMergeState(progress: ((_ folded: Int, _ total: Int) -> Void)? = nil) throws {
-    let peer = peerID
-    let session = self.session
-    try writer.writeWithoutTransaction { db in
-      try session.uncaptured(db, foreignKeysOff: true) { _ in
-        try db.inTransaction(.immediate) {
-          let applier = try MergeApplier.forMerging(db, local: peer)
-          applier.foldProgress = progress
-          try applier.foldLocalEvents()
-          return .commit
+  /// Brings the merge state up to date with the log, so that the merges
+  /// that follow start at once: the first merge into a database reads its
+  /// whole history into merge state first (local writes do not keep it),
+  /// which takes seconds per million events.
+  ///
+  /// It works in transactions of about `slice` each, committed one after
+  /// another: the app's writes (and other processes) get the database
+  /// between them, and work done before an interruption is kept. A peer
+  /// serving a sync runs it before the events arrive, and tells the sender
+  /// how far it is (`progress`: events read, of how many) rather than
+  /// keeping it waiting in silence.
+  package func prepareMergeState(
+    slice: Duration = .milliseconds(500), progress: ((_ folded: Int, _ total: Int) -> Void)? = nil
+  ) throws {
+    var folded = 0
+    var total: Int?
+    var caughtUp = false
+    while !caughtUp {
+      var foldedNow = 0
+      caughtUp = try foldLocalEvents(until: .now + slice) { applier in
+        guard let progress else { return }
+        applier.foldProgressTotal = total.map { max($0 - folded, 0) }
+        applier.foldProgress = { done, left in
+          foldedNow = done
+          if total == nil { total = left }
+          progress(folded + done, max(total ?? 0, folded + done))
         }
       }
+      folded += foldedNow
+    }
+  }
+
+  /// Folds local events into merge state in a transaction of its own,
+  /// stopping at the first event boundary past `deadline`; returns whether
+  /// the merge state has caught up with the log.
+  func foldLocalEvents(until deadline: ContinuousClock.Instant, _ configure: (MergeApplier) -> Void = { _ in }) throws -> Bool {
+    let peer = peerID
+    let session = self.session
+    return try writer.writeWithoutTransaction { db in
+      try session.uncaptured(db, foreignKeysOff: true) { _ in
+        var caughtUp = false
+        try db.inTransaction(.immediate) {
+          let applier = try MergeApplier.forMerging(db, local: peer)
+          configure(applier)
+          caughtUp = try applier.foldLocalEvents(until: deadline)
+          return .commit
+        }
+        return caughtUp
+      }
+    }
+  }
+
+  /// Whether local events wait to be folded into merge state (see
+  /// ``prepareMergeState(slice:progress:)``).
+  func hasUnfoldedEvents() throws -> Bool {
+    try writer.read { db in
+      try EventLog.lastPosition(db) > ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
     }
   }
 
@@ -107,6 +145,18 @@ extension ChronicleDatabase {
       } catch {
         throw SyncError.clockDrift(source: source, event: incoming.event.id.description, detail: error.description)
       }
+    }
+    // A local history not folded yet is folded first, in slices of its own,
+    // so that the merge's transaction does not hold the database for it;
+    // only when a new row change will need it (schema changes and events
+    // held already cost no merge state).
+    if try hasUnfoldedEvents() {
+      let vector = try versionVector()
+      let needsMergeState = events.contains { incoming in
+        !vector.contains(origin: incoming.event.origin, sequence: incoming.event.sequence)
+          && incoming.event.operations.contains { $0.tableIndex != nil }
+      }
+      if needsMergeState { try prepareMergeState() }
     }
     let session = self.session
     return try writer.writeWithoutTransaction { db in

@@ -42,6 +42,8 @@ final class MergeApplier {
   /// at the start, every ``foldProgressInterval`` events, and at the end.
   var foldProgress: ((_ folded: Int, _ total: Int) -> Void)?
   var foldProgressInterval = 1_000
+  /// The events left to fold, when the caller knows (otherwise counted).
+  var foldProgressTotal: Int?
   /// Whether ``foldLocalEvents()`` ran: until then the merge state may lag
   /// behind the log, and the fold mark must not move.
   private(set) var hasFolded = false
@@ -84,15 +86,26 @@ final class MergeApplier {
 
   /// Folds the events appended since the last fold into the merge state.
   /// Their effects are already in the tables: only versions change.
-  func foldLocalEvents() throws {
-    defer { hasFolded = true }
-    try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache() }
+  ///
+  /// Given a `deadline`, it stops at the first event boundary past it and
+  /// saves what it folded so far, so that a long history can be folded in
+  /// several transactions (each leaves merge state and fold mark consistent
+  /// with each other, as a complete fold does). Returns whether the merge
+  /// state has caught up with the log.
+  @discardableResult
+  func foldLocalEvents(until deadline: ContinuousClock.Instant? = nil) throws -> Bool {
+    let caughtUp = try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache(until: deadline) }
+    hasFolded = caughtUp
+    return caughtUp
   }
 
-  private func foldLocalEventsInCache() throws {
+  private func foldLocalEventsInCache(until deadline: ContinuousClock.Instant?) throws -> Bool {
     let mark = try ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
     var last = mark
-    let total = foldProgress == nil ? 0 : try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events WHERE id > ?", arguments: [mark]) ?? 0
+    var caughtUp = true
+    let total =
+      foldProgress == nil ? 0
+      : try foldProgressTotal ?? Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events WHERE id > ?", arguments: [mark]) ?? 0
     var foldedEvents = 0
     foldProgress?(0, total)
     struct Folded {
@@ -153,7 +166,11 @@ final class MergeApplier {
       positions.removeAll(keepingCapacity: true)
       entries.removeAll(keepingCapacity: true)
     }
-    try EventLog.forEach(db, EventFilter(positions: (mark + 1)...Int64.max)) { stored in
+    try EventLog.scan(db, EventFilter(positions: (mark + 1)...Int64.max)) { stored in
+      if let deadline, foldedEvents > 0, ContinuousClock.now >= deadline {
+        caughtUp = false
+        return false
+      }
       last = stored.id
       foldedEvents += 1
       if let foldProgress, foldedEvents % foldProgressInterval == 0 { foldProgress(foldedEvents, total) }
@@ -216,10 +233,12 @@ final class MergeApplier {
         }
       }
       if entries.count >= foldFlushRows { try flush(isLast: false) }
+      return true
     }
     try flush(isLast: true)
     try setFoldMark(last)
     foldProgress?(foldedEvents, max(total, foldedEvents))
+    return caughtUp
   }
 
   /// A row: its table (a position in the fold's list of tables) and its
