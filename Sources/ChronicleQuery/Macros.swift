@@ -96,3 +96,32 @@ public macro Selection() = #externalMacro(module: "ChronicleQueryMacros", type: 
 ///     result, so SQLite may use it in indexes and evaluate it once.
 @attached(peer, names: prefixed(`$`))
 public macro DatabaseFunction(_ name: String? = nil, isDeterministic: Bool = false) = #externalMacro(module: "ChronicleQueryMacros", type: "DatabaseFunctionMacro")
+
+/// Makes a Swift function a collating sequence: how SQL compares and sorts
+/// text. Generates `$name`, a GRDB `DatabaseCollation` to register on each
+/// connection (`db.add(collation: $name)`, in `prepareDatabase`) and to
+/// name in queries:
+///
+/// ```swift
+/// @DatabaseCollation
+/// func byLength(_ lhs: String, _ rhs: String) -> CollationOrder {
+///   let order = CollationOrder(lhs.count, rhs.count)
+///   return order == .same ? CollationOrder(lhs, rhs) : order
+/// }
+/// Tag.order { $0.title.collate($byLength) }
+/// // ORDER BY "tags"."title" COLLATE "byLength"
+///
+/// extension Collation where Self == NamedCollation {
+///   static var byLength: Self { NamedCollation($byLength) }   // .collate(.byLength)
+/// }
+/// ```
+///
+/// The function takes the two texts compared and returns their order; it
+/// cannot throw (SQLite cannot fail a comparison). On a global function or a
+/// static method, `$name` is a constant; on an instance method, a property
+/// whose collation calls the method on the instance it was read from (and
+/// keeps that instance alive while a connection has it registered).
+///
+/// - Parameter name: the name in SQL; the Swift function's name by default.
+@attached(peer, names: prefixed(`$`))
+public macro DatabaseCollation(_ name: String? = nil) = #externalMacro(module: "ChronicleQueryMacros", type: "DatabaseCollationMacro")

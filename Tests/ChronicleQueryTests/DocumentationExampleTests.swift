@@ -3,11 +3,19 @@ import Foundation
 import InlineSnapshotTesting
 import Testing
 
+import ChronicleTestSupport
+
 /// Every example of ChronicleQuery's DocC articles, compiled and run here,
 /// with the SQL each renders. `articleExamplesAreCompiledHere` checks that
 /// each Swift block of the articles appears in this file, so an article and
 /// its test cannot drift apart. Each block sits inside a `do { }` exactly as
 /// the article shows it.
+@DatabaseCollation
+func shortestFirst(_ lhs: String, _ rhs: String) -> CollationOrder {
+  let order = CollationOrder(lhs.count, rhs.count)
+  return order == .same ? CollationOrder(lhs, rhs) : order
+}
+
 @Suite("Query builder: the documentation's examples")
 struct DocumentationExampleTests {
   let listID = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
@@ -267,6 +275,37 @@ struct DocumentationExampleTests {
       """
       SELECT upper("reminders"."title"), coalesce("reminders"."notes", ''), round("reminders"."score", 1), length("reminders"."title") FROM "reminders"
       SELECT avg("reminders"."score"), group_concat("reminders"."title", ', '), json_group_array("reminders"."title") FROM "reminders"
+      """
+    }
+  }
+
+  @Test func collations() throws {
+    let directory = try TemporaryDirectory()
+    var sql: [String] = []
+    var titles: [String] = []
+    do {
+      var configuration = ChronicleConfiguration()
+      configuration.database.prepareDatabase { db in db.add(collation: $shortestFirst) }
+      let byLength = Reminder.select(\.title).order { $0.title.collate($shortestFirst) }
+      let database = try Chronicle.open(path: directory.path("collations.sqlite"), configuration: configuration)
+      try database.write { db in
+        try db.execute(sql: remindersSchema)
+        try RemindersList.insert { RemindersList(id: listID, title: "Errands", position: 1) }.execute(db)
+        try Reminder.insert {
+          Reminder.Draft(remindersListID: listID, title: "Walk")
+          Reminder.Draft(remindersListID: listID, title: "Buy milk")
+          Reminder.Draft(remindersListID: listID, title: "Call")
+        }.execute(db)
+      }
+      sql.append(byLength.query.description)
+      titles = try database.read { db in try byLength.fetchAll(db) }
+    }
+    assertInlineSnapshot(of: ([sql[0]] + titles).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title" COLLATE "shortestFirst"
+      Call
+      Walk
+      Buy milk
       """
     }
   }
