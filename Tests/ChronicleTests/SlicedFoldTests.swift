@@ -88,7 +88,7 @@ struct SlicedFoldTests {
       let events = try peer.log.count()
       var reports: [(folded: Int, total: Int)] = []
       // A slice of zero folds one event per transaction.
-      try peer.prepareMergeState(slice: .zero) { folded, total in reports.append((folded, total)) }
+      try peer.prepareMergeState(slice: .zero, pause: .zero) { folded, total in reports.append((folded, total)) }
       #expect(reports.last?.folded == events && reports.last?.total == events)
       #expect(reports.allSatisfy { $0.total == events }, "every report names the whole history: \(reports)")
       #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.folded <= $1.folded }, "reports never go back: \(reports)")

@@ -84,20 +84,23 @@ extension ChronicleDatabase {
   /// which takes seconds per million events.
   ///
   /// It works in transactions of about `slice` each, committed one after
-  /// another: the app's writes (and other processes) get the database
-  /// between them, and work done before an interruption is kept. A peer
-  /// serving a sync runs it before the events arrive, and tells the sender
-  /// how far it is (`progress`: events read, of how many) rather than
-  /// keeping it waiting in silence.
+  /// another, and work done before an interruption is kept. The app's own
+  /// writes, queued on this database, take their turn between two slices;
+  /// other processes get `pause` between them to take the lock (SQLite's
+  /// busy handler retries every 100 ms at most), so that a long history
+  /// does not hold the file past their busy timeout. A peer serving a sync
+  /// runs it before the events arrive, and tells the sender how far it is
+  /// (`progress`: events read, of how many) rather than keeping it waiting
+  /// in silence.
   package func prepareMergeState(
-    slice: Duration = .milliseconds(500), progress: ((_ folded: Int, _ total: Int) -> Void)? = nil
+    slice: Duration = .seconds(1), pause: Duration = .milliseconds(100),
+    progress: ((_ folded: Int, _ total: Int) -> Void)? = nil
   ) throws {
     var folded = 0
     var total: Int?
-    var caughtUp = false
-    while !caughtUp {
+    while true {
       var foldedNow = 0
-      caughtUp = try foldLocalEvents(until: .now + slice) { applier in
+      let caughtUp = try foldLocalEvents(until: .now + slice) { applier in
         guard let progress else { return }
         applier.foldProgressTotal = total.map { max($0 - folded, 0) }
         applier.foldProgress = { done, left in
@@ -107,6 +110,8 @@ extension ChronicleDatabase {
         }
       }
       folded += foldedNow
+      if caughtUp { return }
+      Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
     }
   }
 
@@ -131,7 +136,7 @@ extension ChronicleDatabase {
   }
 
   /// Whether local events wait to be folded into merge state (see
-  /// ``prepareMergeState(slice:progress:)``).
+  /// ``prepareMergeState(slice:pause:progress:)``).
   func hasUnfoldedEvents() throws -> Bool {
     try writer.read { db in
       try EventLog.lastPosition(db) > ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
