@@ -28,7 +28,7 @@ public struct With<Output>: SelectStatement, @unchecked Sendable {
     QueryFragment(sql: isRecursive ? "WITH RECURSIVE " : "WITH ") + tables.joined(separator: ", ") + QueryFragment(" ") + final
   }
 
-  init(tables: [QueryFragment], isRecursive: Bool, final: some SelectStatement<Output>) {
+  init(tables: [QueryFragment], isRecursive: Bool, final: some QueryStatement<Output>) {
     self.tables = tables
     self.isRecursive = isRecursive
     self.final = final.query
@@ -84,6 +84,15 @@ public struct With<Output>: SelectStatement, @unchecked Sendable {
 struct CommonTable<T: Table> {
   let name: String
   var body: QueryFragment
+
+  /// Named after its table type, as upstream's `With { … } query: { … }`
+  /// names it: the final statement reads it through that type.
+  /// Its body is the statement as written (a compound whose right side reads
+  /// the common table itself is recursive, and must not become a subquery).
+  init(namedAfterItsType select: some SelectStatement<T>) {
+    self.name = T.tableName
+    self.body = select.query
+  }
 
   init(_ select: some SelectStatement<T>, taken: Set<String>) {
     var name = T.tableName

@@ -1,0 +1,111 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Testing
+
+@Table("labels") private struct Label {
+  let kind: String
+  let text: String
+}
+
+@Table("steps") private struct Step {
+  let n: Int
+}
+
+@Table("highScores") private struct HighScore {
+  let id: UUID
+  let score: Double
+}
+
+/// `With { … } query: { … }` as upstream writes it: common tables built one
+/// select per line, each named after the table type of its rows, and a final
+/// statement (a select, or a delete) that reads them through those types.
+/// Each with its SQL and the rows.
+@Suite("Query builder: With as upstream writes it")
+struct WithBuilderTests {
+  let fixture: RemindersDatabase
+
+  init() throws {
+    fixture = try BuilderClosureAndCombinatorTests().seeded()
+  }
+
+  func run(_ query: some QueryStatement) throws -> String {
+    let rows = try fixture.database.read { db in try query.fetchAll(db) }
+    return ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n")
+  }
+
+  @Test func aUnionReadThroughItsType() throws {
+    let query = With {
+      Reminder.where { $0.score > 2 }.select { Label.Columns(kind: "reminder", text: $0.title) }
+        .union(RemindersList.select { Label.Columns(kind: "list", text: $0.title) })
+    } query: {
+      Label.order { ($0.kind.desc(), $0.text.asc()) }
+    }
+    assertInlineSnapshot(of: try run(query), as: .lines) {
+      """
+      WITH "labels"("kind", "text") AS (SELECT 'reminder', "reminders"."title" FROM "reminders" WHERE ("reminders"."score" > 2.0) UNION SELECT 'list', "remindersLists"."title" FROM "remindersLists") SELECT "labels"."kind", "labels"."text" FROM "labels" ORDER BY "labels"."kind" DESC, "labels"."text" ASC
+      Label(kind: "reminder", text: "Jam (50% off)")
+      Label(kind: "reminder", text: "Milk")
+      Label(kind: "list", text: "Home")
+      """
+    }
+  }
+
+  @Test func twoCommonTablesInOneBuilder() throws {
+    let query = With {
+      Reminder.where { $0.score >= 2 }.select { HighScore.Columns(id: $0.id, score: $0.score) }
+      Reminder.where { $0.isCompleted }.select { Label.Columns(kind: "done", text: $0.title) }
+    } query: {
+      Reminder.join(HighScore.all) { $0.id.eq($1.id) }
+        .where { reminder, _ in reminder.title.in(Label.select(\.text)) }
+        .order { reminder, _ in reminder.title }
+        .select { reminder, high in (reminder.title, high.score) }
+    }
+    assertInlineSnapshot(of: try run(query), as: .lines) {
+      """
+      WITH "highScores"("id", "score") AS (SELECT "reminders"."id", "reminders"."score" FROM "reminders" WHERE ("reminders"."score" >= 2.0)), "labels"("kind", "text") AS (SELECT 'done', "reminders"."title" FROM "reminders" WHERE "reminders"."isCompleted") SELECT "reminders"."title", "highScores"."score" FROM "reminders" JOIN "highScores" ON ("reminders"."id" = "highScores"."id") WHERE ("reminders"."title" IN (SELECT "labels"."text" FROM "labels")) ORDER BY "reminders"."title"
+      ("Jam (50% off)", 5.0)
+      ("Milk", 3.0)
+      """
+    }
+  }
+
+  /// A common table that reads itself is recursive, without `RECURSIVE`.
+  @Test func recursiveThroughItsOwnType() throws {
+    let query = With {
+      RemindersList.select { _ in Step.Columns(n: 1) }
+        .union(all: true, Step.where { $0.n < 5 }.select { Step.Columns(n: $0.n * 2) })
+    } query: {
+      Step.select(\.n)
+    }
+    assertInlineSnapshot(of: try run(query), as: .lines) {
+      """
+      WITH "steps"("n") AS (SELECT 1 FROM "remindersLists" UNION ALL SELECT ("steps"."n" * 2) FROM "steps" WHERE ("steps"."n" < 5)) SELECT "steps"."n" FROM "steps"
+      1
+      2
+      4
+      8
+      """
+    }
+  }
+
+  @Test func aDeleteReadingACommonTable() throws {
+    let delete = With {
+      Reminder.where { $0.score > 2 }.select { HighScore.Columns(id: $0.id, score: $0.score) }
+    } query: {
+      Reminder.where { $0.id.in(HighScore.select(\.id)) }.delete()
+    }
+    try fixture.database.write { db in try delete.execute(db) }
+    let left = try fixture.database.read { db in try Reminder.order(by: \.title).select(\.title).fetchAll(db) }
+    assertInlineSnapshot(of: ([delete.query.description] + left).joined(separator: "\n"), as: .lines) {
+      """
+      WITH "highScores"("id", "score") AS (SELECT "reminders"."id", "reminders"."score" FROM "reminders" WHERE ("reminders"."score" > 2.0)) DELETE FROM "reminders" WHERE ("reminders"."id" IN (SELECT "highScores"."id" FROM "highScores"))
+      Bread
+      Eggs
+      """
+    }
+    // Captured like any write: the log replays to the same rows.
+    let verification = try fixture.database.verify()
+    #expect(verification.isValid, "\(verification.problems)")
+  }
+}
