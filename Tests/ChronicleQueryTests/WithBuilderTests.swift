@@ -109,3 +109,34 @@ struct WithBuilderTests {
     #expect(verification.isValid, "\(verification.problems)")
   }
 }
+
+@Table("fibonaccis") private struct Fibonacci {
+  let n: Int
+  let previous: Int
+  let value: Int
+}
+
+extension WithBuilderTests {
+  /// A row value is the base of a recursive common table.
+  @Test func aRowValueAsTheRecursiveBase() throws {
+    let query = With {
+      Fibonacci(n: 1, previous: 0, value: 1)
+        .union(Fibonacci.select { Fibonacci.Columns(n: $0.n + 1, previous: $0.value, value: $0.previous + $0.value) })
+    } query: {
+      Fibonacci.select(\.value).limit(8)
+    }
+    assertInlineSnapshot(of: try run(query), as: .lines) {
+      """
+      WITH "fibonaccis"("n", "previous", "value") AS (SELECT 1 AS "n", 0 AS "previous", 1 AS "value" UNION SELECT ("fibonaccis"."n" + 1), "fibonaccis"."value", ("fibonaccis"."previous" + "fibonaccis"."value") FROM "fibonaccis") SELECT "fibonaccis"."value" FROM "fibonaccis" LIMIT 8
+      1
+      1
+      2
+      3
+      5
+      8
+      13
+      21
+      """
+    }
+  }
+}
