@@ -114,24 +114,15 @@ def insert_overloads():
     return Insert(resolution: resolution, columns: {names_expr}, expressionRows: values())
   }}
 
-  /// Inserts the rows a query selects into {"one column" if n == 1 else f"{n} columns"}.
-  public static func insert<{generics}, Source: Table>(
-    or resolution: ConflictResolution? = nil,
-    _ columns: (TableColumns) -> {column_types},
-    select selection: () -> Select<Source, {outputs}>
-  ) -> Insert<Self, Void> {{
-    let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: {names_expr}, selection: selection().query)
-  }}
-
-  /// Inserts the rows of a `Values` into {"one column" if n == 1 else f"{n} columns"}: `select: {{ Values {{ "Milk" }} }}`.
+  /// Inserts the rows a query selects into {"one column" if n == 1 else f"{n} columns"}: a select of
+  /// one table or of joined ones, a compound, or a `Values` (`select: {{ Values {{ "Milk" }} }}`).
   public static func insert<{generics}>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> {column_types},
-    select values: () -> Values<{outputs}>
+    select selection: () -> some SelectStatement<{outputs}>
   ) -> Insert<Self, Void> {{
     let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: {names_expr}, selection: values().query)
+    return Insert(resolution: resolution, columns: {names_expr}, selection: selection().query)
   }}
 """)
         out.append(upsert_overloads(n, generics, column_types, stored, outputs))
@@ -149,9 +140,9 @@ def upsert_overloads(n, generics, column_types, stored, outputs):
     out = []
     for source, parameter, plain in [
         ("values", f"@InsertRowsBuilder<{stored}> values: () -> [QueryFragment]", "insert(columns, values: values)"),
-        ("select", f"select selection: () -> Select<Source, {outputs}>", "insert(columns, select: selection)"),
+        ("select", f"select selection: () -> some SelectStatement<{outputs}>", "insert(columns, select: selection)"),
     ]:
-        source_generics = generics + (", Source: Table" if source == "select" else "")
+        source_generics = generics
         for update_parameter, update_call in target_forms:
             out.append(f"""  /// Inserts into {what}; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
   public static func insert<{source_generics}, each Target: QueryExpression>(

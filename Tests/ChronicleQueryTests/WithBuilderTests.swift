@@ -140,3 +140,81 @@ extension WithBuilderTests {
     }
   }
 }
+
+@Table("openReminders") private struct OpenReminder {
+  let title: String
+  let score: Double
+}
+
+@Table("reminderCounts") private struct ReminderCount {
+  let count: Int
+}
+
+@Table("listCounts") private struct ListCount {
+  let count: Int
+}
+
+extension WithBuilderTests {
+  /// Counts of two tables, joined on a condition that always holds.
+  @Test func commonTablesJoinedOnTrue() throws {
+    let query = With {
+      Reminder.select { ReminderCount.Columns(count: $0.count()) }
+      RemindersList.select { ListCount.Columns(count: $0.count()) }
+    } query: {
+      ReminderCount.join(ListCount.all) { _, _ in true }.select { ($0.count, $1.count) }
+    }
+    assertInlineSnapshot(of: try run(query), as: .lines) {
+      """
+      WITH "reminderCounts"("count") AS (SELECT count("reminders"."id") FROM "reminders"), "listCounts"("count") AS (SELECT count("remindersLists"."id") FROM "remindersLists") SELECT "reminderCounts"."count", "listCounts"."count" FROM "reminderCounts" JOIN "listCounts" ON 1
+      (4, 1)
+      """
+    }
+  }
+
+  /// An insert of what a join over a common table selects, an update and a
+  /// delete reading one, each returning rows.
+  @Test func writesReturningRows() throws {
+    let open = { Reminder.where { !$0.isCompleted }.select { OpenReminder.Columns(title: $0.title, score: $0.score) } }
+    let insert = With { open() } query: {
+      Reminder.insert {
+        ($0.remindersListID, $0.title, $0.isCompleted)
+      } select: {
+        OpenReminder
+          .join(Reminder.all) { $0.title.eq($1.title) }
+          .order { open, _ in open.score }
+          .select { ($1.remindersListID, $0.title.upper(), true) }
+          .limit(1)
+      }
+      .returning { ($0.title, $0.isCompleted) }
+    }
+    let update = With { open() } query: {
+      Reminder.where { $0.title.in(OpenReminder.select(\.title)) }.update { $0.title = $0.title + "!" }.returning(\.title)
+    }
+    let delete = With { open() } query: {
+      Reminder.where { $0.title.in(OpenReminder.where { $0.score > 1 }.select(\.title)) }.delete().returning(\.title)
+    }
+    var lines: [String] = []
+    try fixture.database.write { db in
+      lines += [insert.query.description] + (try insert.fetchAll(db)).map { "\($0)" }
+      lines += [update.query.description] + (try update.fetchAll(db)).sorted()
+      lines += [delete.query.description] + (try delete.fetchAll(db)).sorted()
+      lines += ["left:"] + (try Reminder.order(by: \.title).select(\.title).fetchAll(db))
+    }
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      """
+      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) INSERT INTO "reminders" ("remindersListID", "title", "isCompleted") SELECT "reminders"."remindersListID", upper("openReminders"."title"), 1 FROM "openReminders" JOIN "reminders" ON ("openReminders"."title" = "reminders"."title") ORDER BY "openReminders"."score" LIMIT 1 RETURNING "reminders"."title", "reminders"."isCompleted"
+      ("EGGS", true)
+      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) UPDATE "reminders" SET "title" = ("reminders"."title" || '!') WHERE ("reminders"."title" IN (SELECT "openReminders"."title" FROM "openReminders")) RETURNING "reminders"."title"
+      Bread!
+      Eggs!
+      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) DELETE FROM "reminders" WHERE ("reminders"."title" IN (SELECT "openReminders"."title" FROM "openReminders" WHERE ("openReminders"."score" > 1.0))) RETURNING "reminders"."title"
+      Bread!
+      left:
+      EGGS
+      Eggs!
+      Jam (50% off)
+      Milk
+      """
+    }
+  }
+}

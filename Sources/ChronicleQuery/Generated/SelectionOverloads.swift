@@ -233,24 +233,15 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.names, expressionRows: values())
   }
 
-  /// Inserts the rows a query selects into one column.
-  public static func insert<A: QueryRepresentable, Source: Table>(
-    or resolution: ConflictResolution? = nil,
-    _ columns: (TableColumns) -> TableColumn<Self, A>,
-    select selection: () -> Select<Source, A.QueryOutput>
-  ) -> Insert<Self, Void> {
-    let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.names, selection: selection().query)
-  }
-
-  /// Inserts the rows of a `Values` into one column: `select: { Values { "Milk" } }`.
+  /// Inserts the rows a query selects into one column: a select of
+  /// one table or of joined ones, a compound, or a `Values` (`select: { Values { "Milk" } }`).
   public static func insert<A: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> TableColumn<Self, A>,
-    select values: () -> Values<A.QueryOutput>
+    select selection: () -> some SelectStatement<A.QueryOutput>
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.names, selection: values().query)
+    return Insert(resolution: resolution, columns: columns.names, selection: selection().query)
   }
 
   /// Inserts into one column; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
@@ -308,9 +299,9 @@ extension Table {
   }
 
   /// Inserts into one column; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> TableColumn<Self, A>,
-    select selection: () -> Select<Source, A.QueryOutput>,
+    select selection: () -> some SelectStatement<A.QueryOutput>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
@@ -323,9 +314,9 @@ extension Table {
   }
 
   /// Inserts into one column; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> TableColumn<Self, A>,
-    select selection: () -> Select<Source, A.QueryOutput>,
+    select selection: () -> some SelectStatement<A.QueryOutput>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>) -> Void,
@@ -347,24 +338,15 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, expressionRows: values())
   }
 
-  /// Inserts the rows a query selects into 2 columns.
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, Source: Table>(
-    or resolution: ConflictResolution? = nil,
-    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput)>
-  ) -> Insert<Self, Void> {
-    let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, selection: selection().query)
-  }
-
-  /// Inserts the rows of a `Values` into 2 columns: `select: { Values { "Milk" } }`.
+  /// Inserts the rows a query selects into 2 columns: a select of
+  /// one table or of joined ones, a compound, or a `Values` (`select: { Values { "Milk" } }`).
   public static func insert<A: QueryRepresentable, B: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
-    select values: () -> Values<(A.QueryOutput, B.QueryOutput)>
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput)>
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, selection: values().query)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names, selection: selection().query)
   }
 
   /// Inserts into 2 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
@@ -422,9 +404,9 @@ extension Table {
   }
 
   /// Inserts into 2 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
@@ -437,9 +419,9 @@ extension Table {
   }
 
   /// Inserts into 2 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>) -> Void,
@@ -461,24 +443,15 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, expressionRows: values())
   }
 
-  /// Inserts the rows a query selects into 3 columns.
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, Source: Table>(
-    or resolution: ConflictResolution? = nil,
-    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput)>
-  ) -> Insert<Self, Void> {
-    let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, selection: selection().query)
-  }
-
-  /// Inserts the rows of a `Values` into 3 columns: `select: { Values { "Milk" } }`.
+  /// Inserts the rows a query selects into 3 columns: a select of
+  /// one table or of joined ones, a compound, or a `Values` (`select: { Values { "Milk" } }`).
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
-    select values: () -> Values<(A.QueryOutput, B.QueryOutput, C.QueryOutput)>
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput)>
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, selection: values().query)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names, selection: selection().query)
   }
 
   /// Inserts into 3 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
@@ -536,9 +509,9 @@ extension Table {
   }
 
   /// Inserts into 3 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
@@ -551,9 +524,9 @@ extension Table {
   }
 
   /// Inserts into 3 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>) -> Void,
@@ -575,24 +548,15 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, expressionRows: values())
   }
 
-  /// Inserts the rows a query selects into 4 columns.
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, Source: Table>(
-    or resolution: ConflictResolution? = nil,
-    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>
-  ) -> Insert<Self, Void> {
-    let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, selection: selection().query)
-  }
-
-  /// Inserts the rows of a `Values` into 4 columns: `select: { Values { "Milk" } }`.
+  /// Inserts the rows a query selects into 4 columns: a select of
+  /// one table or of joined ones, a compound, or a `Values` (`select: { Values { "Milk" } }`).
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
-    select values: () -> Values<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, selection: values().query)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names, selection: selection().query)
   }
 
   /// Inserts into 4 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
@@ -650,9 +614,9 @@ extension Table {
   }
 
   /// Inserts into 4 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
@@ -665,9 +629,9 @@ extension Table {
   }
 
   /// Inserts into 4 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>) -> Void,
@@ -689,24 +653,15 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, expressionRows: values())
   }
 
-  /// Inserts the rows a query selects into 5 columns.
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, Source: Table>(
-    or resolution: ConflictResolution? = nil,
-    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>
-  ) -> Insert<Self, Void> {
-    let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, selection: selection().query)
-  }
-
-  /// Inserts the rows of a `Values` into 5 columns: `select: { Values { "Milk" } }`.
+  /// Inserts the rows a query selects into 5 columns: a select of
+  /// one table or of joined ones, a compound, or a `Values` (`select: { Values { "Milk" } }`).
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
-    select values: () -> Values<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, selection: values().query)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names, selection: selection().query)
   }
 
   /// Inserts into 5 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
@@ -764,9 +719,9 @@ extension Table {
   }
 
   /// Inserts into 5 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
@@ -779,9 +734,9 @@ extension Table {
   }
 
   /// Inserts into 5 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>) -> Void,
@@ -803,24 +758,15 @@ extension Table {
     return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, expressionRows: values())
   }
 
-  /// Inserts the rows a query selects into 6 columns.
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, Source: Table>(
-    or resolution: ConflictResolution? = nil,
-    _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>
-  ) -> Insert<Self, Void> {
-    let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, selection: selection().query)
-  }
-
-  /// Inserts the rows of a `Values` into 6 columns: `select: { Values { "Milk" } }`.
+  /// Inserts the rows a query selects into 6 columns: a select of
+  /// one table or of joined ones, a compound, or a `Values` (`select: { Values { "Milk" } }`).
   public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable>(
     or resolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
-    select values: () -> Values<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>
   ) -> Insert<Self, Void> {
     let columns = columns(Self.columns)
-    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, selection: values().query)
+    return Insert(resolution: resolution, columns: columns.0.names + columns.1.names + columns.2.names + columns.3.names + columns.4.names + columns.5.names, selection: selection().query)
   }
 
   /// Inserts into 6 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
@@ -878,9 +824,9 @@ extension Table {
   }
 
   /// Inserts into 6 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>, TableColumns) -> Void = { _, _ in },
@@ -893,9 +839,9 @@ extension Table {
   }
 
   /// Inserts into 6 columns; on a conflict over `target`, updates the existing row (without `doUpdate`, skips it).
-  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, Source: Table, each Target: QueryExpression>(
+  public static func insert<A: QueryRepresentable, B: QueryRepresentable, C: QueryRepresentable, D: QueryRepresentable, E: QueryRepresentable, F: QueryRepresentable, each Target: QueryExpression>(
     _ columns: (TableColumns) -> (TableColumn<Self, A>, TableColumn<Self, B>, TableColumn<Self, C>, TableColumn<Self, D>, TableColumn<Self, E>, TableColumn<Self, F>),
-    select selection: () -> Select<Source, (A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>,
+    select selection: () -> some SelectStatement<(A.QueryOutput, B.QueryOutput, C.QueryOutput, D.QueryOutput, E.QueryOutput, F.QueryOutput)>,
     onConflict target: (TableColumns) -> (repeat each Target),
     @QueryFragmentBuilder<Bool> where conflictFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>) -> Void,
