@@ -69,6 +69,13 @@ public protocol TableDraft: Sendable {
   var insertValues: [(column: String, value: QueryBinding)] { get }
 }
 
+/// A draft made from a row of its table (what `@Table` generates): the row's
+/// values, its primary key included. Drafts read as rows through
+/// `Reminder.Draft.where { … }`.
+public protocol TableRowDraft: TableDraft {
+  init(_ row: Base)
+}
+
 /// A column of a table, without its Swift type.
 public protocol TableColumnExpression<Root>: Sendable {
   associatedtype Root

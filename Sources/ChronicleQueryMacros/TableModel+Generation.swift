@@ -42,6 +42,7 @@ extension TableModel {
       return "\(column.property): \(column.type)" + (column.defaultValue.map { " = \($0)" } ?? "")
     }.joined(separator: ", ")
     let draftAssignments = columns.map { "    self.\($0.property) = \($0.property)" }.joined(separator: "\n")
+    let rowAssignments = columns.map { "    self.\($0.property) = row.\($0.property)" }.joined(separator: "\n")
     let values = columns.map { column -> String in
       if column.isPrimaryKey {
         let unwrappedType = column.valueType.hasSuffix("?") ? String(column.valueType.dropLast()) : column.valueType
@@ -50,11 +51,14 @@ extension TableModel {
       return "    \(column.valueType).appendColumns(named: \(stringLiteral(column.column)), of: \(column.property), to: &values)"
     }.joined(separator: "\n")
     let draft: DeclSyntax = """
-      public struct Draft: ChronicleQuery.TableDraft {
+      public struct Draft: ChronicleQuery.TableRowDraft {
         public typealias Base = \(raw: typeName)
       \(raw: draftProperties)
         public init(\(raw: parameters)) {
       \(raw: draftAssignments)
+        }
+        public init(_ row: \(raw: typeName)) {
+      \(raw: rowAssignments)
         }
         public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
           var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []

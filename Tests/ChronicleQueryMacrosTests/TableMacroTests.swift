@@ -65,11 +65,14 @@ struct TableMacroTests {
 
         public static let columns = TableColumns(qualifier: tableName)
 
-        public struct Draft: ChronicleQuery.TableDraft {
+        public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Item
           public var id: Int?
           public init(id: Int? = nil) {
             self.id = id
+          }
+          public init(_ row: Item) {
+            self.id = row.id
           }
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
@@ -238,7 +241,7 @@ struct TableMacroTests {
 
         public static let columns = TableColumns(qualifier: tableName)
 
-        public struct Draft: ChronicleQuery.TableDraft {
+        public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Item
           public var id: Int?
           public var tags: [String]
@@ -249,6 +252,12 @@ struct TableMacroTests {
             self.tags = tags
             self.endedAt = endedAt
             self.startedAt = startedAt
+          }
+          public init(_ row: Item) {
+            self.id = row.id
+            self.tags = row.tags
+            self.endedAt = row.endedAt
+            self.startedAt = row.startedAt
           }
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
@@ -337,13 +346,17 @@ struct TableMacroTests {
 
         public static let columns = TableColumns(qualifier: tableName)
 
-        public struct Draft: ChronicleQuery.TableDraft {
+        public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Chore
           public var id: Int?
           public var color: Int
           public init(id: Int? = nil, color: Int = Chore.defaultColor) {
             self.id = id
             self.color = color
+          }
+          public init(_ row: Chore) {
+            self.id = row.id
+            self.color = row.color
           }
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
@@ -425,7 +438,7 @@ struct TableMacroTests {
 
         public static let columns = TableColumns(qualifier: tableName)
 
-        public struct Draft: ChronicleQuery.TableDraft {
+        public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Category
           public var id: UUID?
           public var title: String
@@ -434,6 +447,11 @@ struct TableMacroTests {
             self.id = id
             self.title = title
             self.notes = notes
+          }
+          public init(_ row: Category) {
+            self.id = row.id
+            self.title = row.title
+            self.notes = row.notes
           }
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []

@@ -1,0 +1,32 @@
+// Drafts read as a table, as upstream allows: `Reminder.Draft.where { … }`
+// selects the table's rows and gives each as a draft (its primary key set),
+// to edit and upsert back; scopes can be written on drafts too
+// (`extension Reminder.Draft { static let open = Self.where { !$0.isCompleted } }`).
+
+extension TableRowDraft where Base: PrimaryKeyedTable {
+  /// Every row of the table, as drafts.
+  public static var all: Select<Base, Self> { Base.all.mappingRows { Self($0) } }
+
+  /// The rows that match `predicate`, as drafts.
+  public static func `where`(@QueryFragmentBuilder<Bool> _ predicate: (Base.TableColumns) -> [QueryFragment]) -> Select<Base, Self> {
+    all.where(predicate)
+  }
+
+  /// The rows whose Bool `column` is true, as drafts.
+  public static func `where`(_ column: KeyPath<Base.TableColumns, TableColumn<Base, Bool>>) -> Select<Base, Self> {
+    all.where(column)
+  }
+
+  /// The row with primary key `key`, as a draft.
+  public static func find(_ key: Base.TableColumns.PrimaryKey) -> Select<Base, Self> {
+    Base.find(key).mappingRows { Self($0) }
+  }
+}
+
+extension Select where Output == From {
+  /// The same select, each row given through `transform`.
+  func mappingRows<T>(_ transform: @escaping @Sendable (From) -> T) -> Select<From, T> {
+    let decode = self.decode
+    return Select<From, T>(clauses: clauses, fromColumns: fromColumns) { decoder in transform(try decode(&decoder)) }
+  }
+}
