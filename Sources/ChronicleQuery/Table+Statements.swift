@@ -192,3 +192,25 @@ extension Table {
     Insert(resolution: resolution, columns: TableColumns.allColumns.flatMap(\.names), expressionRows: rows().map(\.queryFragment))
   }
 }
+
+extension Table {
+  /// Inserts whole rows into every column, as upstream spells it:
+  /// `Tag.insert { $0 } values: { tag }`.
+  public static func insert(
+    or resolution: ConflictResolution? = nil, _ columns: (TableColumns) -> TableColumns,
+    @InsertValuesBuilder<Self> values rows: () -> [Self]
+  ) -> Insert<Self, Void> {
+    insert(or: resolution, rows)
+  }
+}
+
+extension PrimaryKeyedTable {
+  /// Inserts drafts into every column, the primary key left to its default
+  /// when a draft has none: `Reminder.insert { $0 } values: { draft }`.
+  public static func insert(
+    or resolution: ConflictResolution? = nil, _ columns: (TableColumns) -> TableColumns,
+    @InsertValuesBuilder<Draft> values drafts: () -> [Draft]
+  ) -> Insert<Self, Void> {
+    insert(or: resolution, drafts)
+  }
+}
