@@ -49,8 +49,7 @@ extension ChronicleLogSource {
           throughPosition: through, vector: try VersionVector.read(db), timestamp: try LocalLogPosition.latestClock(db),
           schemaEpoch: epoch, event: event, bytes: encoded.bytes)
         try baseline.save(db, mergeState: try MergeStore(db: db).allStates())
-        try db.execute(sql: "DELETE FROM chronicle_event_tables")
-        try db.execute(sql: "DELETE FROM chronicle_events")
+        try EventLog.removeEvents(db)
         try applier.setFoldMark(through)
         try db.execute(
           sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",

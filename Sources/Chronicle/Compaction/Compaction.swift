@@ -60,12 +60,11 @@ extension ChronicleDatabase {
       try MergeApplier(db, local: peer, localEpoch: UInt64.max).foldLocalEvents()
       let (event, rows) = try Self.baselineEvent(db, peer: peer, previous: previous)
       let encoded = try EventCodec.encode(event, compressionLevel: 6)
-      let epoch = try Int64.fetchOne(
-        db, sql: "SELECT schema_epoch FROM chronicle_events WHERE origin = ? ORDER BY sequence DESC LIMIT 1", arguments: [Data(peer.bytes)])
+      let epoch = try EventLog.lastSchemaEpoch(db, origin: peer)
       let hlc = try LocalLogPosition.latestClock(db)
       let baseline = LogBaseline(
         throughPosition: through, vector: covered, timestamp: hlc,
-        schemaEpoch: epoch.map(UInt64.init) ?? previous?.schemaEpoch ?? 0, event: event, bytes: encoded.bytes)
+        schemaEpoch: epoch ?? previous?.schemaEpoch ?? 0, event: event, bytes: encoded.bytes)
       return (baseline, try MergeStore(db: db).allStates(), rows)
     }
 
@@ -79,11 +78,9 @@ extension ChronicleDatabase {
           let applier = try MergeApplier.forMerging(db, local: peer, localEpoch: .max)
           try applier.foldLocalEvents()
           try applier.finishBatch()
-          report.prunedBytes = try Int.fetchOne(db, sql: "SELECT coalesce(sum(stored_size), 0) FROM chronicle_events WHERE id <= ?", arguments: [through]) ?? 0
+          report.prunedBytes = try EventLog.storedBytes(db, through: through)
           try baseline.save(db, mergeState: mergeRows)
-          try db.execute(sql: "DELETE FROM chronicle_event_tables WHERE event_id <= ?", arguments: [through])
-          try db.execute(sql: "DELETE FROM chronicle_events WHERE id <= ?", arguments: [through])
-          report.prunedEvents = db.changesCount
+          report.prunedEvents = try EventLog.removeEvents(db, through: through)
           report.remainingEvents = try EventLog.count(db)
           return .commit
         }

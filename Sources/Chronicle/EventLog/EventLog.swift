@@ -159,6 +159,61 @@ extension EventLog {
       arguments: [positions.lowerBound, positions.upperBound]) ?? 0
   }
 
+  /// The stored checksum of `origin`'s event `sequence`, if the log holds it.
+  static func checksum(_ db: Database, origin: PeerID, sequence: UInt64) throws -> UInt32? {
+    try Int64.fetchOne(
+      db.cachedStatement(sql: "SELECT checksum FROM main.chronicle_events WHERE origin = ? AND sequence = ?"),
+      arguments: [Data(origin.bytes), Int64(sequence)]
+    ).map { UInt32(truncatingIfNeeded: $0) }
+  }
+
+  /// The stored checksum of the event at `position`, if there is one.
+  static func checksum(_ db: Database, position: Int64) throws -> Int64? {
+    try Int64.fetchOne(db, sql: "SELECT checksum FROM main.chronicle_events WHERE id = ?", arguments: [position])
+  }
+
+  /// Whether the log holds `origin`'s event `sequence`.
+  static func contains(_ db: Database, origin: PeerID, sequence: UInt64) throws -> Bool {
+    try Bool.fetchOne(
+      db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM main.chronicle_events WHERE origin = ? AND sequence = ?)"),
+      arguments: [Data(origin.bytes), Int64(sequence)]) ?? false
+  }
+
+  /// Whether the log holds events of other peers than `localPeer`.
+  static func hasReceivedEvents(_ db: Database, localPeer: PeerID) throws -> Bool {
+    try Bool.fetchOne(
+      db, sql: "SELECT EXISTS (SELECT 1 FROM main.chronicle_events WHERE origin <> ?)", arguments: [Data(localPeer.bytes)]) ?? false
+  }
+
+  /// The peers whose events the log holds.
+  static func origins(_ db: Database) throws -> [PeerID] {
+    try Data.fetchAll(db, sql: "SELECT DISTINCT origin FROM main.chronicle_events").compactMap { PeerID(bytes: $0) }
+  }
+
+  /// The schema epoch of `origin`'s latest event, if the log holds any.
+  static func lastSchemaEpoch(_ db: Database, origin: PeerID) throws -> UInt64? {
+    try Int64.fetchOne(
+      db, sql: "SELECT schema_epoch FROM main.chronicle_events WHERE origin = ? ORDER BY sequence DESC LIMIT 1",
+      arguments: [Data(origin.bytes)]
+    ).map(UInt64.init)
+  }
+
+  /// The stored bytes of the events through `position`.
+  static func storedBytes(_ db: Database, through position: Int64) throws -> Int {
+    try Int.fetchOne(db, sql: "SELECT coalesce(sum(stored_size), 0) FROM main.chronicle_events WHERE id <= ?", arguments: [position]) ?? 0
+  }
+
+  /// Removes the events through `position` (all of them when nil), with
+  /// their table index; returns how many events it removed. Only
+  /// compaction and clone do, once a baseline covers them.
+  @discardableResult
+  static func removeEvents(_ db: Database, through position: Int64? = nil) throws -> Int {
+    let through = position ?? Int64.max
+    try db.execute(sql: "DELETE FROM main.chronicle_event_tables WHERE event_id <= ?", arguments: [through])
+    try db.execute(sql: "DELETE FROM main.chronicle_events WHERE id <= ?", arguments: [through])
+    return db.changesCount
+  }
+
   /// The highest sequence of `origin`'s events in the log of `db` (0 when none).
   static func lastSequence(_ db: Database, origin: PeerID) throws -> UInt64 {
     UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM main.chronicle_events WHERE origin = ?", arguments: [Data(origin.bytes)]) ?? 0)

@@ -38,7 +38,7 @@ extension ChronicleDatabase {
         throw ChronicleError.membership("this database is in group \(current.uuidString.lowercased()) already; a database belongs to one group")
       }
       let registry = DeviceRegistry(db: db)
-      let origins = try Data.fetchAll(db, sql: "SELECT DISTINCT origin FROM chronicle_events").compactMap { PeerID(bytes: $0) }
+      let origins = try EventLog.origins(db)
       let founders = try origins.filter { $0 != peer }.sorted().map { device in
         FoundingMember(device: device, publicKey: try registry.device(device)?.publicKey)
       }

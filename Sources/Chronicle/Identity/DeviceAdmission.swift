@@ -30,9 +30,8 @@ struct DeviceAdmission {
   /// Picks the events of a batch that the log does not hold yet and starts
   /// checking their signatures; ``admit(_:source:)`` waits for the checks.
   func startChecking(_ events: [IncomingEvent]) throws -> Pending {
-    let held = try registry.db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin = ? AND sequence = ?)")
     var fresh: [IncomingEvent] = []
-    for incoming in events where !(try Bool.fetchOne(held, arguments: [Data(incoming.event.origin.bytes), Int64(incoming.event.sequence)]) ?? false) {
+    for incoming in events where try !EventLog.contains(registry.db, origin: incoming.event.origin, sequence: incoming.event.sequence) {
       fresh.append(incoming)
     }
     return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil)

@@ -9,10 +9,3 @@ enum DatabaseFiles {
     for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
   }
 }
-
-extension EventLog {
-  /// Whether the log in `db` holds events of other peers than `localPeer`.
-  static func hasReceivedEvents(_ db: Database, localPeer: PeerID) throws -> Bool {
-    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin <> ?)", arguments: [Data(localPeer.bytes)]) ?? false
-  }
-}

@@ -40,7 +40,7 @@ final class ShadowDatabase {
         return (try meta.value(.rebuildFingerprint), try meta.value(.rebuildThrough) ?? 0, try meta.value(.rebuildThroughChecksum))
       }
       let liveChecksum = try database.read { db -> Int64? in
-        if let event = try Int64.fetchOne(db, sql: "SELECT checksum FROM chronicle_events WHERE id = ?", arguments: [checkpoint.1]) {
+        if let event = try EventLog.checksum(db, position: checkpoint.1) {
           return event
         }
         // The checkpoint may be the baseline itself.

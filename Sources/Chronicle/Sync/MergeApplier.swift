@@ -105,7 +105,7 @@ final class MergeApplier {
     var caughtUp = true
     let total =
       foldProgress == nil ? 0
-      : try foldProgressTotal ?? Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events WHERE id > ?", arguments: [mark]) ?? 0
+      : try foldProgressTotal ?? EventLog.count(db, positions: (mark + 1)...Int64.max)
     var foldedEvents = 0
     foldProgress?(0, total)
     struct Folded {
@@ -308,11 +308,8 @@ final class MergeApplier {
       duplicateEvents += 1  // compacted into the baseline: held already
       return false
     }
-    if let existing = try Int64.fetchOne(
-      db.cachedStatement(sql: "SELECT checksum FROM chronicle_events WHERE origin = ? AND sequence = ?"),
-      arguments: [Data(event.origin.bytes), Int64(event.sequence)])
-    {
-      guard UInt32(truncatingIfNeeded: existing) == incoming.encoded.checksum else {
+    if let existing = try EventLog.checksum(db, origin: event.origin, sequence: event.sequence) {
+      guard existing == incoming.encoded.checksum else {
         throw SyncError.forgedEvent(
           source: source, event: event.id.description, reason: "this log holds a different event with the same origin and sequence")
       }
