@@ -30,19 +30,11 @@ public enum DatabaseCollationMacro: PeerMacro {
       report(.notCollationOrder, at: signature.returnClause.map(Syntax.init) ?? Syntax(function.name))
       valid = false
     }
-    let modifiers = function.modifiers.map(\.name.text)
-    let isStatic = modifiers.contains("static") || modifiers.contains("class")
-    let inType = context.lexicalContext.first.map {
-      $0.is(StructDeclSyntax.self) || $0.is(ClassDeclSyntax.self) || $0.is(EnumDeclSyntax.self)
-        || $0.is(ExtensionDeclSyntax.self) || $0.is(ActorDeclSyntax.self)
-    } ?? false
     guard valid else { return [] }
-    let access = modifiers.first { ["public", "package", "internal", "fileprivate", "private"].contains($0) }
-    let accessPrefix = access.map { $0 == "private" ? "fileprivate " : "\($0) " } ?? ""
-    let swiftName = function.name.text
-    let sqlName = nameArgument(node) ?? swiftName
+    let peer = PeerFunction(function, attribute: node, in: context)
+    let (isStatic, accessPrefix, swiftName, sqlName) = (peer.isStatic, peer.accessPrefix, peer.swiftName, peer.sqlName)
     let labels = parameters.map { $0.firstName.text == "_" ? "" : "\($0.firstName.text): " }
-    if inType, !isStatic {
+    if peer.isInType, !isStatic {
       // An instance method: the collation holds on to the instance it was read from.
       return [
         """
@@ -62,13 +54,6 @@ public enum DatabaseCollationMacro: PeerMacro {
       }
       """
     ]
-  }
-
-  private static func nameArgument(_ node: AttributeSyntax) -> String? {
-    guard case .argumentList(let arguments) = node.arguments,
-          let first = arguments.first, first.label == nil,
-          let literal = first.expression.as(StringLiteralExprSyntax.self) else { return nil }
-    return literal.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined()
   }
 }
 

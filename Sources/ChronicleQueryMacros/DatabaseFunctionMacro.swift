@@ -24,20 +24,12 @@ public enum DatabaseFunctionMacro: PeerMacro {
       report(.noResult, at: function.name)
       return []
     }
-    let modifiers = function.modifiers.map(\.name.text)
-    let isStatic = modifiers.contains("static") || modifiers.contains("class")
-    let inType = context.lexicalContext.first.map {
-      $0.is(StructDeclSyntax.self) || $0.is(ClassDeclSyntax.self) || $0.is(EnumDeclSyntax.self)
-        || $0.is(ExtensionDeclSyntax.self) || $0.is(ActorDeclSyntax.self)
-    } ?? false
-    if !isStatic, inType {
+    let peer = PeerFunction(function, attribute: node, in: context)
+    if !peer.isStatic, peer.isInType {
       report(.instanceMethod, at: function.name)
       return []
     }
-    let access = modifiers.first { ["public", "package", "internal", "fileprivate", "private"].contains($0) }
-    let accessPrefix = access.map { $0 == "private" ? "fileprivate " : "\($0) " } ?? ""
-    let swiftName = function.name.text
-    let sqlName = Self.nameArgument(node) ?? swiftName
+    let (isStatic, accessPrefix, swiftName, sqlName) = (peer.isStatic, peer.accessPrefix, peer.swiftName, peer.sqlName)
     let isDeterministic = Self.isDeterministicArgument(node)
     let throwing = signature.effectSpecifiers?.throwsClause != nil ? "try " : ""
     let parameters = signature.parameterClause.parameters.map(Parameter.init)
@@ -128,13 +120,6 @@ public enum DatabaseFunctionMacro: PeerMacro {
     if type.hasSuffix("?") { return String(type.dropLast()) }
     if type.hasPrefix("Optional<"), type.hasSuffix(">") { return String(type.dropFirst("Optional<".count).dropLast()) }
     return nil
-  }
-
-  private static func nameArgument(_ node: AttributeSyntax) -> String? {
-    guard case .argumentList(let arguments) = node.arguments,
-          let first = arguments.first, first.label == nil,
-          let literal = first.expression.as(StringLiteralExprSyntax.self) else { return nil }
-    return literal.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined()
   }
 
   private static func isDeterministicArgument(_ node: AttributeSyntax) -> Bool {

@@ -61,9 +61,7 @@ struct DatabaseCollationTests {
     }
   }
 
-  func run<T>(_ query: some SelectStatement<T>) throws -> String where T: QueryRepresentable {
-    query.query.description + "\n" + (try database.read { db in try query.fetchAll(db) }.map { "\($0)" }.joined(separator: "\n"))
-  }
+  func run(_ query: some QueryStatement) throws -> String { try database.sqlAndRows(query) }
 
   @Test func orderBySwiftCollations() throws {
     assertInlineSnapshot(of: try run(RemindersList.select(\.title).order { $0.title.collate($reversed) }), as: .lines) {

@@ -49,10 +49,7 @@ struct DateFunctionTests {
     }
   }
 
-  func run(_ query: some QueryStatement) throws -> String {
-    let rows = try database.read { db in try query.fetchAll(db) }
-    return ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n")
-  }
+  func run(_ query: some QueryStatement) throws -> String { try database.sqlAndRows(query) }
 
   @Test func componentsOfEachStorage() throws {
     assertInlineSnapshot(

@@ -101,3 +101,12 @@ final class RemindersDatabase {
 
   deinit { try? FileManager.default.removeItem(at: directory) }
 }
+
+extension ChronicleDatabase {
+  /// A statement's SQL, then each row it returns, a line each: what the
+  /// query tests' inline snapshots show side by side.
+  func sqlAndRows(_ query: some QueryStatement) throws -> String {
+    let rows = try read { db in try query.fetchAll(db) }
+    return ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n")
+  }
+}

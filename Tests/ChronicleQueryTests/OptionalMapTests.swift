@@ -42,10 +42,7 @@ struct OptionalMapTests {
     }
   }
 
-  func run(_ query: some QueryStatement) throws -> String {
-    let rows = try database.read { db in try query.fetchAll(db) }
-    return ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n")
-  }
+  func run(_ query: some QueryStatement) throws -> String { try database.sqlAndRows(query) }
 
   @Test func mapCallsAFunctionOnlyOnValues() throws {
     assertInlineSnapshot(of: try run(Reading.order(by: \.id).select { $0.value.map { $incremented($0) } }), as: .lines) {

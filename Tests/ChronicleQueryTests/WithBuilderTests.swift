@@ -29,10 +29,7 @@ struct WithBuilderTests {
     fixture = try BuilderClosureAndCombinatorTests().seeded()
   }
 
-  func run(_ query: some QueryStatement) throws -> String {
-    let rows = try fixture.database.read { db in try query.fetchAll(db) }
-    return ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n")
-  }
+  func run(_ query: some QueryStatement) throws -> String { try fixture.database.sqlAndRows(query) }
 
   @Test func aUnionReadThroughItsType() throws {
     let query = With {
