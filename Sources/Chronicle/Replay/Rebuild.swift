@@ -52,7 +52,7 @@ extension ChronicleDatabase {
     let total = try log.count()
 
     // Apply the log in checkpointed batches, up to its current end.
-    var applier = ShadowApplier(localPeer: peer, upcaster: upcaster, hasReceived: hasReceived, keepsMergeState: keepsMergeState)
+    var applier = ShadowApplier(localPeer: peer, upcaster: upcaster, keepsMergeState: keepsMergeState)
     applier.emptiedAt = try read { db in try ShadowApplier.lastEmptied(db, upcaster: upcaster) }
     if let baseline, shadow.through < baseline.throughPosition {
       // A compacted log starts from its baseline: its rows (in the current
@@ -221,17 +221,15 @@ private struct ReceivedDuringRebuild: Error {}
 struct ShadowApplier {
   let localPeer: PeerID
   let upcaster: EventUpcaster
-  /// Whether the log held received events when the rebuild began.
-  let hasReceived: Bool
   /// Whether own events join the shadow's log, for its merges and its
-  /// last fold to give them versions.
+  /// last fold to give them versions (a received event arriving in a
+  /// rebuild begun without merge state starts it over).
   let keepsMergeState: Bool
   private let projector: Projector
 
-  init(localPeer: PeerID, upcaster: EventUpcaster, hasReceived: Bool, keepsMergeState: Bool) {
+  init(localPeer: PeerID, upcaster: EventUpcaster, keepsMergeState: Bool) {
     self.localPeer = localPeer
     self.upcaster = upcaster
-    self.hasReceived = hasReceived
     self.keepsMergeState = keepsMergeState
     self.projector = Projector(localPeer: localPeer, retainsDeletedRows: true)
   }

@@ -111,7 +111,7 @@ extension ChronicleDatabase {
       }
       folded += foldedNow
       if caughtUp { return }
-      Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+      Thread.sleep(forTimeInterval: pause / .seconds(1))
     }
   }
 
@@ -138,8 +138,23 @@ extension ChronicleDatabase {
   /// Whether local events wait to be folded into merge state (see
   /// ``prepareMergeState(slice:pause:progress:)``).
   func hasUnfoldedEvents() throws -> Bool {
+    try writer.read { db in try Self.hasUnfoldedEvents(db) }
+  }
+
+  private static func hasUnfoldedEvents(_ db: Database) throws -> Bool {
+    try EventLog.lastPosition(db) > ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
+  }
+
+  /// Whether merging `events` will need merge state that local events not
+  /// folded yet must bring up to date first: one of them is new to the log
+  /// and changes rows (schema changes and events held already need none).
+  private func needsPreparation(for events: [IncomingEvent]) throws -> Bool {
     try writer.read { db in
-      try EventLog.lastPosition(db) > ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
+      guard try Self.hasUnfoldedEvents(db) else { return false }
+      return try events.contains { incoming in
+        try incoming.event.operations.contains { $0.tableIndex != nil }
+          && !EventLog.contains(db, origin: incoming.event.origin, sequence: incoming.event.sequence)
+      }
     }
   }
 
@@ -152,17 +167,8 @@ extension ChronicleDatabase {
       }
     }
     // A local history not folded yet is folded first, in slices of its own,
-    // so that the merge's transaction does not hold the database for it;
-    // only when a new row change will need it (schema changes and events
-    // held already cost no merge state).
-    if try hasUnfoldedEvents() {
-      let vector = try versionVector()
-      let needsMergeState = events.contains { incoming in
-        !vector.contains(origin: incoming.event.origin, sequence: incoming.event.sequence)
-          && incoming.event.operations.contains { $0.tableIndex != nil }
-      }
-      if needsMergeState { try prepareMergeState() }
-    }
+    // so that the merge's transaction does not hold the database for it.
+    if try needsPreparation(for: events) { try prepareMergeState() }
     let session = self.session
     return try writer.writeWithoutTransaction { db in
       // Foreign keys off: rows arrive in any order, and a cascade here would
