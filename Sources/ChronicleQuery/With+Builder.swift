@@ -7,10 +7,12 @@ public struct CommonTableClause: Sendable {
 /// The common tables of `With { … } query: { … }`, one select per line.
 @resultBuilder
 public enum CommonTableBuilder {
+  /// A select of `T`'s rows: the common table named after `T`'s table.
   public static func buildExpression<T: Table>(_ select: some SelectStatement<T>) -> CommonTableClause {
     CommonTableClause(definition: CommonTable<T>(namedAfterItsType: select).definition)
   }
 
+  /// The common tables, in the order written.
   public static func buildBlock(_ clauses: CommonTableClause...) -> [CommonTableClause] { clauses }
 }
 

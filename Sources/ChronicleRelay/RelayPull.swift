@@ -19,6 +19,11 @@ struct RelayPull {
     let store = relay.store
     var generation = relay.hub.membershipGeneration(group)
     var members = try await RelayMembers.load(group, from: store)
+    // A revocation stored after the device was admitted but before this
+    // pull read the generation woke no one this loop will see: check now.
+    if let problem = members.refusal(of: device, publicKey: publicKey) {
+      throw RelaySession.Refusal(kind: "revoked_while_connected", message: problem)
+    }
     let last = try await store.lastPosition(of: group)
     var position = try await store.position(before: vector, in: group) ?? last
     while position < last {
