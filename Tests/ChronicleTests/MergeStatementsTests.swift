@@ -11,29 +11,6 @@ import Testing
 /// last writer wins), and a row whose parent is absent is parked.
 @Suite("Merge: the SQL a batch writes")
 struct MergeStatementsTests {
-  /// Records the SQL of every statement run on the application's tables.
-  final class StatementLog: Sendable {
-    private let statements = Mutex<[String]>([])
-
-    init(_ database: ChronicleDatabase) {
-      database.writer.writeWithoutTransaction { db in
-        db.trace(options: .statement) { [self] event in
-          guard case .statement(let statement) = event, !statement.sql.contains("chronicle_"),
-                statement.sql.contains("main.\"") else { return }
-          statements.withLock { $0.append(statement.sql) }
-        }
-      }
-    }
-
-    /// The statements recorded since the last call, one per line.
-    func take() -> String {
-      statements.withLock { recorded in
-        defer { recorded = [] }
-        return recorded.joined(separator: "\n")
-      }
-    }
-  }
-
   func rows(_ database: ChronicleDatabase, _ sql: String) throws -> String {
     try database.read { db in
       try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map(\.description).joined(separator: " | ") }

@@ -23,7 +23,7 @@ struct ProjectorTests {
   /// the SQL run on the application's tables.
   final class Target: Sendable {
     let queue: DatabaseQueue
-    private let statements = Mutex<[String]>([])
+    let statements: StatementLog
 
     init() throws {
       var configuration = Configuration()
@@ -39,22 +39,11 @@ struct ProjectorTests {
           ) STRICT;
           """)
       }
-      queue.writeWithoutTransaction { db in
-        db.trace(options: .statement) { [self] event in
-          guard case .statement(let statement) = event, !statement.sql.contains("chronicle_"),
-                statement.sql.contains("main.\"") else { return }
-          statements.withLock { $0.append(statement.sql) }
-        }
-      }
+      statements = StatementLog(queue)
     }
 
     /// The statements run since the last call, one per line.
-    func takeStatements() -> String {
-      statements.withLock { recorded in
-        defer { recorded = [] }
-        return recorded.joined(separator: "\n")
-      }
-    }
+    func takeStatements() -> String { statements.take() }
 
     func rows(_ sql: String) throws -> String {
       try queue.read { db in
