@@ -12,7 +12,8 @@ enum EventStreams {
     _ outgoing: OutgoingEvents, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration,
     progress: (@Sendable (NetworkSyncProgress) -> Void)?
   ) async throws -> (sent: Int, applied: Int) {
-    try await connection.send(.offer(events: outgoing.count, bytes: outgoing.bytes))
+    let oldest = connection.protocolVersion >= 4 ? outgoing.oldestTimestamp : nil
+    try await connection.send(.offer(events: outgoing.count, bytes: outgoing.bytes, oldest: oldest))
     if connection.protocolVersion >= 3 { try await waitUntilReady(over: &connection, configuration: configuration, progress: progress) }
     let start = ContinuousClock.now
     var cursor = outgoing
@@ -164,9 +165,11 @@ enum EventStreams {
     progress: (@Sendable (NetworkSyncProgress) -> Void)?
   ) async throws -> MergeReport {
     let offer = try await connection.receive("an offer", within: configuration.frameTimeout)
-    guard case .offer(let totalEvents, let totalBytes) = offer else { throw connection.unexpected(offer, waitingFor: "an offer") }
+    guard case .offer(let totalEvents, let totalBytes, let oldest) = offer else { throw connection.unexpected(offer, waitingFor: "an offer") }
     if connection.protocolVersion >= 3 {
-      if totalEvents > 0 {
+      // Events all newer than local history not folded yet merge ahead of
+      // it: no preparation (an offer without its oldest clock may need one).
+      if totalEvents > 0, try await offload({ try database.mergeNeedsPreparation(forEventsFrom: oldest) }) {
         try await prepare(database, over: &connection, configuration: configuration, progress: progress)
       } else {
         try await connection.send(.ready)

@@ -59,15 +59,16 @@ struct HostilePeerTests {
   }
 
   /// A client of protocol version 2 (before `working` and `ready`) is
-  /// answered in version 2; a client of version 1 is told which versions
-  /// the server speaks.
+  /// answered in version 2, one of version 3 (before the offer's oldest
+  /// clock) in version 3; a client of version 1 is told which versions the
+  /// server speaks.
   @Test func olderClientsAreAnsweredInTheirVersionOrToldToUpgrade() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")
     var configuration = testConfiguration(key: .generate())
     configuration.handshakeTimeout = .seconds(1)  // each raw session ends when it runs out
     try await withServer(server, configuration: configuration) { running in
-      for version: UInt8 in [2, 3] {
+      for version: UInt8 in [2, 3, 4] {
         let hello = frame([0] + WireMessage.hello(version: version, peer: .generate(), nonce: Array(repeating: 7, count: 32)).encoded())
         let answer = try await rawSession(port: running.port, [hello]).answer
         // Length (4 bytes), plain envelope, challenge, version.
@@ -75,7 +76,7 @@ struct HostilePeerTests {
       }
       let tooOld = frame([0] + WireMessage.hello(version: 1, peer: .generate(), nonce: Array(repeating: 7, count: 32)).encoded())
       let refusal = String(decoding: try await rawSession(port: running.port, [tooOld]).answer, as: UTF8.self)
-      #expect(refusal.contains("versions 2 to 3, not 1: upgrade the older side"), "\(refusal)")
+      #expect(refusal.contains("versions 2 to 4, not 1: upgrade the older side"), "\(refusal)")
     }
   }
 

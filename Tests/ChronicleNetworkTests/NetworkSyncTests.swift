@@ -229,8 +229,9 @@ struct NetworkSyncTests {
     }
   }
 
-  /// A server's first merge reads its whole history into merge state
-  /// before it takes the first pushed event. It reports how far it is every
+  /// A server offered events older than some of its history not folded
+  /// into merge state reads that history into merge state before it takes
+  /// the first pushed event. It reports how far it is every
   /// `workingInterval`, and the client sees each report as progress (each
   /// one restarts its frame timeout); a server that waits longer between
   /// reports than the reading lasts sends none. (Timing the client out
@@ -244,11 +245,12 @@ struct NetworkSyncTests {
     var informative = testConfiguration(key: key)
     informative.workingInterval = .milliseconds(20)
     for (name, configuration, reports) in [("silent", silent, false), ("informing", informative, true)] {
+      // The client writes first: its events are older than the server's.
+      let client = try makePeer(directory, "client of \(name)")
+      try writeItems(client, from: 1_000_000, count: 1)
       let server = try makePeer(directory, name)
       try writeItems(server, from: 1, count: 60_000, perEvent: 20)
       let history = try server.eventCount()
-      let client = try makePeer(directory, "client of \(name)")
-      try writeItems(client, from: 1_000_000, count: 1)
       let seen = Mutex<[NetworkSyncProgress]>([])
       // The silent server reads its history without a word: under a full
       // test run's load that can outlast the usual 10 s frame timeout.
@@ -267,6 +269,37 @@ struct NetworkSyncTests {
       #expect(midway.isEmpty != reports, "\(name): \(fromServer.map { "\($0.events)/\($0.totalEvents)" })")
       #expect(try client.itemDigest() == server.itemDigest())
     }
+  }
+
+  /// The first sync with a server whose whole history is older than the
+  /// pushed events (a fresh server, a client that wrote since): the server
+  /// merges them ahead of its history without reading it, so it prepares
+  /// nothing and reports nothing, and its merge state holds the pushed rows
+  /// alone until an older write needs the rest.
+  @Test func aServerOfferedNewerEventsMergesWithoutPreparing() async throws {
+    let directory = try TemporaryDirectory()
+    let key = SyncKey.generate()
+    var configuration = testConfiguration(key: key)
+    configuration.workingInterval = .milliseconds(1)
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 20_000, perEvent: 20)
+    let client = try makePeer(directory, "client")
+    try writeItems(client, from: 1_000_000, count: 3)
+    let seen = Mutex<[NetworkSyncProgress]>([])
+    try await withServer(server, configuration: configuration) { running in
+      let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration) { progress in
+        if progress.direction == .preparing { seen.withLock { $0.append(progress) } }
+      }
+      let report = try await transport.sync(client)
+      #expect(report.remoteApplied == 4)  // its schema event and its three rows
+    }
+    #expect(seen.withLock { $0 }.filter { $0.totalEvents > 10 }.isEmpty, "the server prepared: \(seen.withLock { $0 })")
+    let (mergeStates, foldMark) = try await server.read { db in
+      (try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows") ?? 0,
+       try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'merge_folded_through'"))
+    }
+    #expect(mergeStates == 3 && foldMark == nil, "\(mergeStates) merge states, fold mark \(String(describing: foldMark))")
+    #expect(try client.itemDigest() == server.itemDigest())
   }
 
   @Test func aCompactedServerTellsThePeerToClone() async throws {

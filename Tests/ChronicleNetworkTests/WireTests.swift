@@ -21,6 +21,7 @@ struct WireTests {
     .vector(VersionVector([.generate(): 12, .generate(): 1 << 40])),
     .vector(VersionVector()),
     .offer(events: 1_000_000, bytes: 1 << 33),
+    .offer(events: 3, bytes: 900, oldest: HLCTimestamp(milliseconds: 1_790_000_000_000, counter: 7)),
     .events([[1, 2, 3], [], Array(repeating: 9, count: 300)]),
     .end,
     .applied(events: 5, duplicates: 2, rowChanges: 99),

@@ -315,8 +315,10 @@ struct LazyFoldTests {
   }
 
   /// A peer with a long history that receives only schema changes, or events
-  /// it holds already, pays nothing for merge state; the first received row
-  /// change folds its history, and merges as if it had been folded all along.
+  /// it holds already, pays nothing for merge state; received row changes
+  /// newer than all of it merge ahead of it (merge state for the rows they
+  /// touch only); the first older one folds the history, and merges as if it
+  /// had been folded all along.
   @Test func batchesWithoutRowChangesFoldNothing() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
@@ -336,7 +338,7 @@ struct LazyFoldTests {
     #expect(try mergeStateRows(server) == 0)
     #expect(try foldMark(server) == nil)
 
-    // The first row change folds everything the server wrote, the rename included.
+    // Row changes newer than everything the server wrote merge ahead of it.
     clock.advance(by: 1)
     try client.write { db in
       try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'later edit elsewhere')")
@@ -344,12 +346,23 @@ struct LazyFoldTests {
     }
     let merged = try push(client, to: server)
     #expect(merged.rowChanges == 2)
-    #expect(try mergeStateRows(server) == 51)
-    #expect(try foldMark(server) != nil)
+    #expect(try mergeStateRows(server) == 2)
+    #expect(try foldMark(server) == nil)
     // Row 1: the client's insert is later than the server's, so it wins; row 2 keeps the local rename.
     let names = try server.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists WHERE id IN (1, 2, 51) ORDER BY id") }
     #expect(names == ["later edit elsewhere", "renamed here", "new"])
+
+    // A row change older than the server's latest write folds the server's
+    // history first, the rename included: row 2's older edit loses to it.
+    let late = try openSyncPeer(directory, name: "late.sqlite", clock: clock, skew: -10)
+    try late.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'older edit elsewhere')") }
+    #expect(try push(late, to: server).rowChanges == 1)
+    #expect(try mergeStateRows(server) == 51)
+    #expect(try foldMark(server) != nil)
+    #expect(try server.read { db in try String.fetchOne(db, sql: "SELECT name FROM lists WHERE id = 2") } == "renamed here")
     try push(server, to: client)
+    try push(server, to: late)
     #expect(try server.digests(tables: ["lists"]) == client.digests(tables: ["lists"]))
+    #expect(try server.digests(tables: ["lists"]) == late.digests(tables: ["lists"]))
   }
 }

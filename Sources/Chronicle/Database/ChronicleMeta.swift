@@ -65,6 +65,11 @@ extension ChronicleMeta.Key where Value == Int64 {
   static var loggedSchemaVersion: Self { Self("logged_schema_version") }
   /// The log position through which the merge state has folded every event.
   static var mergeFoldedThrough: Self { Self("merge_folded_through") }
+  /// Set (to 1) while received events past ``mergeFoldedThrough`` are in
+  /// the merge state already: they were merged ahead of local history not
+  /// folded yet (every one newer than it), and folding that history reads
+  /// only this peer's events. Removed once the fold catches up.
+  static var receivedMergedPastFoldMark: Self { Self("received_merged_past_fold_mark") }
   /// The log position through which this device's events are signed.
   static var sealedThrough: Self { Self("sealed_through") }
   /// The schema epoch a clone starts at (its source's).

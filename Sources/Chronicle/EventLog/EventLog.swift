@@ -151,12 +151,21 @@ extension EventLog {
     try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM main.chronicle_events") ?? 0
   }
 
-  /// The number of events in the log of `db`, or of those at `positions`.
-  static func count(_ db: Database, positions: ClosedRange<Int64>? = nil) throws -> Int {
-    guard let positions else { return try Int.fetchOne(db, sql: "SELECT count(*) FROM main.chronicle_events") ?? 0 }
-    return try Int.fetchOne(
-      db, sql: "SELECT count(*) FROM main.chronicle_events WHERE id BETWEEN ? AND ?",
-      arguments: [positions.lowerBound, positions.upperBound]) ?? 0
+  /// The number of events in the log of `db`, or of those at `positions`
+  /// (and from `origin`, when given).
+  static func count(_ db: Database, positions: ClosedRange<Int64>? = nil, origin: PeerID? = nil) throws -> Int {
+    var conditions: [String] = []
+    var arguments: StatementArguments = []
+    if let positions {
+      conditions.append("id BETWEEN ? AND ?")
+      arguments += [positions.lowerBound, positions.upperBound]
+    }
+    if let origin {
+      conditions.append("origin = ?")
+      arguments += [Data(origin.bytes)]
+    }
+    let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    return try Int.fetchOne(db, sql: "SELECT count(*) FROM main.chronicle_events" + condition, arguments: arguments) ?? 0
   }
 
   /// The stored checksum of `origin`'s event `sequence`, if the log holds it.
@@ -196,6 +205,26 @@ extension EventLog {
       db, sql: "SELECT schema_epoch FROM main.chronicle_events WHERE origin = ? ORDER BY sequence DESC LIMIT 1",
       arguments: [Data(origin.bytes)]
     ).map(UInt64.init)
+  }
+
+  /// `origin`'s latest event: its log position and its clock; nil when
+  /// the log holds none. A peer's clock only moves forward, so this is also
+  /// the latest clock of its events (read through the origin's index).
+  static func latestEvent(_ db: Database, origin: PeerID) throws -> (position: Int64, timestamp: HLCTimestamp)? {
+    try Row.fetchOne(
+      db, sql: "SELECT id, hlc FROM main.chronicle_events WHERE origin = ? ORDER BY sequence DESC LIMIT 1",
+      arguments: [Data(origin.bytes)]
+    ).map { row in (row[0], HLCTimestamp(rawValue: UInt64(bitPattern: row[1]))) }
+  }
+
+  /// Whether an event of `origin` at `positions` changed rows of `table`
+  /// (as the event named it).
+  static func changesRows(_ db: Database, of table: String, positions: ClosedRange<Int64>, origin: PeerID) throws -> Bool {
+    try Bool.fetchOne(db, sql: """
+      SELECT EXISTS (
+        SELECT 1 FROM main.chronicle_event_tables t JOIN main.chronicle_events e ON e.id = t.event_id
+        WHERE t.table_name = ? AND t.event_id BETWEEN ? AND ? AND e.origin = ?)
+      """, arguments: [table, positions.lowerBound, positions.upperBound, Data(origin.bytes)]) ?? false
   }
 
   /// The stored bytes of the events through `position`.

@@ -17,6 +17,7 @@ final class TableRowWriter {
   private var inserts = ColumnSetStatements()
   private var updates = ColumnSetStatements()
   private var selectStatement: Statement?
+  private var presenceStatement: Statement?
   private var deleteStatement: Statement?
   /// Whether rows were written since observers were last told.
   private var hasWritten = false
@@ -75,6 +76,14 @@ final class TableRowWriter {
       for value in key { try binding.bind(value) }
     }
     hasWritten = true
+  }
+
+  /// Whether the row with `key` is in the table.
+  func contains(key: [SQLiteValue]) throws -> Bool {
+    if presenceStatement == nil {
+      presenceStatement = try db.makeStatement(sql: "SELECT 1 FROM main.\(quotedIdentifier(shape.name)) WHERE \(Self.keyCondition(shape))")
+    }
+    return try presenceStatement!.firstRow(key, { _ in true }) ?? false
   }
 
   /// Deletes the row with `key` and returns its values; nil when it is absent.

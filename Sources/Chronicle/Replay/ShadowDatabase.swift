@@ -81,7 +81,7 @@ final class ShadowDatabase {
   /// Brings the merge state up to date with every event applied.
   func finish(localPeer: PeerID, keepsMergeState: Bool) throws {
     guard keepsMergeState else { return }
-    try queue.write { db in try MergeApplier(db, local: localPeer, localEpoch: UInt64.max).foldLocalEvents() }
+    try queue.write { db in _ = try MergeApplier(db, local: localPeer, localEpoch: UInt64.max).foldLocalEvents() }
   }
 
   /// Throws when SQLite finds the shadow damaged or its foreign keys broken.

@@ -54,7 +54,9 @@ extension ChronicleDatabase {
               """)
             try TrackedTables.removeAll(db)
             let meta = ChronicleMeta(db: db)
-            for key in [ChronicleMeta.Key<Int64>.loggedSchemaVersion, .mergeFoldedThrough, .sealedThrough] { try meta.remove(key) }
+            for key in [ChronicleMeta.Key<Int64>.loggedSchemaVersion, .mergeFoldedThrough, .receivedMergedPastFoldMark, .sealedThrough] {
+              try meta.remove(key)
+            }
             try db.execute(
               sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",
               arguments: [Data(newPeer.bytes), ISO8601DateFormatter().string(from: Date())])

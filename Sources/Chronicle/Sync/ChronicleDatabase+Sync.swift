@@ -146,16 +146,57 @@ extension ChronicleDatabase {
   }
 
   /// Whether merging `events` will need merge state that local events not
-  /// folded yet must bring up to date first: one of them is new to the log
-  /// and changes rows (schema changes and events held already need none).
+  /// folded yet must bring up to date first (see ``LocalHistoryForMerge``).
   private func needsPreparation(for events: [IncomingEvent]) throws -> Bool {
-    try writer.read { db in
-      guard try Self.hasUnfoldedEvents(db) else { return false }
-      return try events.contains { incoming in
-        try incoming.event.operations.contains { $0.tableIndex != nil }
-          && !EventLog.contains(db, origin: incoming.event.origin, sequence: incoming.event.sequence)
-      }
+    let local = peerID
+    return try writer.read { db in try Self.localHistory(for: events, local: local, db) == .mustFold }
+  }
+
+  /// Whether a merge of events whose oldest is `oldest` (nil: not known)
+  /// will first fold local history into merge state: what a peer about to
+  /// receive them asks before it says it is ready.
+  package func mergeNeedsPreparation(forEventsFrom oldest: HLCTimestamp?) throws -> Bool {
+    let local = peerID
+    return try writer.read { db in
+      guard let unfolded = try Self.latestUnfoldedOwnEvent(local: local, db) else { return false }
+      return oldest.map { $0 <= unfolded } ?? true
     }
+  }
+
+  /// What merging a batch needs of local history not folded into merge state.
+  enum LocalHistoryForMerge: Equatable {
+    /// Nothing: it is all folded, or the batch changes no rows the log lacks
+    /// (schema changes, events held already).
+    case nothing
+    /// Nothing either: every row change the log lacks is newer than every
+    /// local event not folded, so it merges ahead of them
+    /// (``MergeApplier/mergesAheadOfLocalHistory``).
+    case mergesAhead
+    /// It must be folded first.
+    case mustFold
+  }
+
+  static func localHistory(for events: [IncomingEvent], local: PeerID, _ db: Database) throws -> LocalHistoryForMerge {
+    guard try hasUnfoldedEvents(db) else { return .nothing }
+    let unfolded = try latestUnfoldedOwnEvent(local: local, db)
+    var changesRows = false
+    for incoming in events {
+      let event = incoming.event
+      guard event.operations.contains(where: { $0.tableIndex != nil }),
+            try !EventLog.contains(db, origin: event.origin, sequence: event.sequence) else { continue }
+      changesRows = true
+      if let unfolded, event.timestamp <= unfolded { return .mustFold }
+    }
+    return changesRows ? .mergesAhead : .nothing
+  }
+
+  /// The clock of this peer's latest event when merge state has not folded
+  /// it yet (a peer's clock only moves forward: no unfolded event of its
+  /// own is later).
+  private static func latestUnfoldedOwnEvent(local: PeerID, _ db: Database) throws -> HLCTimestamp? {
+    guard let latest = try EventLog.latestEvent(db, origin: local),
+          try latest.position > ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0 else { return nil }
+    return latest.timestamp
   }
 
   func applyRemote(_ events: [IncomingEvent], source: String) throws -> MergeReport {
@@ -193,15 +234,18 @@ extension ChronicleDatabase {
     // the transaction commits only once all passed.
     var admission = DeviceAdmission(db, checksSignatures: signsEvents)
     let pending = try admission.startChecking(events)
-    // The whole batch is one run of received events.
+    // The whole batch is one run of received events. Local writes may have
+    // come since the preparation: what they need is read in this transaction.
     let projector = Projector(localPeer: peerID, retainsDeletedRows: true)
     let batchRows = mergeBatchRows
+    let mergesAhead = try Self.localHistory(for: events, local: peerID, db) == .mergesAhead
     do {
       // Within a batch, older events first: fewer rows go through parking.
       for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
         try projector.merge(incoming, source: source) {
           let applier = try MergeApplier.forMerging(db, local: peerID)
           applier.batchCapacity = batchRows
+          applier.mergesAheadOfLocalHistory = mergesAhead
           return applier
         }
       }

@@ -47,6 +47,22 @@ final class MergeApplier {
   /// Whether ``foldLocalEvents()`` ran: until then the merge state may lag
   /// behind the log, and the fold mark must not move.
   private(set) var hasFolded = false
+  /// Merges without folding the local history first, because every event
+  /// merged is newer than all of it (the caller checked, see
+  /// ``ChronicleDatabase/mergesAheadOfLocalHistory(_:_:)``).
+  ///
+  /// Then a column's true version is at most the later of its stored one and
+  /// the newest local event's, which each merged write beats: comparing with
+  /// the stored version decides as the folded state would. What else local
+  /// history changed is read from the table (whether the row is there, and
+  /// so complete). Folding that history later only raises versions, and
+  /// skips the events merged here.
+  var mergesAheadOfLocalHistory = false
+  /// This peer's events past the fold mark (nil: none), read on first use
+  /// when merging ahead of them.
+  private var unfoldedOwnPositions: ClosedRange<Int64>??
+  /// Per table, whether those events changed its rows (read on first use).
+  private var tablesWithUnfoldedWrites: [String: Bool] = [:]
   /// The events a compaction baseline covers (read on first use).
   private var baselineVector: VersionVector?
 
@@ -100,12 +116,17 @@ final class MergeApplier {
   }
 
   private func foldLocalEventsInCache(until deadline: ContinuousClock.Instant?) throws -> Bool {
-    let mark = try ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
+    let meta = ChronicleMeta(db: db)
+    let mark = try meta.value(.mergeFoldedThrough) ?? 0
+    // Received events merged ahead of the local history are in merge state
+    // already: only this peer's own events are left to fold.
+    let onlyOwn = try meta.value(.receivedMergedPastFoldMark) != nil ? local : nil
+    let unfolded = EventFilter(positions: (mark + 1)...Int64.max, origin: onlyOwn)
     var last = mark
     var caughtUp = true
     let total =
       foldProgress == nil ? 0
-      : try foldProgressTotal ?? EventLog.count(db, positions: (mark + 1)...Int64.max)
+      : try foldProgressTotal ?? EventLog.count(db, positions: unfolded.positions, origin: onlyOwn)
     var foldedEvents = 0
     foldProgress?(0, total)
     struct Folded {
@@ -166,7 +187,7 @@ final class MergeApplier {
       positions.removeAll(keepingCapacity: true)
       entries.removeAll(keepingCapacity: true)
     }
-    try EventLog.scan(db, EventFilter(positions: (mark + 1)...Int64.max)) { stored in
+    try EventLog.scan(db, unfolded) { stored in
       if let deadline, foldedEvents > 0, ContinuousClock.now >= deadline {
         caughtUp = false
         return false
@@ -236,7 +257,7 @@ final class MergeApplier {
       return true
     }
     try flush(isLast: true)
-    try setFoldMark(last)
+    try setFoldMark(caughtUp ? EventLog.lastPosition(db) : last, caughtUp: caughtUp)
     foldProgress?(foldedEvents, max(total, foldedEvents))
     return caughtUp
   }
@@ -266,16 +287,25 @@ final class MergeApplier {
   }
 
   /// After a batch: the merge state has seen every event of the log, when
-  /// the batch merged anything (a batch of events held already folds nothing).
+  /// the batch folded the local history (a batch of events held already
+  /// folds nothing); when it merged ahead of that history, it has seen the
+  /// received events past the fold mark.
   func finishBatch() throws {
     try flushRows()
     try batch.notifyObservers()
-    guard hasFolded else { return }
-    try setFoldMark(EventLog.lastPosition(db))
+    if hasFolded {
+      try setFoldMark(EventLog.lastPosition(db))
+    } else if mergesAheadOfLocalHistory, appliedEvents > 0 {
+      try ChronicleMeta(db: db).set(.receivedMergedPastFoldMark, to: 1)
+    }
   }
 
-  func setFoldMark(_ id: Int64) throws {
-    try ChronicleMeta(db: db).set(.mergeFoldedThrough, to: id)
+  /// Records that merge state has folded every event through `id`, and,
+  /// when it has `caughtUp` with the log, that nothing is left to fold.
+  func setFoldMark(_ id: Int64, caughtUp: Bool = true) throws {
+    let meta = ChronicleMeta(db: db)
+    try meta.set(.mergeFoldedThrough, to: id)
+    if caughtUp { try meta.remove(.receivedMergedPastFoldMark) }
   }
 
   /// The key in the local table's key order, encoded; nil when the event's key
@@ -340,7 +370,7 @@ final class MergeApplier {
       guard let tableIndex = operation.tableIndex else { continue }  // each peer runs its own migrations
       // Merge state is needed from the first row change on (an event of
       // schema or membership changes only needs none).
-      if !hasFolded { try foldLocalEvents() }
+      if !hasFolded, !mergesAheadOfLocalHistory { try foldLocalEvents() }
       if plans[tableIndex] == nil {
         plans[tableIndex] = try plan(for: shaped.tables[tableIndex], sameEpoch: sameEpoch, mismatch)
       }
@@ -389,7 +419,32 @@ final class MergeApplier {
     guard let keyOrder = Self.keyOrder(of: descriptor, in: shape) else {
       throw mismatch("the primary key of \(descriptor.name) differs here")
     }
-    return TablePlan(descriptor: descriptor, shape: shape, table: batch.tablePosition(shape), localColumns: localColumns, keyOrder: keyOrder)
+    let table = batch.tablePosition(shape)
+    if mergesAheadOfLocalHistory, try localWritesAreUnfolded(in: shape.name) { batch.lagsBehindLocalWrites(table: table) }
+    return TablePlan(descriptor: descriptor, shape: shape, table: table, localColumns: localColumns, keyOrder: keyOrder)
+  }
+
+  /// Whether events of this peer not folded into merge state changed rows of
+  /// `table`: then the merge state of its rows may not say what they did.
+  /// (When a migration is among them, rows may have been written under
+  /// another name: any table may be.)
+  private func localWritesAreUnfolded(in table: String) throws -> Bool {
+    if let known = tablesWithUnfoldedWrites[table] { return known }
+    let unfolded = try readWhetherLocalWritesAreUnfolded(in: table)
+    tablesWithUnfoldedWrites[table] = unfolded
+    return unfolded
+  }
+
+  private func readWhetherLocalWritesAreUnfolded(in table: String) throws -> Bool {
+    if unfoldedOwnPositions == nil {
+      let mark = try ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
+      unfoldedOwnPositions = try EventLog.latestEvent(db, origin: local).flatMap { latest in
+        latest.position > mark ? (mark + 1)...latest.position : nil
+      }
+    }
+    guard let positions = unfoldedOwnPositions! else { return false }
+    if let upcaster, upcaster.migrations.contains(where: { $0.position >= positions.lowerBound }) { return true }
+    return try EventLog.changesRows(db, of: table, positions: positions, origin: local)
   }
 
   private func applyRowOperation(
@@ -444,6 +499,7 @@ final class MergeApplier {
   /// back parked rows whose parents are all present, until nothing moves.
   func settleForeignKeys() throws {
     try flushRows()
+    if mergesAheadOfLocalHistory { try forgetParkingOfRowsWrittenHere() }
     var moved = true
     while moved {
       moved = false
@@ -458,6 +514,21 @@ final class MergeApplier {
       for (table, key) in try parkedForParent() {
         if try restoreIfParentsPresent(table: table, key: key) { moved = true }
       }
+    }
+  }
+
+  /// Local writes not folded yet may have put a parked row back in its
+  /// table (inserted again here): its merge state says parked until a fold
+  /// reads those writes. Such rows are parked no longer.
+  private func forgetParkingOfRowsWrittenHere() throws {
+    for parked in try store.parked() {
+      guard let shape = try shape(parked.table), try localWritesAreUnfolded(in: shape.name),
+            try writer(for: shape).contains(key: MergeStateKey.decode(parked.key)) else { continue }
+      var state = parked.state
+      state.retained = nil
+      state.parkedReason = nil
+      state.isComplete = true
+      try store.save(table: parked.table, key: parked.key, state)
     }
   }
 
@@ -500,6 +571,7 @@ final class MergeApplier {
     var state = try store.load(table: table, key: key) ?? RowMergeState()
     state.retained = values
     state.parkedReason = .parent
+    state.isComplete = true  // it was in its table (local history not folded yet may not say so)
     try store.save(table: table, key: key, state)
   }
 

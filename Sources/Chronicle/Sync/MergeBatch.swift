@@ -41,6 +41,12 @@ final class MergeBatch {
 
   private let db: Database
   private let store: MergeStore
+  /// Per writer, whether merge state may lag behind local writes to its
+  /// table (merged ahead of them, see
+  /// ``MergeApplier/mergesAheadOfLocalHistory``): then the table, not the
+  /// stored state, tells whether a row is there, and a row there is
+  /// complete (local writes inserted it).
+  private var lagsBehindLocalWrites: [Bool] = []
   /// Rows held before the batch flushes itself.
   var capacity = MergeBatch.defaultCapacity
   /// 10,000 rows: about 15 MB (a held row cost about 1.5 KB of peak RSS in
@@ -81,8 +87,15 @@ final class MergeBatch {
     if let position = writerPositions[shape.name] { return position }
     writers.append(TableRowWriter(db, shape: shape))
     largestStoredKeys.append(nil)
+    lagsBehindLocalWrites.append(false)
     writerPositions[shape.name] = writers.count - 1
     return writers.count - 1
+  }
+
+  /// Notes that local writes to a table (by its position) are not folded
+  /// into its rows' merge state.
+  func lagsBehindLocalWrites(table: Int) {
+    lagsBehindLocalWrites[table] = true
   }
 
   /// The position in ``rows`` of the row with `key`, loading its merge state on first touch.
@@ -94,8 +107,9 @@ final class MergeBatch {
     let shape = writer.shape
     if largestStoredKeys[id.table] == nil { largestStoredKeys[id.table] = .some(try store.largestKey(table: shape.name)) }
     let mayBeStored = largestStoredKeys[id.table]!.map { !MergeStore.keyPrecedes($0, key) } ?? false
-    var state = (mayBeStored ? try store.load(table: shape.name, key: key) : nil)
-      ?? RowMergeState(clocks: ColumnClocks(capacity: shape.columns.count), retained: [:])
+    let stored = mayBeStored ? try store.load(table: shape.name, key: key) : nil
+    var state = stored ?? RowMergeState(clocks: ColumnClocks(capacity: shape.columns.count), retained: [:])
+    if lagsBehindLocalWrites[table] { try catchUpWithLocalHistory(&state, stored: stored != nil, writer: writer, key: orderedKey) }
     var values = [SQLiteValue?](repeating: nil, count: shape.columns.count)
     var otherValues: [String: SQLiteValue] = [:]
     let wasInTable = state.retained == nil
@@ -110,6 +124,25 @@ final class MergeBatch {
     if let lastAdded, addedInOrder, !(lastAdded < id) { addedInOrder = false }
     lastAdded = id
     return rows.count - 1
+  }
+
+  /// Brings what a row's stored merge state says of where the row is up to
+  /// date with local writes not folded into it: a row in its table (stored
+  /// there, or found there) is complete and has its values in the table; a
+  /// row deleted here since (capture kept its values, with no delete yet
+  /// folded nor a park) is complete too. Versions stay as stored: every
+  /// local one is older than what merges ahead of local history.
+  private func catchUpWithLocalHistory(_ state: inout RowMergeState, stored: Bool, writer: TableRowWriter, key: [SQLiteValue]) throws {
+    // A local delete keeps the row's values in its state: a state with
+    // none says the row is still there.
+    let isInTable = try (stored && state.retained == nil) || writer.contains(key: key)
+    if isInTable {
+      state.retained = nil
+      state.parkedReason = nil
+      state.isComplete = true
+    } else if stored, state.deleted == nil, state.parkedReason == nil {
+      state.isComplete = true
+    }
   }
 
   /// Merges a write of `value` to column `column` (its index; `name` its

@@ -130,11 +130,20 @@ struct MergeStore {
   }
 
   /// Keeps the values of a row that a local transaction deleted, so that a
-  /// later remote write can bring it back whole.
+  /// later remote write can bring it back whole, and notes that the row is
+  /// complete (it was in its table), which a merge ahead of the local
+  /// history not folded yet reads (``RowMergeState/encodeClocks(to:_:)``:
+  /// the first byte's bit 0; `X'010000'`, complete with no versions).
   func retainDeletedRow(table: String, key: Data, values: [String: SQLiteValue]) throws {
     try db.cachedStatement(sql: """
-      INSERT INTO \(schema).chronicle_rows (table_number, row_key, clocks, retained) VALUES (?, ?, X'', ?)
-      ON CONFLICT (table_number, row_key) DO UPDATE SET retained = excluded.retained, parked_reason = NULL
+      INSERT INTO \(schema).chronicle_rows (table_number, row_key, clocks, retained) VALUES (?, ?, X'010000', ?)
+      ON CONFLICT (table_number, row_key) DO UPDATE SET retained = excluded.retained, parked_reason = NULL,
+        clocks = CASE
+          WHEN length(clocks) = 0 THEN X'010000'
+          WHEN substr(clocks, 1, 1) = X'00' THEN CAST(X'01' || substr(clocks, 2) AS BLOB)
+          WHEN substr(clocks, 1, 1) = X'02' THEN CAST(X'03' || substr(clocks, 2) AS BLOB)
+          ELSE clocks
+        END
       """).run([.integer(try dictionary.number(ofName: table)), .blob(key), .blob(try RowMergeState.encodeValues(values))])
   }
 

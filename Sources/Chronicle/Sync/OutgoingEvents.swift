@@ -21,6 +21,8 @@ public struct OutgoingEvents: Sendable {
   public let count: Int
   /// Their serialized size in bytes, in all.
   public let bytes: Int
+  /// The clock of the oldest of them (nil when there are none).
+  public let oldestTimestamp: HLCTimestamp?
 
   private let database: ChronicleDatabase
   private let lastPosition: Int64
@@ -44,7 +46,7 @@ public struct OutgoingEvents: Sendable {
     self.vector = vector
     self.onlyOrigin = only
     try database.sealOwnEvents()
-    (lastPosition, count, bytes) = try database.read { db in
+    (lastPosition, count, bytes, oldestTimestamp) = try database.read { db in
       try LogBaseline.requireCovered(vector, in: db)
       // This device's events committed since the sealing above are left for
       // the next sync: they would arrive unsigned, and be refused.
@@ -54,9 +56,10 @@ public struct OutgoingEvents: Sendable {
           arguments: [Data(database.peerID.bytes), Int64(sequence)])
       }
       var last: Int64 = 0, count = 0, bytes = 0
+      var oldest: UInt64?
       var origins: [Data: PeerID] = [:]
       let rows = try Row.fetchCursor(
-        db, sql: "SELECT id, origin, sequence, stored_size FROM chronicle_events WHERE id < ? ORDER BY id", arguments: [unsealed ?? .max])
+        db, sql: "SELECT id, origin, sequence, stored_size, hlc FROM chronicle_events WHERE id < ? ORDER BY id", arguments: [unsealed ?? .max])
       while let row = try rows.next() {
         last = row[0]
         let originBytes: Data = row[1]
@@ -65,8 +68,10 @@ public struct OutgoingEvents: Sendable {
         guard origin == only ?? origin, !vector.contains(origin: origin, sequence: UInt64(row[2] as Int64)) else { continue }
         count += 1
         bytes += row[3] as Int
+        let timestamp = UInt64(bitPattern: row[4] as Int64)
+        oldest = min(oldest ?? timestamp, timestamp)
       }
-      return (last, count, bytes)
+      return (last, count, bytes, oldest.map(HLCTimestamp.init(rawValue:)))
     }
   }
 

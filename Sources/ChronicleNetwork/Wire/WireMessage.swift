@@ -19,8 +19,11 @@ enum WireMessage: Equatable {
   case vectorRequest
   /// A version vector: what the sender holds.
   case vector(VersionVector)
-  /// How many events, and bytes, the sender is about to stream.
-  case offer(events: Int, bytes: Int)
+  /// How many events, and bytes, the sender is about to stream, and (from
+  /// protocol 4) the clock of the oldest of them: a receiver whose local
+  /// history not folded into merge state is all older merges without
+  /// folding it, so it need not prepare.
+  case offer(events: Int, bytes: Int, oldest: HLCTimestamp? = nil)
   /// Serialized events.
   case events([[UInt8]])
   /// A piece of one event too large for a frame: the event's whole size and
@@ -54,7 +57,7 @@ enum WireMessage: Equatable {
   case blobsStored(count: Int, bytes: Int)
 
   static let magic: [UInt8] = Array("CHRN".utf8)
-  static let protocolVersion: UInt8 = 3
+  static let protocolVersion: UInt8 = 4
   /// The oldest version a peer of this one still speaks: a server answers a
   /// client of version 2 in version 2 (without `working` and `ready`).
   static let oldestProtocolVersion: UInt8 = 2
@@ -104,10 +107,11 @@ enum WireMessage: Equatable {
         writer.raw(peer.bytes)
         writer.varint(Int(clamping: sequence))
       }
-    case .offer(let events, let bytes):
+    case .offer(let events, let bytes, let oldest):
       writer.byte(Kind.offer.rawValue)
       writer.varint(events)
       writer.varint(bytes)
+      if let oldest { writer.raw(withUnsafeBytes(of: oldest.rawValue.bigEndian, Array.init)) }
     case .events(let events):
       writer.byte(Kind.events.rawValue)
       writer.varint(events.count)
@@ -194,7 +198,9 @@ enum WireMessage: Equatable {
       }
       self = .vector(VersionVector(sequences))
     case .offer:
-      self = .offer(events: try reader.varint(), bytes: try reader.varint())
+      let events = try reader.varint(), bytes = try reader.varint()
+      let oldest = reader.remaining == 0 ? nil : HLCTimestamp(rawValue: try reader.raw(8).reduce(0) { $0 << 8 | UInt64($1) })
+      self = .offer(events: events, bytes: bytes, oldest: oldest)
     case .events:
       let count = try reader.varint()
       guard count <= reader.remaining else { throw WireReader.Malformed(description: "claims \(count) events, more than its bytes hold") }

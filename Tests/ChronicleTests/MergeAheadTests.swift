@@ -1,0 +1,176 @@
+import ChronicleTestSupport
+import Foundation
+import GRDB
+import Testing
+
+@testable import Chronicle
+
+/// Received writes newer than every local event not folded into merge state
+/// yet are merged without folding that history first (a first sync no
+/// longer reads a peer's whole history while the other side waits). The
+/// history is folded later, when an older write arrives or a preparation
+/// runs; by then, the merge state must be the one a rebuild derives from the
+/// log in one pass, and the peers must converge.
+@Suite("Merging ahead of local history not folded yet")
+struct MergeAheadTests {
+  func isMergedAhead(_ database: ChronicleDatabase) throws -> Bool {
+    try database.read { db in try ChronicleMeta(db: db).value(.receivedMergedPastFoldMark) != nil }
+  }
+
+  func foldMark(_ database: ChronicleDatabase) throws -> Int64? {
+    try database.read { db in try ChronicleMeta(db: db).value(.mergeFoldedThrough) }
+  }
+
+  @Test(arguments: [UInt64(0x5EED_0501), 0x5EED_0502, 0x5EED_0503, 0x5EED_0504, 0x5EED_0505, 0x5EED_0506])
+  func randomHistoriesMergedAheadFoldToTheOnePassState(seed: UInt64) async throws {
+    try await offThePool { try run(seed: seed) }
+  }
+
+  func run(seed: UInt64) throws {
+    var random = SeededGenerator(seed: seed)
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    // Skewed clocks: some pushes bring writes older than the receiver's
+    // latest (it folds first), most bring newer ones (it merges ahead).
+    let peers = try [0, 2, -2].enumerated().map { index, skew in
+      try openSyncPeer(directory, name: "peer\(index).sqlite", clock: clock, skew: Int64(skew))
+    }
+    var mergedAhead = 0, folded = 0
+    for _ in 0..<Int.random(in: 200...250, using: &random) {
+      clock.advance(by: UInt64.random(in: 0...3, using: &random))
+      let source = peers.randomElement(using: &random)!
+      let target = peers.filter { $0 !== source }.randomElement(using: &random)!
+      func pushCounted() throws {
+        let markBefore = try foldMark(target)
+        try push(source, to: target)
+        if try isMergedAhead(target) { mergedAhead += 1 }
+        if try foldMark(target) != markBefore { folded += 1 }
+      }
+      switch Int.random(in: 0..<12, using: &random) {
+      case 0, 1:
+        try pushCounted()
+      case 2:
+        // The target writes, then the source, later than any clock skew:
+        // the source's writes are newer than the target's unfolded ones.
+        try push(source, to: target)
+        for _ in 0..<Int.random(in: 1...4, using: &random) { try ConvergenceTests().randomWrite(target, &random) }
+        clock.advance(by: 10)
+        for _ in 0..<Int.random(in: 1...4, using: &random) { try ConvergenceTests().randomWrite(source, &random) }
+        try pushCounted()
+      default:
+        try ConvergenceTests().randomWrite(source, &random)
+      }
+    }
+    #expect(mergedAhead > 5, "seed \(seed): only \(mergedAhead) pushes merged ahead of local history")
+    #expect(folded > 5, "seed \(seed): only \(folded) pushes folded local history first")
+
+    for (index, peer) in peers.enumerated() {
+      try peer.prepareMergeState()
+      #expect(try !peer.hasUnfoldedEvents() && !isMergedAhead(peer), "seed \(seed): peer \(index) did not catch up")
+      let states = try peer.read { db in try MergeStore(db: db).allStates() }
+      let digests = try peer.digests()
+      let report = try peer.rebuild()
+      #expect(report.differences == nil, "seed \(seed): peer \(index)'s rebuild found other tables: \(String(describing: report.differences))")
+      #expect(try peer.digests() == digests, "seed \(seed): rebuilding peer \(index) changed its tables")
+      let rebuilt = try peer.read { db in try MergeStore(db: db).allStates() }
+      #expect(rebuilt.count == states.count, "seed \(seed): peer \(index): one pass holds \(rebuilt.count) states, merging ahead \(states.count)")
+      for (ahead, onePass) in zip(states, rebuilt) where ahead != onePass {
+        Issue.record("seed \(seed): peer \(index): merge state of \(ahead.table) row \(Array(ahead.key)) differs: merged ahead \(ahead.state), one pass \(onePass.state)")
+        break
+      }
+    }
+    for _ in 0..<2 {
+      for source in peers { for target in peers where target !== source { try push(source, to: target) } }
+    }
+    let digests = try peers.map { try $0.digests() }
+    #expect(digests.allSatisfy { $0 == digests[0] }, "seed \(seed): the peers differ after syncing")
+  }
+
+  /// What local history did to a row, not folded yet, decides a newer
+  /// received write as a fold would have: a row deleted here comes back
+  /// whole, a row inserted here takes the newer columns, a row deleted and
+  /// inserted again is updated in place, and a row parked here for its
+  /// parent stays parked for its parent.
+  @Test func localHistoryNotFoldedDecidesAsAFoldWould() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
+    let client = try openSyncPeer(directory, name: "client.sqlite", clock: clock)
+    try server.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (1, 'one', 1), (2, 'two', 2), (3, 'three', 3), (4, 'four', 4)")
+    }
+    try push(server, to: client)
+    try push(client, to: server)  // the client's schema event: no rows, no fold
+    #expect(try foldMark(server) == nil)
+    clock.advance(by: 1)
+    try server.write { db in
+      try db.execute(sql: "DELETE FROM lists WHERE id = 1")
+      try db.execute(sql: "DELETE FROM lists WHERE id = 3")
+      try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (3, 'three again', 30), (5, 'five', 5)")
+    }
+    clock.advance(by: 1)
+    try client.write { db in
+      try db.execute(sql: "UPDATE lists SET name = 'one, edited later' WHERE id = 1")
+      try db.execute(sql: "UPDATE lists SET weight = 33 WHERE id = 3")
+      try db.execute(sql: "UPDATE lists SET name = 'two, edited later' WHERE id = 2")
+      try db.execute(sql: "DELETE FROM lists WHERE id = 4")
+    }
+    let report = try push(client, to: server)
+    #expect(report.rowChanges == 4)
+    #expect(try isMergedAhead(server) && foldMark(server) == nil, "the newer writes merged without folding")
+    let rows = try server.read { db in
+      try Row.fetchAll(db, sql: "SELECT id, name, weight FROM lists ORDER BY id").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as Double)" }
+    }
+    #expect(rows == ["1 one, edited later 1.0", "2 two, edited later 2.0", "3 three again 33.0", "5 five 5.0"])
+    #expect(try server.parkedRows().isEmpty)
+
+    // Folding later gives the state one pass gives, and the peers converge.
+    try server.prepareMergeState()
+    let states = try server.read { db in try MergeStore(db: db).allStates() }
+    _ = try server.rebuild()
+    #expect(try server.read { db in try MergeStore(db: db).allStates() } == states)
+    try push(server, to: client)
+    #expect(try server.digests() == client.digests())
+  }
+
+  /// A row parked here for its parent, then inserted here again (parent
+  /// and all) and not folded yet, is no longer parked when a newer write
+  /// merges ahead: bringing it back would insert it twice.
+  @Test func aParkedRowInsertedHereAgainIsNotBroughtBackTwice() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let alice = try openSyncPeer(directory, name: "alice.sqlite", clock: clock)
+    let bob = try openSyncPeer(directory, name: "bob.sqlite", clock: clock)
+    let carol = try openSyncPeer(directory, name: "carol.sqlite", clock: clock)
+    // Carol's list reaches Alice, whose item in it reaches Bob alone: parked.
+    try carol.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (7, 'Work')") }
+    try push(carol, to: alice)
+    clock.advance(by: 10)
+    try alice.write { db in try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (3, 7, 'Report')") }
+    let alicesOwn = try alice.serializedEvents(beyond: bob.versionVector(), origin: alice.peerID)
+    #expect(try bob.applyRemote(bundle: EventBundle.encode(writer: alice.peerID, events: alicesOwn), source: "test").parkedRows == 1)
+    clock.advance(by: 10)
+    try bob.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name) VALUES (7, 'Mine')")
+      try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (3, 7, 'Mine too')")
+    }
+    clock.advance(by: 10)
+    // A newer item in the same list, not the parked row, merges ahead.
+    try alice.write { db in try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (4, 7, 'Later')") }
+    let later = try alice.serializedEvents(beyond: bob.versionVector(), origin: alice.peerID)
+    try bob.applyRemote(bundle: EventBundle.encode(writer: alice.peerID, events: later), source: "test")
+    #expect(try isMergedAhead(bob))
+    #expect(try bob.parkedRows().isEmpty)
+    let titles = try bob.read { db in try String.fetchAll(db, sql: "SELECT title FROM items ORDER BY id") }
+    #expect(titles == ["Mine too", "Later"])
+
+    try bob.prepareMergeState()
+    let states = try bob.read { db in try MergeStore(db: db).allStates() }
+    _ = try bob.rebuild()
+    #expect(try bob.read { db in try MergeStore(db: db).allStates() } == states)
+    for _ in 0..<2 {
+      for source in [alice, bob, carol] { for target in [alice, bob, carol] where target !== source { try push(source, to: target) } }
+    }
+    #expect(try bob.digests() == alice.digests() && bob.digests() == carol.digests())
+  }
+}
