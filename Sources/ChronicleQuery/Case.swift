@@ -55,4 +55,11 @@ extension Case where Base == Bool {
     self.base = nil
     self.cases = []
   }
+
+  /// `WHEN condition THEN result`, for a plain result:
+  /// `Case().when($0.notes == nil, then: "none")`. (Without it, Swift would
+  /// read the condition as a plain Bool too, with its own `== nil`.)
+  public func when(_ condition: some QueryExpression<Bool>, then result: Result) -> Self {
+    when(condition, then: SQLQueryExpression<Result>(result.queryFragment))
+  }
 }

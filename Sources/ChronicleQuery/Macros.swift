@@ -22,6 +22,13 @@ public macro Column(
   _ name: String? = nil, as representation: Any.Type? = nil, generated: GeneratedColumnStorage? = nil, primaryKey: Bool = false
 ) = #externalMacro(module: "ChronicleQueryMacros", type: "ColumnMacro")
 
+/// The spelling StructuredQueries used for ``Column(_:as:generated:primaryKey:)``
+/// before it was renamed (still seen on column groups: `@Columns var
+/// timestamps: Timestamps`). The same options mean the same here.
+@available(*, deprecated, renamed: "Column")
+@attached(peer)
+public macro Columns(as representation: Any.Type? = nil, primaryKey: Bool = false) = #externalMacro(module: "ChronicleQueryMacros", type: "ColumnMacro")
+
 /// How SQLite keeps a generated column (`GENERATED ALWAYS AS (…) VIRTUAL`
 /// or `STORED`), for `@Column(generated:)`. Either way the column is read
 /// and never written.

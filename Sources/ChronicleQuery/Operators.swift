@@ -22,6 +22,38 @@ public func != <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: some
   binary(lhs.queryFragment, "IS NOT", rhs.queryFragment)
 }
 
+// MARK: Comparisons with nil
+// Swift's own `== nil` takes any value, a column included, and answers
+// false (it is not an Optional): `.where { $0.notes == nil }` would select
+// nothing. These, exact for a nil literal, say `IS NULL` instead.
+
+/// `self IS NULL`: `$0.notes == nil`.
+public func == <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: _OptionalNilComparisonType) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "IS", QueryFragment(sql: "NULL"))
+}
+/// `self IS NOT NULL`: `$0.notes != nil`.
+public func != <T: QueryBindable>(lhs: some QueryExpressionSyntax<T?>, rhs: _OptionalNilComparisonType) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "IS NOT", QueryFragment(sql: "NULL"))
+}
+/// `expression IS NULL`: `nil == $0.notes`.
+public func == <T: QueryBindable>(lhs: _OptionalNilComparisonType, rhs: some QueryExpressionSyntax<T?>) -> SQLQueryExpression<Bool> {
+  rhs == lhs
+}
+/// `expression IS NOT NULL`: `nil != $0.notes`.
+public func != <T: QueryBindable>(lhs: _OptionalNilComparisonType, rhs: some QueryExpressionSyntax<T?>) -> SQLQueryExpression<Bool> {
+  rhs != lhs
+}
+
+/// `self IS NULL` for a column read in an update closure (a plain
+/// ``SQLQueryExpression``): `Case().when($0.notes == nil, then: …)`.
+public func == <T: QueryBindable>(lhs: SQLQueryExpression<T?>, rhs: _OptionalNilComparisonType) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "IS", QueryFragment(sql: "NULL"))
+}
+/// `self IS NOT NULL` for a column read in an update closure.
+public func != <T: QueryBindable>(lhs: SQLQueryExpression<T?>, rhs: _OptionalNilComparisonType) -> SQLQueryExpression<Bool> {
+  binary(lhs.queryFragment, "IS NOT", QueryFragment(sql: "NULL"))
+}
+
 // MARK: Ordering comparisons
 
 public func < <T: QueryBindable>(lhs: some QueryExpressionSyntax<T>, rhs: some QueryExpression<T>) -> SQLQueryExpression<Bool> {

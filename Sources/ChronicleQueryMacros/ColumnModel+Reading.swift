@@ -15,7 +15,8 @@ extension ColumnModel {
       if variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }) { continue }
       let attributes = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }
       if attributes.contains(where: { $0.attributeName.trimmedDescription == "Ephemeral" }) { continue }
-      let columnAttribute = attributes.first { $0.attributeName.trimmedDescription == "Column" }
+      // `@Columns` is StructuredQueries' older name for `@Column`.
+      let columnAttribute = attributes.first { ["Column", "Columns"].contains($0.attributeName.trimmedDescription) }
       for binding in variable.bindings {
         guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
         if let accessor = binding.accessorBlock {

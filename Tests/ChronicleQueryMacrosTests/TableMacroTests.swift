@@ -2,7 +2,7 @@ import ChronicleQueryMacros
 import MacroTesting
 import Testing
 
-@Suite("@Table macro", .macros(["Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self]))
+@Suite("@Table macro", .macros(["Table": TableMacro.self, "Column": ColumnMacro.self, "Columns": ColumnMacro.self, "Ephemeral": EphemeralMacro.self]))
 struct TableMacroTests {
   @Test func aClassIsRefusedWithAFixIt() {
     assertMacro {
@@ -151,6 +151,93 @@ struct TableMacroTests {
         public static func appendColumns(named name: String, of output: ReminderTag, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         Int.appendColumns(named: "reminderID", of: output.reminderID, to: &values)
         Int.appendColumns(named: "tagID", of: output.tagID, to: &values)
+        }
+      }
+      """#
+    }
+  }
+
+  /// `@Columns`, StructuredQueries' older name for `@Column`, reads the same
+  /// options: here the primary key.
+  @Test func theOlderColumnsSpellingIsColumn() {
+    assertMacro {
+      """
+      @Table
+      struct Tag {
+        @Columns(primaryKey: true) var title: String
+        var uses = 0
+      }
+      """
+    } expansion: {
+      #"""
+      struct Tag {
+        var title: String
+        var uses = 0
+
+        public static let tableName = "tags"
+
+        public struct TableColumns: ChronicleQuery.PrimaryKeyedTableDefinition {
+          public typealias QueryValue = Tag
+          public typealias PrimaryKey = String
+          public let title: ChronicleQuery.TableColumn<Tag, String>
+          public let uses: ChronicleQuery.TableColumn<Tag, Int>
+          public init(qualifier: String) {
+            self.title = ChronicleQuery.TableColumn("title", qualifier: qualifier, keyPath: \Tag.title)
+            self.uses = ChronicleQuery.TableColumn("uses", qualifier: qualifier, keyPath: \Tag.uses)
+          }
+          public var primaryKey: ChronicleQuery.TableColumn<Tag, String> {
+            title
+          }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [title.queryFragment, uses.queryFragment].joined(separator: ", ")
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<Tag>] {
+            let columns = TableColumns(qualifier: Tag.tableName)
+            return [columns.title, columns.uses]
+          }
+        }
+
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Tag
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(title: some ChronicleQuery.QueryExpression<String>, uses: some ChronicleQuery.QueryExpression<Int>) {
+            self.queryFragment = [title.queryFragment, uses.queryFragment].joined(separator: ", ")
+          }
+        }
+
+        public static let columns = TableColumns(qualifier: tableName)
+
+        public struct Draft: ChronicleQuery.TableRowDraft {
+          public typealias Base = Tag
+          public var title: String?
+          public var uses: Int
+          public init(title: String? = nil, uses: Int = 0) {
+            self.title = title
+            self.uses = uses
+          }
+          public init(_ row: Tag) {
+            self.title = row.title
+            self.uses = row.uses
+          }
+          public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
+            var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
+            if let title {
+              values.append(("title", String(queryOutput: title).queryBinding))
+            }
+            Int.appendColumns(named: "uses", of: uses, to: &values)
+            return values
+          }
+        }
+      }
+
+      extension Tag: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        self.title = try decoder.decode(String.self).queryOutput
+        self.uses = try decoder.decode(Int.self).queryOutput
+        }
+        public static func appendColumns(named name: String, of output: Tag, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        String.appendColumns(named: "title", of: output.title, to: &values)
+        Int.appendColumns(named: "uses", of: output.uses, to: &values)
         }
       }
       """#

@@ -50,6 +50,41 @@ struct EqualityAndCoalesceTests {
     }
   }
 
+  /// `== nil` is `IS NULL`, on either side, in `where` and in `select`
+  /// (Swift's own `== nil` would take the column as a value that is never
+  /// nil, and select nothing).
+  @Test func comparingWithNilIsNULL() throws {
+    let seeded = try fixture.seeded()
+    let database = seeded.database
+    let queries: [Select<Reminder, String>] = [
+      Reminder.where { $0.notes == nil }.select(\.title),
+      Reminder.where { $0.priority != nil }.select(\.title),
+      Reminder.where { nil == $0.priority }.select(\.title),
+      Reminder.where { nil != $0.notes && $0.priority == nil }.select(\.title),
+    ]
+    assertInlineSnapshot(of: try fixture.render(queries, in: database), as: .lines) {
+      """
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS NULL)
+        -> Milk, Bread, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS NOT NULL)
+        -> Milk, Bread
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS NULL)
+        -> Eggs, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."notes" IS NOT NULL) AND ("reminders"."priority" IS NULL))
+        -> Eggs
+      """
+    }
+    assertInlineSnapshot(of: try database.sqlAndRows(Reminder.select { ($0.title, $0.notes == nil) }), as: .lines) {
+      """
+      SELECT "reminders"."title", ("reminders"."notes" IS NULL) FROM "reminders"
+      ("Milk", true)
+      ("Eggs", false)
+      ("Bread", true)
+      ("Jam (50% off)", true)
+      """
+    }
+  }
+
   @Test func coalesceChainsAndFind() throws {
     let seeded = try fixture.seeded()
     let database = seeded.database

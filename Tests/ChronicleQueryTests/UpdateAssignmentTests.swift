@@ -61,4 +61,31 @@ struct UpdateAssignmentTests {
       """#
     }
   }
+  /// A column compared with `nil` in an update closure (where a column
+  /// reads as a plain `SQLQueryExpression`) is `IS NULL`, in a searched
+  /// CASE with a plain result too; a CASE without `else` is assigned
+  /// through `SQLQueryExpression(…)`.
+  @Test func nilComparisonsAndCaseInAnUpdate() throws {
+    let seeded = try fixture.seeded()
+    let database = seeded.database
+    let fillNotes = Reminder.update {
+      $0.notes = Case().when($0.notes == nil, then: "none").else($0.notes)
+      $0.dueDate = SQLQueryExpression(Case().when($0.priority != nil, then: #sql("'2026-01-01 00:00:00.000'")))
+    }
+    assertInlineSnapshot(of: fillNotes.query.description, as: .lines) {
+      """
+      UPDATE "reminders" SET "notes" = CASE WHEN ("reminders"."notes" IS NULL) THEN 'none' ELSE "reminders"."notes" END, "dueDate" = CASE WHEN ("reminders"."priority" IS NOT NULL) THEN '2026-01-01 00:00:00.000' END
+      """
+    }
+    try database.write { db in try fillNotes.execute(db) }
+    assertInlineSnapshot(of: try database.sqlAndRows(Reminder.select { ($0.title, $0.notes, $0.dueDate) }), as: .lines) {
+      """
+      SELECT "reminders"."title", "reminders"."notes", "reminders"."dueDate" FROM "reminders"
+      ("Milk", Optional("none"), Optional(2026-01-01 00:00:00 +0000))
+      ("Eggs", Optional("a dozen"), nil)
+      ("Bread", Optional("none"), Optional(2026-01-01 00:00:00 +0000))
+      ("Jam (50% off)", Optional("none"), nil)
+      """
+    }
+  }
 }
