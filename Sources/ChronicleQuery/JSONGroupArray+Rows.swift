@@ -15,6 +15,24 @@ extension TableDefinition where QueryValue: Codable {
   public func jsonGroupArray(
     distinct: Bool = false, order: (any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
   ) -> SQLQueryExpression<[QueryValue].JSONRepresentation> {
+    rowsJSONArray(distinct: distinct, order: order, filter: filter)
+  }
+}
+
+extension TableDefinition {
+  /// `json_group_array` of the rows of a table that is not `Codable`, as
+  /// JSON text (each row an array of its column values). Declare the table
+  /// `Codable` to read them back as `[Row]`.
+  @_disfavoredOverload
+  public func jsonGroupArray(
+    distinct: Bool = false, order: (any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<String> {
+    rowsJSONArray(distinct: distinct, order: order, filter: filter)
+  }
+
+  /// One argument for all the columns: the generic value form would pass
+  /// them as several, which SQLite refuses ("wrong number of arguments").
+  func rowsJSONArray<V>(distinct: Bool, order: (any QueryExpression)?, filter: (any QueryExpression<Bool>)?) -> SQLQueryExpression<V> {
     aggregate(
       "json_group_array", distinct: distinct, [QueryFragment("json_array(") + queryFragment + QueryFragment(")")],
       order: order?.queryFragment, filter: filter)
@@ -27,6 +45,21 @@ extension NullableColumns where Base: PrimaryKeyedTableDefinition, Base.QueryVal
   public func jsonGroupArray(
     distinct: Bool = false, order: (any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
   ) -> SQLQueryExpression<[Base.QueryValue].JSONRepresentation> {
+    foundRowsJSONArray(distinct: distinct, order: order, filter: filter)
+  }
+}
+
+extension NullableColumns where Base: PrimaryKeyedTableDefinition {
+  /// `json_group_array` of the rows an outer join found, of a table that is
+  /// not `Codable`, as JSON text (`[]` when it found none).
+  @_disfavoredOverload
+  public func jsonGroupArray(
+    distinct: Bool = false, order: (any QueryExpression)? = nil, filter: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<String> {
+    foundRowsJSONArray(distinct: distinct, order: order, filter: filter)
+  }
+
+  func foundRowsJSONArray<V>(distinct: Bool, order: (any QueryExpression)?, filter: (any QueryExpression<Bool>)?) -> SQLQueryExpression<V> {
     let found = QueryFragment("(") + base.primaryKey.queryFragment + QueryFragment(" IS NOT NULL)")
     let row = QueryFragment("CASE WHEN ") + found + QueryFragment(" THEN json_array(") + base.queryFragment + QueryFragment(") END")
     let condition = filter.map { found + QueryFragment(" AND (") + $0.queryFragment + QueryFragment(")") } ?? found

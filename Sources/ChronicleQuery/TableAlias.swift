@@ -81,6 +81,19 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
 extension TableAlias: Equatable where Base: Equatable {}
 extension TableAlias: Hashable where Base: Hashable {}
 
+/// Coded as the table's row, so that an aliased table's rows travel as
+/// the table's do (`$1.jsonGroupArray()` on a self-join reads as
+/// `[TableAlias]`).
+extension TableAlias: Codable where Base: Codable {
+  public init(from decoder: any Decoder) throws {
+    base = try Base(from: decoder)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try base.encode(to: encoder)
+  }
+}
+
 /// A column of the aliased table, without its Swift type.
 struct AliasedColumn<Base: Table, Name: AliasName>: TableColumnExpression {
   let base: any TableColumnExpression<Base>

@@ -25,6 +25,23 @@ extension Select where Output == From {
     return withConditions([parenthesized(QueryFragment("NOT ") + wrapped(condition))])
   }
 
+  /// `From.where(…)` written where a scope is expected, as an implicit
+  /// member: `Reminder.where(\.isCompleted).and(.where(\.isFlagged))`.
+  @_disfavoredOverload
+  public static func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
+    From.all.where(predicate)
+  }
+
+  /// `From.where { … }` with `if`, `switch` or `for`, as an implicit member.
+  public static func `where`(@QueryFragmentBuilder<Bool> _ predicate: (From.TableColumns) -> [QueryFragment]) -> Self {
+    From.all.where(predicate)
+  }
+
+  /// `From.where(\.flag)` as an implicit member: `.or(.where(\.isFlagged))`.
+  public static func `where`(_ column: KeyPath<From.TableColumns, TableColumn<From, Bool>>) -> Self {
+    From.all.where(column)
+  }
+
   /// ``and(_:)`` as an operator.
   public static func && (lhs: Self, rhs: Self) -> Self { lhs.and(rhs) }
 

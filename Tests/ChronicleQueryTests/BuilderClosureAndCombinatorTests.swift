@@ -93,6 +93,9 @@ struct BuilderClosureAndCombinatorTests {
         Reminder.all.not().select(\.title),
         Reminder.none.select(\.title),
         Reminder.none.or(urgent).select(\.title),
+        // The other side as an implicit member, as upstream writes it.
+        Reminder.where(\.isCompleted).and(.where { $0.score < 3 }).select(\.title),
+        Reminder.where(\.isCompleted).or(.where(\.isCompleted)).order(by: \.title).select(\.title),
       ], in: fixture.database)
     assertInlineSnapshot(of: output, as: .lines) {
       """
@@ -114,6 +117,10 @@ struct BuilderClosureAndCombinatorTests {
         -> 
       SELECT "reminders"."title" FROM "reminders" WHERE ((0) OR ("reminders"."priority" IS 3))
         -> Milk
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."isCompleted") AND ("reminders"."score" < 3.0)
+        -> 
+      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."isCompleted") OR ("reminders"."isCompleted")) ORDER BY "reminders"."title"
+        -> Jam (50% off), Milk
       """
     }
   }

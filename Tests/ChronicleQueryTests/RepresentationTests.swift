@@ -126,6 +126,45 @@ struct RepresentationTests {
     }
   }
 
+  /// `jsonGroupArray()` of a table read under an alias (a self-join) reads
+  /// back as `[TableAlias]` when the table is `Codable`; of a table that is
+  /// not, it is JSON text. Both pass the row's columns as one argument
+  /// (before 2026-11-26 both passed them as several, and SQLite refused the
+  /// statement: "wrong number of arguments to function json_group_array()").
+  @Test func jsonGroupArrayOfAnAliasedOrNonCodableTable() throws {
+    let fixture = try seeded()
+    enum Sibling: AliasName {}
+    let siblings = SessionNote.group(by: \.id)
+      .leftJoin(SessionNote.as(Sibling.self).all) { $0.sessionID.eq($1.sessionID) && $0.id.neq($1.id) }
+      .order { note, _ in note.id }
+      .select { ($0.body, $1.jsonGroupArray()) }
+    enum Other: AliasName {}
+    let sameUses = Tag.group(by: \.title)
+      .leftJoin(Tag.as(Other.self).all) { $0.useCount.eq($1.useCount) && $0.title.neq($1.title) }
+      .order { tag, _ in tag.title }
+      .select { ($0.title, $1.jsonGroupArray()) }
+    try fixture.database.write { db in
+      try Tag.insert { Tag(title: "car", useCount: 2); Tag(title: "kids", useCount: 2); Tag(title: "someday", useCount: 1) }.execute(db)
+    }
+    let rendered = try fixture.database.read { db in
+      [siblings.query.description]
+        + (try siblings.fetchAll(db)).map { "  -> \($0.0): \($0.1.map(\.body))" }
+        + [sameUses.query.description]
+        + (try sameUses.fetchAll(db)).map { "  -> \($0.0): \($0.1)" }
+    }
+    assertInlineSnapshot(of: rendered.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "sessionNotes"."body", json_group_array(CASE WHEN ("siblings"."id" IS NOT NULL) THEN json_array("siblings"."id", "siblings"."sessionID", "siblings"."body", "siblings"."isDone", "siblings"."writtenAt", "siblings"."author") END) FILTER (WHERE ("siblings"."id" IS NOT NULL)) FROM "sessionNotes" LEFT JOIN "sessionNotes" AS "siblings" ON (("sessionNotes"."sessionID" = "siblings"."sessionID") AND ("sessionNotes"."id" <> "siblings"."id")) GROUP BY "sessionNotes"."id" ORDER BY "sessionNotes"."id"
+        -> warm up: ["intervals"]
+        -> intervals: ["warm up"]
+      SELECT "tags"."title", json_group_array(CASE WHEN ("others"."title" IS NOT NULL) THEN json_array("others"."title", "others"."uses") END) FILTER (WHERE ("others"."title" IS NOT NULL)) FROM "tags" LEFT JOIN "tags" AS "others" ON (("tags"."uses" = "others"."uses") AND ("tags"."title" <> "others"."title")) GROUP BY "tags"."title" ORDER BY "tags"."title"
+        -> car: [["kids",2]]
+        -> kids: [["car",2]]
+        -> someday: []
+      """
+    }
+  }
+
   @Test func badValuesFailWithTheirReasonAndWriteNothing() throws {
     let fixture = try seeded()
     let unencodable = Session.where { $0.id.eq(2) }.update { $0.settings = SessionSettings(volume: .nan, muted: true) }
