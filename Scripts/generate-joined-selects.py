@@ -128,6 +128,17 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
     }}
   }}
 
+  /// At most as many rows as an expression gives (`.limit {{ r, _ in r.title.length() }}`),
+  /// after skipping what `offset` gives.
+  public func limit(
+    _ count: {closure} -> some QueryExpression<Int>, offset: ({closure} -> any QueryExpression<Int>)? = nil
+  ) -> Self {{
+    with {{
+      $0.limit = count({call}).queryFragment
+      if let offset {{ $0.offset = offset({call}).queryFragment }}
+    }}
+  }}
+
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self {{ with {{ $0.offset = count.queryFragment }} }}
 
@@ -137,6 +148,14 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
   /// The number of rows (of groups, after `group`).
   public func count() -> Select{k}<{params}, Int> {{
     Select{k}<{params}, Int>(clauses: clauses.counting, sources: sources) {{ decoder in try decoder.decode(Int.self) }}
+  }}
+
+  /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
+  /// `.count {{ r, _ in r.isCompleted }}` (per group, after `group`).
+  public func count(filter: {closure} -> some QueryExpression<Bool>) -> Select{k}<{params}, Int> {{
+    selecting([QueryFragment("count(*) FILTER (WHERE ") + filter({call}).queryFragment + QueryFragment(")")]) {{ decoder in
+      try decoder.decode(Int.self)
+    }}
   }}
 
   /// The number of rows, fetched.

@@ -63,6 +63,17 @@ extension TableDefinition {
   /// Different, a NULL column different from a value.
   public func isNot(_ row: QueryValue) -> SQLQueryExpression<Bool> { rowComparison(queryFragment, "IS NOT", values(of: row)) }
 
+  /// Before `row`, comparing column by column: `Tag.where { $0.lt(tag) }`.
+  public func lt(_ row: QueryValue) -> SQLQueryExpression<Bool> { rowComparison(queryFragment, "<", values(of: row)) }
+  public func lte(_ row: QueryValue) -> SQLQueryExpression<Bool> { rowComparison(queryFragment, "<=", values(of: row)) }
+  public func gt(_ row: QueryValue) -> SQLQueryExpression<Bool> { rowComparison(queryFragment, ">", values(of: row)) }
+  public func gte(_ row: QueryValue) -> SQLQueryExpression<Bool> { rowComparison(queryFragment, ">=", values(of: row)) }
+
   public static func == (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.is(rhs) }
   public static func != (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.isNot(rhs) }
+  public static func < (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.lt(rhs) }
+  public static func <= (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.lte(rhs) }
+  /// After `rhs`, column by column: `Tag.where { $0 > tag }` is `("title", "uses") > (?, ?)`.
+  public static func > (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.gt(rhs) }
+  public static func >= (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.gte(rhs) }
 }

@@ -156,6 +156,15 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
     Select<From, Int>(clauses: clauses.counting, fromColumns: fromColumns) { decoder in try decoder.decode(Int.self) }
   }
 
+  /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
+  /// `Reminder.where { $0.score > 1 }.count { !$0.isCompleted }` (per
+  /// group, after `group(by:)`).
+  public func count(filter: (From.TableColumns) -> some QueryExpression<Bool>) -> Select<From, Int> {
+    selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(fromColumns).queryFragment + QueryFragment(")")]) { decoder in
+      try decoder.decode(Int.self)
+    }
+  }
+
   /// The number of rows.
   public func fetchCount(_ db: Database) throws -> Int {
     try count().fetchOne(db) ?? 0

@@ -210,4 +210,30 @@ extension JoinRoundTripTests {
       """
     }
   }
+  /// `count { … }` and `limit { … }` over joined tables, as upstream spells
+  /// them (and `count { … }` on a single table's select).
+  @Test func countWithAFilterAndLimitByAnExpressionOverAJoin() throws {
+    let tagged = Reminder.group(by: \.id).join(ReminderTag.all) { $0.id.eq($1.reminderID) }
+    let completedPerReminder = tagged.order { reminder, _ in reminder.title }.count { reminder, _ in reminder.isCompleted }
+    let firstByScore = tagged.order { reminder, _ in reminder.title }.limit { _, _ in #sql("1", as: Int.self) }
+      .select { reminder, _ in reminder.title }
+    let urgentOfScored = Reminder.where { $0.score > 3 }.count { $0.priority == Reminder.Priority.high }
+    let rendered = try database.read { db in
+      [
+        completedPerReminder.query.description, "\(try completedPerReminder.fetchAll(db))",
+        firstByScore.query.description, "\(try firstByScore.fetchAll(db))",
+        urgentOfScored.query.description, "\(try urgentOfScored.fetchAll(db))",
+      ]
+    }
+    assertInlineSnapshot(of: rendered.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT count(*) FILTER (WHERE "reminders"."isCompleted") FROM "reminders" JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") GROUP BY "reminders"."id" ORDER BY "reminders"."title"
+      [0, 1]
+      SELECT "reminders"."title" FROM "reminders" JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") GROUP BY "reminders"."id" ORDER BY "reminders"."title" LIMIT 1
+      ["Eggs"]
+      SELECT count(*) FILTER (WHERE ("reminders"."priority" IS 3)) FROM "reminders" WHERE ("reminders"."score" > 3.0)
+      [1]
+      """
+    }
+  }
 }

@@ -30,6 +30,8 @@ struct RowValueComparisonTests {
       .order(by: \.id).select(\.body)
     let wholeRow = Tag.where { $0.eq(Tag(title: "work", useCount: 3)) }.select(\.title)
     let notRow = Tag.where { $0 != Tag(title: "work", useCount: 3) }.select(\.title)
+    let afterRow = Tag.where { $0 > Tag(title: "home", useCount: 2) }.select(\.title)
+    let upToRow = Tag.where { $0.lte(Tag(title: "home", useCount: 5)) }.select(\.title)
     let output = try fixture.database.read { db in
       [
         sameGroup.query.description, try sameGroup.fetchAll(db).joined(separator: ", "),
@@ -39,6 +41,8 @@ struct RowValueComparisonTests {
         groupToColumns.query.description, try groupToColumns.fetchAll(db).joined(separator: ", "),
         wholeRow.query.description, try wholeRow.fetchAll(db).joined(separator: ", "),
         notRow.query.description, try notRow.fetchAll(db).joined(separator: ", "),
+        afterRow.query.description, try afterRow.fetchAll(db).joined(separator: ", "),
+        upToRow.query.description, try upToRow.fetchAll(db).joined(separator: ", "),
       ].joined(separator: "\n")
     }
     assertInlineSnapshot(of: output, as: .lines) {
@@ -56,6 +60,10 @@ struct RowValueComparisonTests {
       SELECT "tags"."title" FROM "tags" WHERE (("tags"."title", "tags"."uses") = ('work', 3))
       work
       SELECT "tags"."title" FROM "tags" WHERE (("tags"."title", "tags"."uses") IS NOT ('work', 3))
+      home
+      SELECT "tags"."title" FROM "tags" WHERE (("tags"."title", "tags"."uses") > ('home', 2))
+      work
+      SELECT "tags"."title" FROM "tags" WHERE (("tags"."title", "tags"."uses") <= ('home', 5))
       home
       """
     }

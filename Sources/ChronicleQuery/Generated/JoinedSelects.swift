@@ -81,6 +81,17 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     }
   }
 
+  /// At most as many rows as an expression gives (`.limit { r, _ in r.title.length() }`),
+  /// after skipping what `offset` gives.
+  public func limit(
+    _ count: (C0, C1) -> some QueryExpression<Int>, offset: ((C0, C1) -> any QueryExpression<Int>)? = nil
+  ) -> Self {
+    with {
+      $0.limit = count(sources.0, sources.1).queryFragment
+      if let offset { $0.offset = offset(sources.0, sources.1).queryFragment }
+    }
+  }
+
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
 
@@ -90,6 +101,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
   /// The number of rows (of groups, after `group`).
   public func count() -> Select2<C0, C1, Int> {
     Select2<C0, C1, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+  }
+
+  /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
+  /// `.count { r, _ in r.isCompleted }` (per group, after `group`).
+  public func count(filter: (C0, C1) -> some QueryExpression<Bool>) -> Select2<C0, C1, Int> {
+    selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(sources.0, sources.1).queryFragment + QueryFragment(")")]) { decoder in
+      try decoder.decode(Int.self)
+    }
   }
 
   /// The number of rows, fetched.
@@ -231,6 +250,17 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     }
   }
 
+  /// At most as many rows as an expression gives (`.limit { r, _ in r.title.length() }`),
+  /// after skipping what `offset` gives.
+  public func limit(
+    _ count: (C0, C1, C2) -> some QueryExpression<Int>, offset: ((C0, C1, C2) -> any QueryExpression<Int>)? = nil
+  ) -> Self {
+    with {
+      $0.limit = count(sources.0, sources.1, sources.2).queryFragment
+      if let offset { $0.offset = offset(sources.0, sources.1, sources.2).queryFragment }
+    }
+  }
+
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
 
@@ -240,6 +270,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   /// The number of rows (of groups, after `group`).
   public func count() -> Select3<C0, C1, C2, Int> {
     Select3<C0, C1, C2, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+  }
+
+  /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
+  /// `.count { r, _ in r.isCompleted }` (per group, after `group`).
+  public func count(filter: (C0, C1, C2) -> some QueryExpression<Bool>) -> Select3<C0, C1, C2, Int> {
+    selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(sources.0, sources.1, sources.2).queryFragment + QueryFragment(")")]) { decoder in
+      try decoder.decode(Int.self)
+    }
   }
 
   /// The number of rows, fetched.
@@ -381,6 +419,17 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     }
   }
 
+  /// At most as many rows as an expression gives (`.limit { r, _ in r.title.length() }`),
+  /// after skipping what `offset` gives.
+  public func limit(
+    _ count: (C0, C1, C2, C3) -> some QueryExpression<Int>, offset: ((C0, C1, C2, C3) -> any QueryExpression<Int>)? = nil
+  ) -> Self {
+    with {
+      $0.limit = count(sources.0, sources.1, sources.2, sources.3).queryFragment
+      if let offset { $0.offset = offset(sources.0, sources.1, sources.2, sources.3).queryFragment }
+    }
+  }
+
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
 
@@ -390,6 +439,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   /// The number of rows (of groups, after `group`).
   public func count() -> Select4<C0, C1, C2, C3, Int> {
     Select4<C0, C1, C2, C3, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+  }
+
+  /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
+  /// `.count { r, _ in r.isCompleted }` (per group, after `group`).
+  public func count(filter: (C0, C1, C2, C3) -> some QueryExpression<Bool>) -> Select4<C0, C1, C2, C3, Int> {
+    selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(sources.0, sources.1, sources.2, sources.3).queryFragment + QueryFragment(")")]) { decoder in
+      try decoder.decode(Int.self)
+    }
   }
 
   /// The number of rows, fetched.
@@ -531,6 +588,17 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     }
   }
 
+  /// At most as many rows as an expression gives (`.limit { r, _ in r.title.length() }`),
+  /// after skipping what `offset` gives.
+  public func limit(
+    _ count: (C0, C1, C2, C3, C4) -> some QueryExpression<Int>, offset: ((C0, C1, C2, C3, C4) -> any QueryExpression<Int>)? = nil
+  ) -> Self {
+    with {
+      $0.limit = count(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment
+      if let offset { $0.offset = offset(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment }
+    }
+  }
+
   /// Skips the first `count` rows.
   public func offset(_ count: Int) -> Self { with { $0.offset = count.queryFragment } }
 
@@ -540,6 +608,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   /// The number of rows (of groups, after `group`).
   public func count() -> Select5<C0, C1, C2, C3, C4, Int> {
     Select5<C0, C1, C2, C3, C4, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+  }
+
+  /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
+  /// `.count { r, _ in r.isCompleted }` (per group, after `group`).
+  public func count(filter: (C0, C1, C2, C3, C4) -> some QueryExpression<Bool>) -> Select5<C0, C1, C2, C3, C4, Int> {
+    selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment + QueryFragment(")")]) { decoder in
+      try decoder.decode(Int.self)
+    }
   }
 
   /// The number of rows, fetched.
