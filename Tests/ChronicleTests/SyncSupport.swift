@@ -52,3 +52,22 @@ func push(_ source: ChronicleDatabase, to target: ChronicleDatabase) throws -> M
 func eventIDs(_ database: ChronicleDatabase) throws -> Set<EventID> {
   Set(try database.log.events().map(\.event.id))
 }
+
+/// Checks that the merge state `peer` holds is the one a rebuild derives
+/// from its log in one pass, row by row, and that the rebuild finds and
+/// leaves the tables as they were: what folding in slices, or merging ahead
+/// of local history and folding it later, must leave. `context` (a seed, a
+/// peer) starts each failure's message.
+func expectMergeStateIsTheOnePassState(_ peer: ChronicleDatabase, _ context: String) throws {
+  let held = try peer.read { db in try MergeStore(db: db).allStates() }
+  let digests = try peer.digests()
+  let report = try peer.rebuild()
+  #expect(report.differences == nil, "\(context): the rebuild found the tables different: \(String(describing: report.differences))")
+  #expect(try peer.digests() == digests, "\(context): rebuilding changed the tables")
+  let onePass = try peer.read { db in try MergeStore(db: db).allStates() }
+  #expect(onePass.count == held.count, "\(context): one pass holds merge state for \(onePass.count) rows, the peer \(held.count)")
+  for (mine, derived) in zip(held, onePass) where mine != derived {
+    Issue.record("\(context): merge state of \(mine.table) row \(Array(mine.key)) differs: held \(mine.state), one pass \(derived.state)")
+    break
+  }
+}
