@@ -123,6 +123,17 @@ extension Data: QueryBindable {
   }
 }
 
+/// Bytes, stored as a BLOB as `Data` is: `var thumbnail: [UInt8]`.
+extension Array: QueryExpression, QueryDecodable, QueryRepresentable, QueryBindable where Element == UInt8 {
+  public typealias QueryValue = Self
+  @inlinable public var queryBinding: QueryBinding { .blob(self) }
+  @inlinable
+  public init(decoder: inout QueryDecoder) throws {
+    guard let value = try decoder.decodeBlob(as: "[UInt8]") else { throw decoder.unexpectedNull(expected: "[UInt8]") }
+    self = value
+  }
+}
+
 extension UUID: QueryBindable {
   /// Lowercase text, as `uuid()` makes them.
   @inlinable public var queryBinding: QueryBinding { .text(uuidString.lowercased()) }

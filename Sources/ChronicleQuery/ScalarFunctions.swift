@@ -67,6 +67,14 @@ extension QueryExpression where QueryValue == Data {
   public func length() -> SQLQueryExpression<Int> { call("length", [queryFragment]) }
 }
 
+extension QueryExpression where QueryValue == [UInt8] {
+  /// `hex(self)`: the bytes as upper-case hexadecimal text.
+  public func hex() -> SQLQueryExpression<String> { call("hex", [queryFragment]) }
+
+  /// `length(self)`: the number of bytes.
+  public func length() -> SQLQueryExpression<Int> { call("length", [queryFragment]) }
+}
+
 extension QueryExpression where QueryValue == Int {
   /// `randomblob(self)`: that many random bytes: `16.randomblob()`.
   public func randomblob() -> SQLQueryExpression<Data> { call("randomblob", [queryFragment]) }

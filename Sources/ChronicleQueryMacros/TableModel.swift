@@ -94,7 +94,10 @@ struct TableModel {
   static func unsupportedKind(_ type: TypeSyntax?) -> String? {
     guard var type else { return nil }
     if let optional = type.as(OptionalTypeSyntax.self) { type = optional.wrappedType }
-    if type.is(ArrayTypeSyntax.self) { return "an array" }
+    if let array = type.as(ArrayTypeSyntax.self) {
+      // Bytes are a BLOB, as `Data` is.
+      return array.element.trimmedDescription == "UInt8" ? nil : "an array"
+    }
     if type.is(DictionaryTypeSyntax.self) { return "a dictionary" }
     if type.is(TupleTypeSyntax.self) { return "a tuple" }
     if type.is(FunctionTypeSyntax.self) { return "a function" }

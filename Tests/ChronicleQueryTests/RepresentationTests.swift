@@ -165,6 +165,31 @@ struct RepresentationTests {
     }
   }
 
+  /// A `[UInt8]` property is a BLOB column, as `Data` is (upstream's
+  /// spelling for bytes): written, read back, and passed to blob functions.
+  @Test func bytesAreABlobColumn() throws {
+    let fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try db.execute(sql: #"CREATE TABLE "thumbnails" ("id" INTEGER PRIMARY KEY, "bytes" BLOB NOT NULL, "mask" BLOB) STRICT"#)
+      try Thumbnail.insert {
+        Thumbnail(id: 1, bytes: [0x00, 0xFF, 0x10], mask: nil)
+        Thumbnail(id: 2, bytes: [], mask: [0x01])
+      }.execute(db)
+    }
+    let described = Thumbnail.order(by: \.id).select { ($0.id, $0.bytes.hex(), $0.bytes.length(), $0.mask) }
+    let rows = try fixture.database.read { db in try Thumbnail.order(by: \.id).fetchAll(db) }
+    let output = [try fixture.database.sqlAndRows(described)] + rows.map { "\($0)" }
+    assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "thumbnails"."id", hex("thumbnails"."bytes"), length("thumbnails"."bytes"), "thumbnails"."mask" FROM "thumbnails" ORDER BY "thumbnails"."id"
+      (1, "00FF10", 3, nil)
+      (2, "", 0, Optional([1]))
+      Thumbnail(id: 1, bytes: [0, 255, 16], mask: nil)
+      Thumbnail(id: 2, bytes: [], mask: Optional([1]))
+      """
+    }
+  }
+
   @Test func badValuesFailWithTheirReasonAndWriteNothing() throws {
     let fixture = try seeded()
     let unencodable = Session.where { $0.id.eq(2) }.update { $0.settings = SessionSettings(volume: .nan, muted: true) }
@@ -221,4 +246,11 @@ struct SessionNote: Equatable, Codable {
 struct SessionSummary: Equatable {
   var title: String
   @Column(as: [SessionNote].JSONRepresentation.self) var notes: [SessionNote]
+}
+
+@Table
+struct Thumbnail: Equatable {
+  let id: Int
+  var bytes: [UInt8]
+  var mask: [UInt8]?
 }
