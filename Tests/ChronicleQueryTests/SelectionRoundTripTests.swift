@@ -1,5 +1,6 @@
 import Chronicle
 import Foundation
+import InlineSnapshotTesting
 import Testing
 
 @Suite("Query builder: selections, column groups and #sql on a database")
@@ -102,4 +103,31 @@ struct SelectionRoundTripTests {
       #expect(throws: QueryDecodingError.self) { try #sql("SELECT 1", as: [Int].self).fetchAll(db) }
     }
   }
+  /// Hand-written SQL names columns through the table type, as upstream
+  /// writes it (`RemindersList.id` is `RemindersList.columns.id`), and reads
+  /// a selection holding a whole row.
+  @Test func handWrittenSQLNamesColumnsThroughTheTableType() throws {
+    let selection = ListWithCount.Columns(remindersList: RemindersList.columns, remindersCount: Reminder.columns.count())
+    let query = #sql(
+      """
+      SELECT \(selection) FROM \(RemindersList.self)
+      JOIN \(Reminder.self) ON \(RemindersList.id) = \(Reminder.remindersListID)
+      GROUP BY \(RemindersList.id)
+      """, as: ListWithCount.self)
+    let rows = try database.read { db in try query.fetchAll(db) }
+    assertInlineSnapshot(of: ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position", count("reminders"."id") FROM "remindersLists"
+      JOIN "reminders" ON "remindersLists"."id" = "reminders"."remindersListID"
+      GROUP BY "remindersLists"."id"
+      ListWithCount(remindersList: ChronicleQueryTests.RemindersList(id: 00000000-0000-0000-0000-0000000000AA, title: "Home", position: 0), remindersCount: 2)
+      """
+    }
+  }
+}
+
+@Selection
+struct ListWithCount: Equatable {
+  let remindersList: RemindersList
+  let remindersCount: Int
 }
