@@ -158,8 +158,8 @@ extension ChronicleDatabase {
   package func mergeNeedsPreparation(forEventsFrom oldest: HLCTimestamp?) throws -> Bool {
     let local = peerID
     return try writer.read { db in
-      guard let unfolded = try Self.latestUnfoldedOwnEvent(local: local, db) else { return false }
-      return oldest.map { $0 <= unfolded } ?? true
+      guard let unfolded = try MergeApplier.unfoldedOwnEvents(db, local: local) else { return false }
+      return oldest.map { $0 <= unfolded.latest } ?? true
     }
   }
 
@@ -178,7 +178,7 @@ extension ChronicleDatabase {
 
   static func localHistory(for events: [IncomingEvent], local: PeerID, _ db: Database) throws -> LocalHistoryForMerge {
     guard try hasUnfoldedEvents(db) else { return .nothing }
-    let unfolded = try latestUnfoldedOwnEvent(local: local, db)
+    let unfolded = try MergeApplier.unfoldedOwnEvents(db, local: local)?.latest
     var changesRows = false
     for incoming in events {
       let event = incoming.event
@@ -188,15 +188,6 @@ extension ChronicleDatabase {
       if let unfolded, event.timestamp <= unfolded { return .mustFold }
     }
     return changesRows ? .mergesAhead : .nothing
-  }
-
-  /// The clock of this peer's latest event when merge state has not folded
-  /// it yet (a peer's clock only moves forward: no unfolded event of its
-  /// own is later).
-  private static func latestUnfoldedOwnEvent(local: PeerID, _ db: Database) throws -> HLCTimestamp? {
-    guard let latest = try EventLog.latestEvent(db, origin: local),
-          try latest.position > ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0 else { return nil }
-    return latest.timestamp
   }
 
   func applyRemote(_ events: [IncomingEvent], source: String) throws -> MergeReport {

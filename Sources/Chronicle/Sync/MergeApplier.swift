@@ -49,7 +49,7 @@ final class MergeApplier {
   private(set) var hasFolded = false
   /// Merges without folding the local history first, because every event
   /// merged is newer than all of it (the caller checked, see
-  /// ``ChronicleDatabase/mergesAheadOfLocalHistory(_:_:)``).
+  /// ``ChronicleDatabase/localHistory(for:local:_:)``).
   ///
   /// Then a column's true version is at most the later of its stored one and
   /// the newest local event's, which each merged write beats: comparing with
@@ -300,6 +300,16 @@ final class MergeApplier {
     }
   }
 
+  /// This peer's events that merge state has not folded yet: where they are
+  /// in the log (from just past the fold mark to the latest of them) and the
+  /// latest one's clock (a peer's clock only moves forward: none of them is
+  /// later); nil when merge state has folded them all.
+  static func unfoldedOwnEvents(_ db: Database, local: PeerID) throws -> (positions: ClosedRange<Int64>, latest: HLCTimestamp)? {
+    let mark = try ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
+    guard let latest = try EventLog.latestEvent(db, origin: local), latest.position > mark else { return nil }
+    return ((mark + 1)...latest.position, latest.timestamp)
+  }
+
   /// Records that merge state has folded every event through `id`, and,
   /// when it has `caughtUp` with the log, that nothing is left to fold.
   func setFoldMark(_ id: Int64, caughtUp: Bool = true) throws {
@@ -436,12 +446,7 @@ final class MergeApplier {
   }
 
   private func readWhetherLocalWritesAreUnfolded(in table: String) throws -> Bool {
-    if unfoldedOwnPositions == nil {
-      let mark = try ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
-      unfoldedOwnPositions = try EventLog.latestEvent(db, origin: local).flatMap { latest in
-        latest.position > mark ? (mark + 1)...latest.position : nil
-      }
-    }
+    if unfoldedOwnPositions == nil { unfoldedOwnPositions = try Self.unfoldedOwnEvents(db, local: local)?.positions }
     guard let positions = unfoldedOwnPositions! else { return false }
     if let upcaster, upcaster.migrations.contains(where: { $0.position >= positions.lowerBound }) { return true }
     return try EventLog.changesRows(db, of: table, positions: positions, origin: local)
