@@ -159,4 +159,27 @@ struct MergeAheadTests {
     }
     #expect(try bob.digests() == alice.digests() && bob.digests() == carol.digests())
   }
+  /// Received events past the fold mark and none of this peer's own (a
+  /// schema-only batch arrived after a fold): a later batch of row changes
+  /// merges ahead with nothing local to read back. (A review commit once
+  /// crashed here, unwrapping the unread list of local events.)
+  @Test func mergingAheadWithNoLocalEventsPastTheFoldMark() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
+    try server.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'one'), (2, 'two')") }
+    try server.prepareMergeState()
+    clock.advance(by: 1)
+    let client = try openSyncPeer(directory, name: "client.sqlite", clock: clock)
+    #expect(try push(client, to: server).rowChanges == 0)  // its schema event, past the fold mark
+    #expect(try server.hasUnfoldedEvents())
+    clock.advance(by: 1)
+    try client.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'three')") }
+    #expect(try push(client, to: server).rowChanges == 1)
+    #expect(try isMergedAhead(server))
+    try server.prepareMergeState()
+    try expectMergeStateIsTheOnePassState(server, "server")
+    try push(server, to: client)
+    #expect(try server.digests() == client.digests())
+  }
 }

@@ -446,7 +446,12 @@ final class MergeApplier {
   }
 
   private func readWhetherLocalWritesAreUnfolded(in table: String) throws -> Bool {
-    if unfoldedOwnPositions == nil { unfoldedOwnPositions = try Self.unfoldedOwnEvents(db, local: local)?.positions }
+    if unfoldedOwnPositions == nil {
+      // Stored as `.some(nil)` when there are none: assigning the optional
+      // chain itself would leave the property unread (nil).
+      let positions = try Self.unfoldedOwnEvents(db, local: local)?.positions
+      unfoldedOwnPositions = .some(positions)
+    }
     guard let positions = unfoldedOwnPositions! else { return false }
     if let upcaster, upcaster.migrations.contains(where: { $0.position >= positions.lowerBound }) { return true }
     return try EventLog.changesRows(db, of: table, positions: positions, origin: local)
