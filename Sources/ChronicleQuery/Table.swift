@@ -82,6 +82,7 @@ public protocol TableDraft: Sendable {
 /// A draft made from a row of its table (what `@Table` generates): the row's
 /// values, its primary key included. Drafts read as rows through
 /// `Reminder.Draft.where { … }`.
+@dynamicMemberLookup
 public protocol TableRowDraft: TableDraft {
   init(_ row: Base)
 }

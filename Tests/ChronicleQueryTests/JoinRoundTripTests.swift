@@ -66,6 +66,25 @@ struct JoinRoundTripTests {
     }
   }
 
+  @Test func findOnAJoinNarrowsByTheFirstTablesKey() throws {
+    let one = Reminder.join(RemindersList.all) { $0.remindersListID == $1.id }.select { ($0.title, $1.title) }.find(eggs)
+    let some = Reminder.leftJoin(ReminderTag.all) { $0.id == $1.reminderID }
+      .select { ($0.title, $1.tagTitle) }.find([milk, report]).order { r, t in (r.title, t.tagTitle) }
+    let lines = try database.read { db in
+      [one.query.description] + (try one.fetchAll(db)).map { "  \($0.0)@\($0.1)" }
+        + [some.query.description] + (try some.fetchAll(db)).map { "  \($0.0) \($0.1 ?? "nil")" }
+    }
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a2'))
+        Eggs@Home
+      SELECT "reminders"."title", "reminderTags"."tagTitle" FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" IS "reminderTags"."reminderID") WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000a3')) ORDER BY "reminders"."title", "reminderTags"."tagTitle"
+        Milk food
+        Report nil
+      """
+    }
+  }
+
   @Test func selfJoinThroughAnAliasAndThreeTableGrouping() throws {
     try database.write { db in
       try Employee.insert {

@@ -171,6 +171,18 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
 
 extension Select2: SelectClausesProvider {}
 
+extension Select2 where C0: PrimaryKeyedTableDefinition {
+  /// Narrows to the rows whose first table has primary key `key` (`id IN (?)`).
+  public func find(_ key: C0.PrimaryKey) -> Self {
+    find([key])
+  }
+
+  /// Narrows to the rows whose first table has one of these primary keys.
+  public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
+    self.where { first, _ in first.primaryKey.in(keys) }
+  }
+}
+
 /// A SELECT over 3 joined tables. Closures get one argument per table,
 /// in join order: `{ $0, $1, $2 in ... }`; the nullable side of an outer join
 /// is a ``NullableColumns``. Without `select`, each row is a tuple of the
@@ -339,6 +351,18 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 }
 
 extension Select3: SelectClausesProvider {}
+
+extension Select3 where C0: PrimaryKeyedTableDefinition {
+  /// Narrows to the rows whose first table has primary key `key` (`id IN (?)`).
+  public func find(_ key: C0.PrimaryKey) -> Self {
+    find([key])
+  }
+
+  /// Narrows to the rows whose first table has one of these primary keys.
+  public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
+    self.where { first, _, _ in first.primaryKey.in(keys) }
+  }
+}
 
 /// A SELECT over 4 joined tables. Closures get one argument per table,
 /// in join order: `{ $0, $1, $2, $3 in ... }`; the nullable side of an outer join
@@ -509,6 +533,18 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 
 extension Select4: SelectClausesProvider {}
 
+extension Select4 where C0: PrimaryKeyedTableDefinition {
+  /// Narrows to the rows whose first table has primary key `key` (`id IN (?)`).
+  public func find(_ key: C0.PrimaryKey) -> Self {
+    find([key])
+  }
+
+  /// Narrows to the rows whose first table has one of these primary keys.
+  public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
+    self.where { first, _, _, _ in first.primaryKey.in(keys) }
+  }
+}
+
 /// A SELECT over 5 joined tables. Closures get one argument per table,
 /// in join order: `{ $0, $1, $2, $3, $4 in ... }`; the nullable side of an outer join
 /// is a ``NullableColumns``. Without `select`, each row is a tuple of the
@@ -677,6 +713,18 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 }
 
 extension Select5: SelectClausesProvider {}
+
+extension Select5 where C0: PrimaryKeyedTableDefinition {
+  /// Narrows to the rows whose first table has primary key `key` (`id IN (?)`).
+  public func find(_ key: C0.PrimaryKey) -> Self {
+    find([key])
+  }
+
+  /// Narrows to the rows whose first table has one of these primary keys.
+  public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
+    self.where { first, _, _, _, _ in first.primaryKey.in(keys) }
+  }
+}
 
 extension Select {
   /// Joins `other`: only rows with a match on both sides (`JOIN ... ON`).

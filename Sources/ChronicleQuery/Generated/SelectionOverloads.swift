@@ -172,6 +172,56 @@ extension Select {
   }
 }
 
+extension Select where From: PrimaryKeyedTable {
+  /// Selects, in place of the drafts, one expression.
+  public func select<A: QueryExpression>(
+    _ columns: (From.TableColumns) -> A
+  ) -> Select<From, A.QueryValue.QueryOutput> where Output == From.Draft, A.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return selecting([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
+  }
+
+  /// Selects, in place of the drafts, 2 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B)
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects, in place of the drafts, 3 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C)
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects, in place of the drafts, 4 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C, D)
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects, in place of the drafts, 5 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C, D, E)
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects, in place of the drafts, 6 expressions, as a tuple.
+  public func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression, F: QueryExpression>(
+    _ columns: (From.TableColumns) -> (A, B, C, D, E, F)
+  ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
+    let values = columns(From.columns)
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
+  }
+}
+
 extension Table {
   /// Selects, from every row, one expression.
   public static func select<A: QueryExpression>(
@@ -219,6 +269,56 @@ extension Table {
   ) -> Select<Self, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(Self.columns)
     return all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
+  }
+}
+
+extension TableRowDraft where Base: PrimaryKeyedTable {
+  /// Selects, from every row of the drafts' table, one expression.
+  public static func select<A: QueryExpression>(
+    _ columns: (Base.TableColumns) -> A
+  ) -> Select<Base, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
+    let values = columns(Base.columns)
+    return Base.all.selecting([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
+  }
+
+  /// Selects, from every row of the drafts' table, 2 expressions, as a tuple.
+  public static func select<A: QueryExpression, B: QueryExpression>(
+    _ columns: (Base.TableColumns) -> (A, B)
+  ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
+    let values = columns(Base.columns)
+    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects, from every row of the drafts' table, 3 expressions, as a tuple.
+  public static func select<A: QueryExpression, B: QueryExpression, C: QueryExpression>(
+    _ columns: (Base.TableColumns) -> (A, B, C)
+  ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
+    let values = columns(Base.columns)
+    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects, from every row of the drafts' table, 4 expressions, as a tuple.
+  public static func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression>(
+    _ columns: (Base.TableColumns) -> (A, B, C, D)
+  ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
+    let values = columns(Base.columns)
+    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects, from every row of the drafts' table, 5 expressions, as a tuple.
+  public static func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression>(
+    _ columns: (Base.TableColumns) -> (A, B, C, D, E)
+  ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
+    let values = columns(Base.columns)
+    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
+  }
+
+  /// Selects, from every row of the drafts' table, 6 expressions, as a tuple.
+  public static func select<A: QueryExpression, B: QueryExpression, C: QueryExpression, D: QueryExpression, E: QueryExpression, F: QueryExpression>(
+    _ columns: (Base.TableColumns) -> (A, B, C, D, E, F)
+  ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
+    let values = columns(Base.columns)
+    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
   }
 }
 
