@@ -24,6 +24,10 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   var columns: [String]
   /// The values of each row, in column order.
   var rows: [[QueryBinding]]
+  /// Rows that name other columns than `columns` (drafts that leave the
+  /// primary key to its default beside rows that set it), each run of them
+  /// a statement of its own after the first, in the order written.
+  var laterRuns: [(columns: [String], rows: [[QueryBinding]])] = []
   /// Rows written as expressions (`#sql`, functions, plain values), each its
   /// values joined by commas, instead of `rows`.
   var expressionRows: [QueryFragment] = []
@@ -52,11 +56,30 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   public var tableName: String? { Into.tableName }
   public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
 
-  public var query: QueryFragment { statement(rows: rows[...]) }
+  /// The statement; rows that name other columns make one statement per
+  /// run, separated by `;` (as a trigger body takes them).
+  public var query: QueryFragment {
+    guard !laterRuns.isEmpty else { return statement(rows: rows[...]) }
+    return runs.map { $0.statement(rows: $0.rows[...]) }.joined(separator: "; ")
+  }
+
+  /// This insert as one insert per run of rows naming the same columns.
+  private var runs: [Self] {
+    var first = self
+    first.laterRuns = []
+    return [first] + laterRuns.map { run in
+      var insert = first
+      insert.columns = run.columns
+      insert.rows = run.rows
+      return insert
+    }
+  }
 
   /// Inserts too large for one statement run as several, each with as many
-  /// rows as fit.
+  /// rows as fit; rows that name other columns run as statements of their own.
   public func parts(maxBindings: Int) -> [QueryFragment] {
+    guard laterRuns.isEmpty else { return runs.flatMap { $0.parts(maxBindings: maxBindings) } }
+    if rows.isEmpty, expressionRows.isEmpty, selection == nil { return [] }
     if !expressionRows.isEmpty { return expressionParts(maxBindings: maxBindings) }
     // DEFAULT VALUES makes one row per statement.
     if columns.isEmpty, selection == nil, rows.count > 1 { return Array(repeating: query, count: rows.count) }
@@ -114,7 +137,7 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
       if let returning { sql.append(QueryFragment(" RETURNING ") + returning) }
       return sql
     }
-    guard !rows.isEmpty else { return QueryFragment("SELECT NULL WHERE 0") }  // nothing to insert
+    guard !rows.isEmpty else { return QueryFragment("") }  // nothing to insert: no statement, as upstream
     var sql = QueryFragment("INSERT")
     if let resolution { sql.append(" OR \(resolution.rawValue)") }
     sql.append(" INTO \(Into.qualifiedSource) ")
@@ -146,6 +169,7 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
       resolution: resolution, columns: self.columns, rows: rows, upsert: upsert,
       returning: columns.joined(separator: ", "), selection: selection, problem: problem, decode: decode)
     insert.expressionRows = expressionRows
+    insert.laterRuns = laterRuns
     return insert
   }
 }
@@ -158,19 +182,21 @@ public struct InsertError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension Insert where Output == Void {
-  /// Rows given as column/value lists; drafts may leave out the primary key,
-  /// but all rows of one statement must name the same columns.
+  /// Rows given as column/value lists. Drafts may leave out the primary
+  /// key; each run of rows that names the same columns is one statement.
   init(resolution: ConflictResolution?, valueLists: [[(column: String, value: QueryBinding)]]) {
-    let columns = valueLists.first.map { $0.map(\.column) } ?? []
-    var problem: String?
-    if valueLists.contains(where: { !$0.elementsEqual(columns, by: { $0.column == $1 }) }) {
-      problem = "some drafts set the primary key and others leave it to its default. "
-        + "Fix: insert the two kinds in separate statements."
+    var runs: [(columns: [String], rows: [[QueryBinding]])] = []
+    for list in valueLists {
+      if let last = runs.last, list.elementsEqual(last.columns, by: { $0.column == $1 }) {
+        runs[runs.count - 1].rows.append(list.map(\.value))
+      } else {
+        runs.append((list.map(\.column), [list.map(\.value)]))
+      }
     }
     self.init(
-      resolution: resolution, columns: columns,
-      rows: valueLists.map { $0.map(\.value) },
-      upsert: nil, returning: nil, problem: problem, decode: { _ in })
+      resolution: resolution, columns: runs.first?.columns ?? [], rows: runs.first?.rows ?? [],
+      upsert: nil, returning: nil, problem: nil, decode: { _ in })
+    laterRuns = Array(runs.dropFirst())
   }
 
   /// Rows of expressions for `columns`, each its values joined by commas.
@@ -184,6 +210,16 @@ extension Insert where Output == Void {
     self.init(
       resolution: resolution, columns: columns, rows: [], upsert: nil, returning: nil,
       selection: selection, problem: nil, decode: { _ in })
+  }
+
+  /// This insert, failing when `condition` (an update's `where:`) is not
+  /// empty: there is no update for it to guard.
+  func unguardedUpdateCondition(_ condition: [QueryFragment]) -> Self {
+    guard !condition.isEmpty else { return self }
+    var copy = self
+    copy.problem = copy.problem ?? "an update condition (`where:`) was given without an update. "
+      + "Fix: add `onConflictDoUpdate:` before it, or drop the condition."
+    return copy
   }
 
   /// Adds `ON CONFLICT [(target) [WHERE conflictFilter]] DO UPDATE SET ... [WHERE updateFilter]`,
@@ -211,4 +247,12 @@ extension Insert where Output == Void {
     copy.upsert = clause
     return copy
   }
+}
+
+extension InsertValuesBuilder where Element: TableRowDraft {
+  /// A whole row among drafts: `insert { Reminder(id: 12, …); Reminder.Draft(…) }`.
+  public static func buildExpression(_ row: Element.Base) -> [Element] { [Element(row)] }
+
+  /// Whole rows among drafts.
+  public static func buildExpression(_ rows: [Element.Base]) -> [Element] { rows.map { Element($0) } }
 }

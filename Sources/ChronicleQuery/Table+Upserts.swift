@@ -61,6 +61,17 @@ extension Table {
       conflictFilter: [], updates: updates, updateFilter: updateFilter(columns, excludedColumns))
   }
 
+  /// Inserts whole rows, with an update condition but no update: upstream
+  /// allows the spelling for a condition built with `if` that may come out
+  /// empty. A condition that is not empty has no update to guard, and the
+  /// insert fails with ``InsertError`` rather than ignore it.
+  public static func insert(
+    @InsertValuesBuilder<Self> _ rows: () -> [Self],
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment]
+  ) -> Insert<Self, Void> {
+    Insert(resolution: nil, valueLists: valueLists(rows())).unguardedUpdateCondition(updateFilter(columns, excludedColumns))
+  }
+
   /// The columns of `excluded`, the row that could not be inserted.
   static var excludedColumns: TableColumns { TableColumns(qualifier: "excluded") }
 
@@ -132,6 +143,15 @@ extension PrimaryKeyedTable {
     upserting(
       Insert(resolution: nil, valueLists: drafts().map(\.insertValues)), targets: [],
       conflictFilter: [], updates: { row, _ in updates(&row) }, updateFilter: updateFilter(columns))
+  }
+
+  /// Inserts drafts, with an update condition but no update (see the
+  /// same form for rows): a condition that is not empty fails the insert.
+  public static func insert(
+    @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
+    @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment]
+  ) -> Insert<Self, Void> {
+    Insert(resolution: nil, valueLists: drafts().map(\.insertValues)).unguardedUpdateCondition(updateFilter(columns, excludedColumns))
   }
 
   /// Inserts drafts; on any conflict, updates the existing row from the

@@ -78,7 +78,7 @@ public struct TemporaryTrigger<On: Table>: QueryStatement {
     var sql = "CREATE TEMPORARY TRIGGER \(ifNotExists ? "IF NOT EXISTS " : "")\(quotedIdentifier(name)) "
     sql += "\(timing) \(event.operation) ON \(quotedIdentifier(On.tableName)) FOR EACH ROW "
     if let condition = event.condition { sql += "WHEN \(condition.inlinedSQL) " }
-    sql += "BEGIN " + event.body.map { $0.inlinedSQL + "; " }.joined() + "END"
+    sql += "BEGIN " + event.body.filter { !$0.sql.isEmpty }.map { $0.inlinedSQL + "; " }.joined() + "END"
     return QueryFragment(sql: sql)
   }
 

@@ -48,6 +48,45 @@ struct InsertFormTests {
     #expect(defaults.parts(maxBindings: 100).map(\.description) == Array(repeating: #"INSERT INTO "counters" DEFAULT VALUES"#, count: 3))
   }
 
+  @Test func rowsAndDraftsMixedRunAsOneStatementPerRunOfColumns() throws {
+    let fixture = try RemindersDatabase()
+    let home = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+    let keyed = UUID(uuidString: "00000000-0000-0000-0000-0000000000aa")!
+    let lists = RemindersList.insert {
+      RemindersList(id: home, title: "Home")
+      RemindersList.Draft(title: "Work", position: 2)
+      RemindersList.Draft(title: "Errands", position: 3)
+      RemindersList.Draft(id: keyed, title: "Keyed", position: 4)
+    }.returning(\.title)
+    let includeFlagged = false
+    let conditional = RemindersList.insert { RemindersList.Draft(title: "Garden") } where: { list, _ in
+      if includeFlagged { list.position > 0 }
+    }
+    let nothing = RemindersList.insert { [] }
+    let inserted = try fixture.database.write { db in
+      let titles = try lists.fetchAll(db)
+      try conditional.execute(db)
+      try nothing.execute(db)
+      return titles
+    }
+    let stored = try fixture.database.read { db in try RemindersList.order { ($0.position, $0.title) }.select { ($0.title, $0.position) }.fetchAll(db) }
+    let lines = [lists.query.description, conditional.query.description, "nothing: \"\(nothing.query.description)\" (\(nothing.parts(maxBindings: 100).count) statements)"]
+      + ["returned: " + inserted.joined(separator: ", ")] + stored.map { "\($0.0) \($0.1)" }
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      """
+      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 0) RETURNING "remindersLists"."title"; INSERT INTO "remindersLists" ("title", "position") VALUES ('Work', 2), ('Errands', 3) RETURNING "remindersLists"."title"; INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-0000000000aa', 'Keyed', 4) RETURNING "remindersLists"."title"
+      INSERT INTO "remindersLists" ("title", "position") VALUES ('Garden', 0)
+      nothing: "" (0 statements)
+      returned: Home, Work, Errands, Keyed
+      Garden 0
+      Home 0
+      Work 2
+      Errands 3
+      Keyed 4
+      """
+    }
+  }
+
   @Test func largeInsertsRunAsOneTransactionAndOneEvent() throws {
     let fixture = try RemindersDatabase()
     let database = fixture.database

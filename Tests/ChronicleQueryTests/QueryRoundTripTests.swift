@@ -84,16 +84,14 @@ struct QueryRoundTripTests {
         return message.contains("remindersLists.id") && message.contains("expected UUID") && message.contains("not-a-uuid")
       }
     }
-    let listID = UUID()
+    // An update condition with no update to guard fails the insert, which inserts nothing.
     #expect {
       try database.write { db in
-        try RemindersList.insert {
-          RemindersList.Draft(id: listID, title: "a")
-          RemindersList.Draft(title: "b")
-        }.execute(db)
+        try RemindersList.insert { RemindersList.Draft(title: "b") } where: { list, _ in list.position > 0 }.execute(db)
       }
     } throws: { error in
-      "\(error)".contains("separate statements")
+      "\(error)".contains("an update condition (`where:`) was given without an update. Fix: add `onConflictDoUpdate:`")
     }
+    #expect(try database.read { db in try RemindersList.where { $0.title == "b" }.fetchCount(db) } == 0)
   }
 }
