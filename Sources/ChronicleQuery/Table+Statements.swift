@@ -101,6 +101,11 @@ extension Table {
     Insert(resolution: resolution, valueLists: valueLists(rows()))
   }
 
+  /// Inserts one row of defaults: `INSERT INTO … DEFAULT VALUES`.
+  public static func insert(or resolution: ConflictResolution? = nil) -> Insert<Self, Void> {
+    Insert(resolution: resolution, valueLists: [[]])
+  }
+
   /// Each row's column values, in column order.
   static func valueLists(_ rows: [Self]) -> [[(column: String, value: QueryBinding)]] {
     var capacity = 0

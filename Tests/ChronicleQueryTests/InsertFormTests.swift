@@ -87,6 +87,23 @@ struct InsertFormTests {
     }
   }
 
+  @Test func anInsertOfNothingGivenIsARowOfDefaults() throws {
+    let fixture = try RemindersDatabase()
+    let insert = RemindersList.insert(or: .ignore)
+    let rows = try fixture.database.write { db in
+      try insert.execute(db)
+      try RemindersList.insert().execute(db)
+      return try RemindersList.select { ($0.title, $0.position, $0.id.isNot(nil as UUID?)) }.fetchAll(db)
+    }
+    assertInlineSnapshot(of: ([insert.query.description] + rows.map { "\($0)" }).joined(separator: "\n"), as: .lines) {
+      """
+      INSERT OR IGNORE INTO "remindersLists" DEFAULT VALUES
+      ("", 0, true)
+      ("", 0, true)
+      """
+    }
+  }
+
   @Test func largeInsertsRunAsOneTransactionAndOneEvent() throws {
     let fixture = try RemindersDatabase()
     let database = fixture.database
