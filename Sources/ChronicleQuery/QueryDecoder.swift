@@ -187,3 +187,8 @@ public struct QueryDecodingError: Error, Equatable, Sendable, CustomStringConver
 func decodeTuple<each V: QueryDecodable>(_ decoder: inout QueryDecoder, _ types: repeat (each V).Type) throws -> (repeat each V) {
   (repeat try decoder.decode((each V).self))
 }
+
+/// The Swift values of representations read one after another.
+func decodeOutputs<each V: QueryRepresentable>(_ decoder: inout QueryDecoder, _ types: repeat (each V).Type) throws -> (repeat (each V).QueryOutput) {
+  (repeat try decoder.decode((each V).self).queryOutput)
+}

@@ -29,11 +29,14 @@ public struct Values<Row>: SelectStatement, @unchecked Sendable {
 
   /// One row of expressions, as `SELECT` of them: `Values(Reminder.exists())`
   /// is `SELECT EXISTS (SELECT …)`; `Values(1, $0.title)` inside a trigger.
-  public init<each E: QueryExpression>(_ expressions: repeat each E) where Row == (repeat (each E).QueryValue), repeat (each E).QueryValue: QueryDecodable {
+  /// Each value reads as its Swift type: a JSON column's value as the
+  /// decoded value, not its representation.
+  public init<each E: QueryExpression>(_ expressions: repeat each E)
+  where Row == (repeat (each E).QueryValue.QueryOutput), repeat (each E).QueryValue: QueryRepresentable {
     var selected: [QueryFragment] = []
     for expression in repeat each expressions { selected.append(expression.queryFragment) }
     self.query = QueryFragment("SELECT ") + selected.joined(separator: ", ")
-    self.decode = { decoder in try decodeTuple(&decoder, repeat (each E).QueryValue.self) }
+    self.decode = { decoder in try decodeOutputs(&decoder, repeat (each E).QueryValue.self) }
   }
 
   public var tableName: String? { nil }

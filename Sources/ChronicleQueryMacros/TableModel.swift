@@ -52,20 +52,10 @@ struct TableModel {
     }
 
     guard var columns = ColumnModel.readStoredProperties(of: structDecl, report: { report($0, at: $1) }) else { return nil }
-    // The primary key: the marked column, else the first `let`.
-    var keyIndex = columns.firstIndex(where: \.isPrimaryKey)
-    if keyIndex == nil {
-      let firstLet = structDecl.memberBlock.members.lazy
-        .compactMap { $0.decl.as(VariableDeclSyntax.self) }
-        .first { variable in
-          variable.bindingSpecifier.tokenKind == .keyword(.let)
-            && !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) })
-            && !variable.attributes.contains(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "Ephemeral" })
-        }
-      if let name = firstLet?.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription {
-        keyIndex = columns.firstIndex { $0.property == name }
-      }
-    }
+    // The primary key, as upstream picks it: the marked column, else the
+    // property named `id`. A table without either has no primary key in
+    // Swift (a join table, a view, a row of other tables' rows).
+    let keyIndex = columns.firstIndex(where: \.isPrimaryKey) ?? columns.firstIndex { $0.property == "id" }
     guard let keyIndex else {
       return TableModel(typeName: typeName, tableName: tableName, columns: columns, primaryKey: nil)
     }

@@ -1,0 +1,107 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Testing
+
+// Row types as upstream's JSON tests write them: a `@Table` holding whole
+// rows of other tables and JSON arrays of rows, filled from a grouped join.
+@Table("rtUsers") private struct RTUser: Codable { let id: Int; var name = "" }
+@Table("rtLists") private struct RTList: Codable { let id: Int; var title = "" }
+@Table("rtReminders") private struct RTReminder: Codable {
+  static let incomplete = Self.where { !$0.isCompleted }
+  let id: Int
+  var assignedUserID: Int?
+  var isCompleted = false
+  var listID: Int
+  var title = ""
+}
+@Table("rtTags") private struct RTTag: Codable { let id: Int; var title = "" }
+/// A join table: no property is named `id`, so it has no primary key in Swift.
+@Table("rtReminderTags") private struct RTReminderTag { let reminderID: Int; let tagID: Int }
+/// The key is the property named `id`, even when it is a `var` and not first.
+@Table("rtSettings") private struct RTSetting { var name = ""; var id: Int }
+
+@Table private struct RTReminderRow {
+  let assignedUser: RTUser?
+  let reminder: RTReminder
+  @Column(as: [RTTag].JSONRepresentation.self)
+  let tags: [RTTag]
+}
+
+@Suite("Query builder: row types holding tables, JSON arrays of rows, JSON functions")
+struct RowTypeTests {
+  let fixture: RemindersDatabase
+
+  init() throws {
+    fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try db.execute(sql: """
+        CREATE TABLE rtUsers (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '') STRICT;
+        CREATE TABLE rtLists (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '') STRICT;
+        CREATE TABLE rtReminders (id INTEGER PRIMARY KEY, assignedUserID INTEGER, isCompleted INTEGER NOT NULL DEFAULT 0,
+          listID INTEGER NOT NULL, title TEXT NOT NULL DEFAULT '') STRICT;
+        CREATE TABLE rtTags (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '') STRICT;
+        CREATE TABLE rtReminderTags (reminderID INTEGER NOT NULL, tagID INTEGER NOT NULL) STRICT;
+        CREATE TABLE rtSettings (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '') STRICT;
+        INSERT INTO rtUsers VALUES (1, 'Blob');
+        INSERT INTO rtLists VALUES (1, 'Personal');
+        INSERT INTO rtReminders VALUES (1, 1, 0, 1, 'Groceries'), (2, NULL, 0, 1, 'Haircut'), (3, NULL, 1, 1, 'Laundry');
+        INSERT INTO rtTags VALUES (3, 'someday'), (4, 'optional');
+        INSERT INTO rtReminderTags VALUES (1, 3), (1, 4), (2, 3);
+        INSERT INTO rtSettings VALUES (1, 'theme'), (2, 'language');
+        """)
+    }
+  }
+
+  @Test func aRowOfWholeRowsAndAJSONArrayOfRowsFromAGroupedJoin() throws {
+    let query = RTReminder
+      .group(by: \.id)
+      .leftJoin(RTReminderTag.all) { $0.id.eq($1.reminderID) }
+      .leftJoin(RTTag.all) { $1.tagID.eq($2.id) }
+      .leftJoin(RTUser.all) { $0.assignedUserID.eq($3.id) }
+      .select { reminder, _, tag, user in
+        RTReminderRow.Columns(assignedUser: user, reminder: reminder, tags: tag.jsonGroupArray())
+      }
+      .order { reminder, _, _, _ in reminder.id }
+    let rows = try fixture.database.read { db in try query.fetchAll(db) }
+    let lines = [query.query.description] + rows.map { row in
+      "\(row.reminder.title) by \(row.assignedUser?.name ?? "nobody"): [" + row.tags.map { "\($0.id) \($0.title)" }.joined(separator: ", ") + "]"
+    }
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "rtUsers"."id", "rtUsers"."name", "rtReminders"."id", "rtReminders"."assignedUserID", "rtReminders"."isCompleted", "rtReminders"."listID", "rtReminders"."title", json_group_array(CASE WHEN ("rtTags"."id" IS NOT NULL) THEN json_array("rtTags"."id", "rtTags"."title") END) FILTER (WHERE ("rtTags"."id" IS NOT NULL)) FROM "rtReminders" LEFT JOIN "rtReminderTags" ON ("rtReminders"."id" = "rtReminderTags"."reminderID") LEFT JOIN "rtTags" ON ("rtReminderTags"."tagID" = "rtTags"."id") LEFT JOIN "rtUsers" ON ("rtReminders"."assignedUserID" = "rtUsers"."id") GROUP BY "rtReminders"."id" ORDER BY "rtReminders"."id"
+      Groceries by Blob: [3 someday, 4 optional]
+      Haircut by nobody: [3 someday]
+      Laundry by nobody: []
+      """
+    }
+  }
+
+  @Test func jsonFunctionsAndValuesReadAsSwiftValues() throws {
+    let length = RTReminder.select { $0.title.jsonGroupArray().jsonArrayLength() }
+    let patched = Values(#bind(["a": 1]).jsonPatch(#bind(["b": 2])))
+    let (count, merged) = try fixture.database.read { db in (try length.fetchOne(db), try patched.fetchOne(db)) }
+    assertInlineSnapshot(of: [length.query.description, "\(count ?? -1)", patched.query.description, "\(merged?.sorted { $0.key < $1.key } ?? [])"].joined(separator: "\n"), as: .lines) {
+      """
+      SELECT json_array_length(json_group_array("rtReminders"."title")) FROM "rtReminders"
+      3
+      SELECT json_patch('{"a":1}', '{"b":2}')
+      [(key: "a", value: 1), (key: "b", value: 2)]
+      """
+    }
+  }
+
+  @Test func thePrimaryKeyIsThePropertyNamedID() throws {
+    #expect(RTSetting.self is any PrimaryKeyedTable.Type)
+    #expect(!(RTReminderTag.self is any PrimaryKeyedTable.Type))
+    #expect(!(RTReminderRow.self is any PrimaryKeyedTable.Type))
+    let language = RTSetting.find(2).select(\.name)
+    let name = try fixture.database.read { db in try language.fetchOne(db) }
+    assertInlineSnapshot(of: [language.query.description, name ?? "nil"].joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "rtSettings"."name" FROM "rtSettings" WHERE ("rtSettings"."id" IN (2))
+      language
+      """
+    }
+  }
+}
