@@ -41,6 +41,9 @@ public struct CodableJSONRepresentation<Value: Codable>: QueryBindable {
       if let rowsType = Value.self as? any JSONTableRows.Type,
         let rows = try rowsType.decodeRows(fromJSON: json), let rows = rows as? Value {
         queryOutput = rows
+      } else if let rowType = Value.self as? any Table.Type,
+        let row = try rowType.decodeRow(fromJSON: json), let row = row as? Value {
+        queryOutput = row
       } else {
         queryOutput = try JSONCoding.decoder().decode(Value.self, from: json)
       }

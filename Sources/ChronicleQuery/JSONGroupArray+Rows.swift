@@ -39,6 +39,20 @@ extension TableDefinition {
   }
 }
 
+extension TableDefinition where QueryValue: Codable {
+  /// The row as one JSON object, `json_object('id', "tags"."id", …)`,
+  /// read back as the row: `Reminder.join(RemindersList.all) { … }.select { ($0, $1.jsonObject()) }`.
+  /// Values keep their stored form (booleans as 0/1, dates as text), which
+  /// is how the row is decoded.
+  public func jsonObject() -> SQLQueryExpression<CodableJSONRepresentation<QueryValue>> {
+    let qualifier = quotedIdentifier(_qualifier)
+    let members = Self.allColumns.flatMap(\.names).map { name in
+      QueryBinding.text(name).sqlLiteral + ", " + qualifier + "." + quotedIdentifier(name)
+    }
+    return SQLQueryExpression(QueryFragment(sql: "json_object(" + members.joined(separator: ", ") + ")"))
+  }
+}
+
 extension NullableColumns where Base: PrimaryKeyedTableDefinition, Base.QueryValue: Codable {
   /// `json_group_array` of the rows an outer join found, decoded as `[Row]`
   /// (empty when it found none): `$2.jsonGroupArray()` on a `leftJoin`'s side.
@@ -84,6 +98,18 @@ extension Array: JSONTableRows where Element: Table {
       var decoder = QueryDecoder(arguments: row.map(\.databaseValue), function: "json_group_array of \(Element.tableName)")
       return try Element(decoder: &decoder)
     }
+  }
+}
+
+extension Table {
+  /// The row read from the JSON object `jsonObject()` writes: its members
+  /// by column name, decoded as a row read from the table is; nil when
+  /// `json` is not an object.
+  static func decodeRow(fromJSON json: Data) throws -> Self? {
+    guard let members = try? JSONDecoder().decode([String: JSONScalar].self, from: json) else { return nil }
+    let values = TableColumns.allColumns.flatMap(\.names).map { members[$0]?.databaseValue ?? .null }
+    var decoder = QueryDecoder(arguments: values, function: "jsonObject of \(tableName)")
+    return try Self(decoder: &decoder)
   }
 }
 

@@ -58,6 +58,20 @@ public protocol TableDefinition: QueryExpression, Sendable where QueryValue: Tab
   /// The columns qualified by `qualifier` instead of the table name
   /// (`excluded` in upserts, an alias).
   init(qualifier: String)
+  /// The name these columns are qualified by: the table's, an alias,
+  /// `excluded`, or a trigger's `new`/`old`. Underscored so that it never
+  /// meets a model property of the same name.
+  var _qualifier: String { get }
+}
+
+extension TableDefinition {
+  /// The row's `rowid`, which every table that is not `WITHOUT ROWID` has
+  /// whether or not the model declares it: `new.rowid` in a trigger,
+  /// `Reminder.find(id).select(\.rowid)`. A model that declares `rowid`
+  /// (an FTS5 table) reads its own column.
+  public var rowid: SQLQueryExpression<Int> {
+    SQLQueryExpression(QueryFragment(sql: quotedIdentifier(_qualifier) + ".\"rowid\""))
+  }
 }
 
 /// A table whose rows are identified by a primary key, with a `Draft` type

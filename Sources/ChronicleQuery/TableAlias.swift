@@ -65,6 +65,8 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
       base = Base.TableColumns(qualifier: qualifier)
     }
 
+    public var _qualifier: String { base._qualifier }
+
     public static var allColumns: [any TableColumnExpression<TableAlias>] {
       Base.TableColumns.allColumns.map { AliasedColumn(base: $0) }
     }

@@ -37,12 +37,33 @@ public struct TriggerEvent<On: Table>: Sendable {
     @TriggerBodyBuilder forEachRow body: (_ old: On.TableColumns, _ new: On.TableColumns) -> [QueryFragment],
     when condition: ((_ old: On.TableColumns, _ new: On.TableColumns) -> any QueryExpression<Bool>)? = nil
   ) -> Self {
+    updating(columns.map { $0(On.columns).flatMap(\.names) }, body: body, condition: condition)
+  }
+
+  /// After or before each update of the columns `of` names, written as
+  /// upstream writes them: `.update { ($0.title, $0.notes) } forEachRow: { old, new in … }`,
+  /// `.update { $0.status } forEachRow: …`.
+  public static func update<each C: TableColumnExpression>(
+    of columns: (On.TableColumns) -> (repeat each C),
+    @TriggerBodyBuilder forEachRow body: (_ old: On.TableColumns, _ new: On.TableColumns) -> [QueryFragment],
+    when condition: ((_ old: On.TableColumns, _ new: On.TableColumns) -> any QueryExpression<Bool>)? = nil
+  ) -> Self {
+    let chosen = columns(On.columns)
+    var names: [String] = []
+    for column in repeat each chosen { names += column.names }
+    return updating(names, body: body, condition: condition)
+  }
+
+  /// `UPDATE [OF columns]` with its body and condition.
+  private static func updating(
+    _ columnNames: [String]?,
+    body: (_ old: On.TableColumns, _ new: On.TableColumns) -> [QueryFragment],
+    condition: ((_ old: On.TableColumns, _ new: On.TableColumns) -> any QueryExpression<Bool>)?
+  ) -> Self {
     let old = On.TableColumns(qualifier: "old")
     let new = On.TableColumns(qualifier: "new")
     var operation = "UPDATE"
-    if let columns {
-      operation += " OF " + columns(On.columns).flatMap(\.names).map(quotedIdentifier).joined(separator: ", ")
-    }
+    if let columnNames { operation += " OF " + columnNames.map(quotedIdentifier).joined(separator: ", ") }
     return Self(operation: operation, kind: "update", condition: condition?(old, new).queryFragment, body: body(old, new))
   }
 

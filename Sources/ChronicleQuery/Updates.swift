@@ -26,13 +26,14 @@ public struct Updates<Base: Table> {
     set { assign(keyPath, newValue.queryFragment) }
   }
 
-  /// The same column assigned another column: `$0.title = excluded.title`
-  /// in an upsert. Write-only: reads are the concrete subscript above. An
-  /// expression of another type is assigned as
+  /// The same column assigned a column of this table or another:
+  /// `$0.title = excluded.title` in an upsert, `$0.title = new.title` in a
+  /// trigger on another table. Write-only: reads are the concrete subscript
+  /// above. An expression of another type is assigned as
   /// `SQLQueryExpression(expression)`: a subscript taking any expression
   /// would make every literal assignment (`$0.title = "Milk"`) ambiguous.
   @_disfavoredOverload
-  public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> TableColumn<Base, V> {
+  public subscript<V, Other: Table>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> TableColumn<Other, V> {
     @available(*, unavailable, message: "read a column in an update as an expression: '$0.column'")
     get { fatalError("unavailable") }
     set { assign(keyPath, newValue.queryFragment) }

@@ -16,7 +16,9 @@ extension TableModel {
       public struct TableColumns: \(raw: primaryKey == nil ? "ChronicleQuery.TableDefinition" : "ChronicleQuery.PrimaryKeyedTableDefinition") {
         public typealias QueryValue = \(raw: typeName)
       \(raw: primaryKey.map { "  public typealias PrimaryKey = \($0.valueType)\n" } ?? "")\(raw: properties)
+        public let _qualifier: String
         public init(qualifier: String) {
+          self._qualifier = qualifier
       \(raw: assignments)
         }
       \(raw: primaryKey.map { "  public var primaryKey: \(columnType($0)) { \($0.property) }\n" } ?? "")  public var queryFragment: ChronicleQuery.QueryFragment {

@@ -40,7 +40,9 @@ struct TableMacroTests {
           public typealias QueryValue = Item
           public typealias PrimaryKey = Int
           public let id: ChronicleQuery.TableColumn<Item, Int>
+          public let _qualifier: String
           public init(qualifier: String) {
+            self._qualifier = qualifier
             self.id = ChronicleQuery.TableColumn("id", qualifier: qualifier, keyPath: \Item.id)
           }
           public var primaryKey: ChronicleQuery.TableColumn<Item, Int> {
@@ -119,7 +121,9 @@ struct TableMacroTests {
           public typealias QueryValue = ReminderTag
           public let reminderID: ChronicleQuery.TableColumn<ReminderTag, Int>
           public let tagID: ChronicleQuery.TableColumn<ReminderTag, Int>
+          public let _qualifier: String
           public init(qualifier: String) {
+            self._qualifier = qualifier
             self.reminderID = ChronicleQuery.TableColumn("reminderID", qualifier: qualifier, keyPath: \ReminderTag.reminderID)
             self.tagID = ChronicleQuery.TableColumn("tagID", qualifier: qualifier, keyPath: \ReminderTag.tagID)
           }
@@ -181,7 +185,9 @@ struct TableMacroTests {
           public typealias PrimaryKey = String
           public let title: ChronicleQuery.TableColumn<Tag, String>
           public let uses: ChronicleQuery.TableColumn<Tag, Int>
+          public let _qualifier: String
           public init(qualifier: String) {
+            self._qualifier = qualifier
             self.title = ChronicleQuery.TableColumn("title", qualifier: qualifier, keyPath: \Tag.title)
             self.uses = ChronicleQuery.TableColumn("uses", qualifier: qualifier, keyPath: \Tag.uses)
           }
@@ -300,7 +306,9 @@ struct TableMacroTests {
           public let tags: ChronicleQuery.TableColumn<Item, [String].JSONRepresentation>
           public let endedAt: ChronicleQuery.TableColumn<Item, Date?.UnixTimeRepresentation>
           public let startedAt: ChronicleQuery.TableColumn<Item, Date.UnixTimeRepresentation?>
+          public let _qualifier: String
           public init(qualifier: String) {
+            self._qualifier = qualifier
             self.id = ChronicleQuery.TableColumn("id", qualifier: qualifier, keyPath: \Item.id)
             self.tags = ChronicleQuery.TableColumn("tags", qualifier: qualifier, keyPath: \Item.tags)
             self.endedAt = ChronicleQuery.TableColumn("endedAt", qualifier: qualifier, keyPath: \Item.endedAt)
@@ -406,7 +414,9 @@ struct TableMacroTests {
           public let id: ChronicleQuery.TableColumn<Chore, Int>
           public let color: ChronicleQuery.TableColumn<Chore, Int>
           public let isOpen: ChronicleQuery.TableColumn<Chore, Bool>
+          public let _qualifier: String
           public init(qualifier: String) {
+            self._qualifier = qualifier
             self.id = ChronicleQuery.TableColumn("id", qualifier: qualifier, keyPath: \Chore.id)
             self.color = ChronicleQuery.TableColumn("color", qualifier: qualifier, keyPath: \Chore.color)
             self.isOpen = ChronicleQuery.TableColumn("isOpen", qualifier: qualifier, keyPath: \Chore.isOpen)
@@ -498,7 +508,9 @@ struct TableMacroTests {
           public let id: ChronicleQuery.TableColumn<Category, UUID>
           public let title: ChronicleQuery.TableColumn<Category, String>
           public let notes: ChronicleQuery.TableColumn<Category, String?>
+          public let _qualifier: String
           public init(qualifier: String) {
+            self._qualifier = qualifier
             self.id = ChronicleQuery.TableColumn("id", qualifier: qualifier, keyPath: \Category.id)
             self.title = ChronicleQuery.TableColumn("name", qualifier: qualifier, keyPath: \Category.title)
             self.notes = ChronicleQuery.TableColumn("notes", qualifier: qualifier, keyPath: \Category.notes)

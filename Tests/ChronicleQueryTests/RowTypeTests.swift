@@ -104,4 +104,36 @@ struct RowTypeTests {
       """
     }
   }
+
+  @Test func everyTableHasARowidAndARowReadsAsOneJSONObject() throws {
+    // The Reminders example's spellings: `new.rowid` in a trigger body and
+    // `find(id).select(\.rowid)` on a table that does not declare it.
+    let rename = RTReminder.createTemporaryTrigger(
+      after: .update { ($0.title, $0.listID) } forEachRow: { _, new in
+        RTSetting.where { $0.id.eq(new.rowid) }.update { $0.name = new.title }
+      })
+    let rowid = RTReminder.find(2).select(\.rowid)
+    let withList = RTReminder.join(RTList.all) { $0.listID.eq($1.id) }.select { ($0.title, $1.jsonObject()) }.order { r, _ in r.id }
+    let (names, rowids, rows) = try fixture.database.write { db in
+      try rename.execute(db)
+      try RTReminder.find(2).update { $0.title = "Barber" }.execute(db)
+      return (
+        try RTSetting.order(by: \.id).select(\.name).fetchAll(db), try rowid.fetchAll(db), try withList.fetchAll(db)
+      )
+    }
+    let lines = [rename.query.description, names.joined(separator: ", "), rowid.query.description, "\(rowids)", withList.query.description]
+      + rows.map { "\($0.0): \($0.1.id) \($0.1.title)" }
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      """
+      CREATE TEMPORARY TRIGGER "after_update_on_rtReminders@ChronicleQueryTests/RowTypeTests.swift:111:51" AFTER UPDATE OF "title", "listID" ON "rtReminders" FOR EACH ROW BEGIN UPDATE "rtSettings" SET "name" = "new"."title" WHERE ("rtSettings"."id" = "new"."rowid"); END
+      theme, Barber
+      SELECT "rtReminders"."rowid" FROM "rtReminders" WHERE ("rtReminders"."id" IN (2))
+      [2]
+      SELECT "rtReminders"."title", json_object('id', "rtLists"."id", 'title', "rtLists"."title") FROM "rtReminders" JOIN "rtLists" ON ("rtReminders"."listID" = "rtLists"."id") ORDER BY "rtReminders"."id"
+      Groceries: 1 Personal
+      Barber: 1 Personal
+      Laundry: 1 Personal
+      """
+    }
+  }
 }
