@@ -18,6 +18,10 @@ extension QueryFragment: ExpressibleByStringInterpolation {
     /// Text inserted as SQL, unescaped: for identifiers and keywords the code chooses.
     public mutating func appendInterpolation(raw sql: String) { fragment.append(sql) }
 
+    /// Any value's description inserted as SQL, unquoted: `DEFAULT \(raw: 0x4a99ef)`.
+    @_disfavoredOverload
+    public mutating func appendInterpolation(raw value: some CustomStringConvertible) { fragment.append(value.description) }
+
     /// A bound value, spelled out: `\(bind: "office")` (as `\(value)` binds).
     public mutating func appendInterpolation<Value: QueryBindable>(bind value: Value) {
       fragment.append(value.queryFragment)

@@ -39,14 +39,15 @@ public struct Updates<Base: Table> {
     set { assign(keyPath, newValue.queryFragment) }
   }
 
-  /// The same column assigned a scalar subquery:
-  /// `$0.position = RemindersList.select { ($0.position.max() ?? -1) + 1 }`.
+  /// The same column assigned a scalar subquery, of one table or of joined
+  /// ones: `$0.position = RemindersList.select { ($0.position.max() ?? -1) + 1 }`.
   /// Write-only.
   @_disfavoredOverload
-  public subscript<V, From>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> Select<From, V> {
+  public subscript<V, Subquery: SelectStatement>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> Subquery
+  where Subquery.QueryValue == V {
     @available(*, unavailable, message: "read a column in an update as an expression: '$0.column'")
     get { fatalError("unavailable") }
-    set { assign(keyPath, newValue.queryFragment) }
+    set { assign(keyPath, parenthesized(newValue.query)) }
   }
 
   /// A column group assigned the expressions of each of its columns:

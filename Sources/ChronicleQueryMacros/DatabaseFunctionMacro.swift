@@ -20,10 +20,9 @@ public enum DatabaseFunctionMacro: PeerMacro {
       report(.async, at: function.name)
       return []
     }
-    guard let returnType = signature.returnClause?.type.trimmedDescription else {
-      report(.noResult, at: function.name)
-      return []
-    }
+    // A function that returns nothing gives SQL NULL (`NoResult`).
+    let declaredResult = signature.returnClause?.type.trimmedDescription
+    let returnType = declaredResult.map { $0 == "Void" || $0 == "()" ? "ChronicleQuery.NoResult" : $0 } ?? "ChronicleQuery.NoResult"
     let peer = PeerFunction(function, attribute: node, in: context)
     if !peer.isStatic, peer.isInType {
       report(.instanceMethod, at: function.name)
@@ -72,7 +71,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
     let call = parameters.enumerated().map { index, parameter in parameter.argumentLabel("argument\(index)") }.joined(separator: ", ")
     return """
         \(accessPrefix)var argumentCount: Int { \(count) }
-        \(accessPrefix)func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(returnType) {
+        \(accessPrefix)func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(swiftResult(returnType)) {
       \(reads)
           return \(throwing)\(swiftName)(\(call))
         }
@@ -94,7 +93,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
         \(accessPrefix)func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(element) {
           try arguments.decode(\(element).self).queryOutput
         }
-        \(accessPrefix)func finalize(_ elements: [\(element)]) throws -> \(returnType) {
+        \(accessPrefix)func finalize(_ elements: [\(element)]) throws -> \(swiftResult(returnType)) {
           \(throwing)\(swiftName)(\(parameter.argumentLabel("elements")))
         }
       \(calls.joined(separator: "\n"))
@@ -102,6 +101,12 @@ public enum DatabaseFunctionMacro: PeerMacro {
   }
 
   /// `callAsFunction` with the function's labels, taking expressions of `types`.
+  /// What the Swift function returns for a result of SQL type `returnType`:
+  /// `Void` for a function that returns nothing, else the type itself.
+  private static func swiftResult(_ returnType: String) -> String {
+    returnType == "ChronicleQuery.NoResult" ? "Void" : returnType
+  }
+
   private static func callAsFunction(_ parameters: [(Parameter, String)], returnType: String, accessPrefix: String) -> String {
     let declared = parameters.enumerated().map { index, pair in
       "\(pair.0.label ?? "_") argument\(index): some ChronicleQuery.QueryExpression<\(pair.1)>"
@@ -169,13 +174,12 @@ private struct Parameter {
 }
 
 enum FunctionDiagnostic: DiagnosticMessage {
-  case notAFunction, async, noResult, instanceMethod, sequenceAmongOthers
+  case notAFunction, async, instanceMethod, sequenceAmongOthers
 
   var message: String {
     switch self {
     case .notAFunction: "@DatabaseFunction applies to a function"
     case .async: "@DatabaseFunction cannot call an async function: SQLite calls it synchronously, inside a statement"
-    case .noResult: "@DatabaseFunction needs a result: declare what the function returns (-> Bool, -> String?, ...)"
     case .instanceMethod:
       "@DatabaseFunction applies to a global function or a static method: SQLite calls it with no instance. Make it static, or move it out of the type"
     case .sequenceAmongOthers:

@@ -136,8 +136,6 @@ struct DatabaseFunctionMacroTests {
       @DatabaseFunction
       func later() async -> Int { 1 }
       @DatabaseFunction
-      func nothing(x: Int) {}
-      @DatabaseFunction
       func mixed(values: some Sequence<Int>, weight: Double) -> Double { 0 }
       @DatabaseFunction
       var notAFunction = 1
@@ -154,10 +152,6 @@ struct DatabaseFunctionMacroTests {
       func later() async -> Int { 1 }
            ┬────
            ╰─ 🛑 @DatabaseFunction cannot call an async function: SQLite calls it synchronously, inside a statement
-      @DatabaseFunction
-      func nothing(x: Int) {}
-           ┬──────
-           ╰─ 🛑 @DatabaseFunction needs a result: declare what the function returns (-> Bool, -> String?, ...)
       @DatabaseFunction
       func mixed(values: some Sequence<Int>, weight: Double) -> Double { 0 }
                  ┬──────────────────────────

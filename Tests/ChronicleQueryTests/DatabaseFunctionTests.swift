@@ -22,6 +22,7 @@ struct DatabaseFunctionTests {
       db.add(function: $median)
       db.add(function: $isPastDue)
       db.add(function: TextFunctions.$initials)
+      db.add(function: $noteCompleted)
     }
     database = try Chronicle.open(path: directory.path("app.sqlite"), configuration: configuration)
     let (home, work, empty, now) = (home, work, empty, now)
@@ -107,5 +108,28 @@ struct DatabaseFunctionTests {
     #expect(titles == ["Bm", "Bt", "Cm", "Fr", "Wp"])
     let replay = try database.replay(into: directory.path("replay.sqlite"))
     #expect(replay.digests == (try database.digests()))
+  }
+
+  @Test("a function that returns nothing is a trigger's statement; SQL reads NULL, Swift ()")
+  func aFunctionReturningNothing() throws {
+    let trigger = Reminder.createTemporaryTrigger(
+      after: .update { $0.isCompleted } forEachRow: { _, new in
+        Values($noteCompleted(title: new.title))
+      } when: { old, new in !old.isCompleted && new.isCompleted })
+    let direct = Values($noteCompleted(title: "direct"))
+    let (results, nulls) = try database.write { db in
+      try trigger.execute(db)
+      try Reminder.where { $0.title.in(["Buy milk", "Water plants"]) }.update { $0.isCompleted = true }.execute(db)
+      return (try direct.fetchAll(db), try Int.fetchOne(db, sql: "SELECT count(*) WHERE noteCompleted('sql') IS NULL"))
+    }
+    #expect(results.count == 1 && nulls == 1)
+    // Water plants was completed already: the trigger's condition left it out.
+    #expect(completedTitles.withLock { $0 } == ["Buy milk", "direct", "sql"])
+    assertInlineSnapshot(of: [trigger.query.description, direct.query.description].joined(separator: "\n"), as: .lines) {
+      """
+      CREATE TEMPORARY TRIGGER "after_update_on_reminders@ChronicleQueryTests/DatabaseFunctionTests.swift:115:50" AFTER UPDATE OF "isCompleted" ON "reminders" FOR EACH ROW WHEN (NOT ("old"."isCompleted") AND "new"."isCompleted") BEGIN SELECT "noteCompleted"("new"."title"); END
+      SELECT "noteCompleted"('direct')
+      """
+    }
   }
 }

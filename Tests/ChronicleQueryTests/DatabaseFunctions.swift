@@ -1,5 +1,6 @@
 import Chronicle
 import Foundation
+import Synchronization
 
 /// The seeds' mode: the most frequent priority of a group (nil when none).
 @DatabaseFunction
@@ -38,4 +39,14 @@ enum TextFunctions {
   struct InitialsError: Error, CustomStringConvertible {
     var description: String { "initials of an empty title" }
   }
+}
+
+/// The titles `noteCompleted(title:)` was called with, in order.
+let completedTitles = Mutex<[String]>([])
+
+/// A function called for what it does, returning nothing (SQL NULL), as the
+/// Reminders example's status handler is.
+@DatabaseFunction
+func noteCompleted(title: String) {
+  completedTitles.withLock { $0.append(title) }
 }

@@ -1,0 +1,259 @@
+import Chronicle
+import Foundation
+import InlineSnapshotTesting
+import Synchronization
+import Testing
+
+@Table
+nonisolated private struct RList: Hashable, Identifiable {
+  let id: UUID
+  var color: Int = Self.defaultColor
+  var position = 0
+  var title = ""
+  static var defaultColor: Int { 0x4a99ef }
+  static var defaultTitle: String { "Personal" }
+}
+extension RList.Draft: Identifiable {}
+
+@Table
+nonisolated private struct RListAsset: Hashable, Identifiable {
+  @Column(primaryKey: true)
+  let remindersListID: RList.ID
+  var coverImage: Data?
+  var id: RList.ID { remindersListID }
+}
+
+@Table
+nonisolated private struct RReminder: Hashable, Identifiable {
+  let id: UUID
+  var dueDate: Date?
+  var isFlagged = false
+  var notes = ""
+  var position = 0
+  var priority: Priority?
+  var remindersListID: RList.ID
+  var status: Status = .incomplete
+  var title = ""
+  var isCompleted: Bool { status != .incomplete }
+  enum Priority: Int, QueryBindable { case low = 1, medium, high }
+  enum Status: Int, QueryBindable { case completed = 1, completing = 2, incomplete = 0 }
+}
+extension Updates<RReminder> {
+  mutating func toggleStatus() {
+    self.status = Case(self.status)
+      .when(#bind(.incomplete), then: #bind(.completing))
+      .else(#bind(.incomplete))
+  }
+}
+extension RReminder.Draft: Identifiable {}
+
+@Table
+nonisolated private struct RTag: Hashable, Identifiable {
+  @Column(primaryKey: true)
+  var title: String
+  var id: String { title }
+}
+
+extension RReminder {
+  static let incomplete = Self.where { !$0.isCompleted }
+  static let withTags = group(by: \.id)
+    .leftJoin(RReminderTag.all) { $0.id.eq($1.reminderID) }
+    .leftJoin(RTag.all) { $1.tagID.eq($2.primaryKey) }
+}
+
+/// The example reads the clock through `@Dependency(\\.date.now)`.
+private let exampleNow = Date(timeIntervalSince1970: 1_800_000_000)
+
+nonisolated extension RReminder.TableColumns {
+  var isCompleted: some QueryExpression<Bool> { status.neq(RReminder.Status.incomplete) }
+  var isPastDue: some QueryExpression<Bool> {
+    let now = exampleNow
+    return !isCompleted && #sql("coalesce(date(\(dueDate)) < date(\(now)), 0)")
+  }
+  var isScheduled: some QueryExpression<Bool> { !isCompleted && dueDate.isNot(nil) }
+}
+
+nonisolated extension RTag {
+  static let withReminders = group(by: \.primaryKey)
+    .leftJoin(RReminderTag.all) { $0.primaryKey.eq($1.tagID) }
+    .leftJoin(RReminder.all) { $1.reminderID.eq($2.id) }
+}
+
+@Table("rRemindersTags")
+nonisolated private struct RReminderTag: Identifiable {
+  let id: UUID
+  let reminderID: RReminder.ID
+  let tagID: RTag.ID
+}
+
+@Table
+private struct RReminderText: FTS5 {
+  let rowid: Int
+  let title: String
+  let notes: String
+  let tags: String
+}
+
+/// The example's functions start tasks; these count their calls.
+private let exampleCalls = Mutex<[String]>([])
+@DatabaseFunction
+nonisolated private func createDefaultRemindersList() { exampleCalls.withLock { $0.append("createDefaultRemindersList") } }
+@DatabaseFunction
+nonisolated private func handleReminderStatusUpdate() { exampleCalls.withLock { $0.append("handleReminderStatusUpdate") } }
+
+/// sqlite-data's Reminders example (Examples/Reminders/Schema.swift) written
+/// as it is there: its models, scopes, column helpers, `Updates` extension,
+/// schema, triggers and seed, with Chronicle underneath. Left out: SwiftUI's
+/// `Color` (an `Int` here), `@Dependency`, the CloudKit `SyncEngine`.
+@Suite("Query builder: the Reminders example's schema, triggers and seed")
+struct RemindersExampleTests {
+  @Test func schemaTriggersAndSeedRunAsWritten() throws {
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
+    var lines: [String] = []
+    try database.write { db in
+      db.add(function: $createDefaultRemindersList)
+      db.add(function: $handleReminderStatusUpdate)
+      try #sql(
+        """
+        CREATE TABLE "rLists" (
+          "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+          "color" INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT \(raw: 0x4a99ef),
+          "position" INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 0,
+          "title" TEXT NOT NULL ON CONFLICT REPLACE DEFAULT ''
+        ) STRICT
+        """
+      ).execute(db)
+      try #sql("""
+        CREATE TABLE "rListAssets" ("remindersListID" TEXT PRIMARY KEY NOT NULL REFERENCES "rLists"("id") ON DELETE CASCADE, "coverImage" BLOB) STRICT
+        """).execute(db)
+      try #sql("""
+        CREATE TABLE "rReminders" (
+          "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+          "dueDate" TEXT,
+          "isFlagged" INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 0,
+          "notes" TEXT NOT NULL ON CONFLICT REPLACE DEFAULT '',
+          "position" INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 0,
+          "priority" INTEGER,
+          "remindersListID" TEXT NOT NULL REFERENCES "rLists"("id") ON DELETE CASCADE,
+          "status" INTEGER NOT NULL DEFAULT 0,
+          "title" TEXT NOT NULL ON CONFLICT REPLACE DEFAULT ''
+        ) STRICT
+        """).execute(db)
+      try #sql(#"CREATE TABLE "rTags" ("title" TEXT COLLATE NOCASE PRIMARY KEY NOT NULL) STRICT"#).execute(db)
+      try #sql("""
+        CREATE TABLE "rRemindersTags" (
+          "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+          "reminderID" TEXT NOT NULL REFERENCES "rReminders"("id") ON DELETE CASCADE,
+          "tagID" TEXT NOT NULL REFERENCES "rTags"("title") ON DELETE CASCADE ON UPDATE CASCADE
+        ) STRICT
+        """).execute(db)
+      try #sql(#"CREATE VIRTUAL TABLE "rReminderTexts" USING fts5("title", "notes", "tags", tokenize = 'trigram')"#).execute(db)
+
+      try RList.createTemporaryTrigger(
+        after: .insert { new in
+          RList.find(new.id).update { $0.position = RList.select { ($0.position.max() ?? -1) + 1 } }
+        }
+      ).execute(db)
+      try RReminder.createTemporaryTrigger(
+        after: .insert { new in
+          RReminder.find(new.id).update { $0.position = RReminder.select { ($0.position.max() ?? -1) + 1 } }
+        }
+      ).execute(db)
+      try RList.createTemporaryTrigger(
+        after: .delete { _ in
+          Values($createDefaultRemindersList())
+        } when: { _ in
+          !RList.exists()
+        }
+      ).execute(db)
+      try RReminder.createTemporaryTrigger(
+        after: .insert { new in
+          RReminderText.insert {
+            RReminderText.Columns(rowid: new.rowid, title: new.title, notes: new.notes.replace("\n", " "), tags: "")
+          }
+        }
+      ).execute(db)
+      try RReminder.createTemporaryTrigger(
+        after: .update {
+          ($0.title, $0.notes)
+        } forEachRow: { _, new in
+          RReminderText
+            .where { $0.rowid.eq(new.rowid) }
+            .update {
+              $0.title = new.title
+              $0.notes = new.notes.replace("\n", " ")
+            }
+        }
+      ).execute(db)
+      try RReminder.createTemporaryTrigger(
+        after: .delete { old in
+          RReminderText.where { $0.rowid.eq(old.rowid) }.delete()
+        }
+      ).execute(db)
+      func updateReminderTextTags(for reminderID: some QueryExpression<RReminder.ID>) -> UpdateOf<RReminderText> {
+        RReminderText
+          .where { $0.rowid.eq(RReminder.find(reminderID).select(\.rowid)) }
+          .update {
+            $0.tags =
+              RReminderTag
+              .order(by: \.tagID)
+              .where { $0.reminderID.eq(reminderID) }
+              .join(RTag.all) { $0.tagID.eq($1.primaryKey) }
+              .select { ("#" + $1.title).groupConcat(" ") ?? "" }
+          }
+      }
+      try RReminderTag.createTemporaryTrigger(after: .insert { new in updateReminderTextTags(for: new.reminderID) }).execute(db)
+      try RReminderTag.createTemporaryTrigger(after: .delete { old in updateReminderTextTags(for: old.reminderID) }).execute(db)
+      try RReminder.createTemporaryTrigger(
+        after: .update {
+          $0.status
+        } forEachRow: { _, _ in
+          Values($handleReminderStatusUpdate())
+        } when: { _, new in
+          new.status.eq(#bind(.completing))
+        }
+      ).execute(db)
+
+      let listIDs = (1...2).map { UUID(uuidString: "00000000-0000-0000-0000-00000000000\($0)")! }
+      let reminderIDs = (1...3).map { UUID(uuidString: "00000000-0000-0000-0000-0000000000a\($0)")! }
+      let now = exampleNow
+      try db.seed {
+        RList(id: listIDs[0], color: 1, title: "Personal")
+        RList(id: listIDs[1], color: 2, title: "Family")
+        RReminder(id: reminderIDs[0], dueDate: now.addingTimeInterval(-60 * 60 * 24), notes: "Milk\nEggs", remindersListID: listIDs[0], title: "Groceries")
+        RReminder(id: reminderIDs[1], dueDate: now.addingTimeInterval(-60 * 60 * 24 * 2), isFlagged: true, remindersListID: listIDs[0], title: "Haircut")
+        RReminder(id: reminderIDs[2], dueDate: now, remindersListID: listIDs[1], status: .completed, title: "Laundry")
+        let tagIDs = ["car", "kids", "someday"]
+        for tagID in tagIDs {
+          RTag(title: tagID)
+        }
+        RReminderTag.Draft(reminderID: reminderIDs[0], tagID: tagIDs[2])
+        RReminderTag.Draft(reminderID: reminderIDs[0], tagID: tagIDs[1])
+      }
+      try RReminder.find(reminderIDs[1]).update { $0.toggleStatus() }.execute(db)
+      try RReminder.where { $0.status.eq(#bind(.completing)) }.update { $0.status = .completed }.execute(db)
+      lines.append("texts: \(try RReminderText.select { ($0.rowid, $0.title, $0.notes, $0.tags) }.fetchAll(db))")
+      lines.append("withTags: \(try RReminder.withTags.order { r, _, _ in r.title }.select { ($0.title, $2.title.groupConcat(", ")) }.fetchAll(db))")
+      lines.append("withReminders: \(try RTag.withReminders.select { ($0.title, $2.id.count()) }.fetchAll(db))")
+      lines.append("pastDue: \(try RReminder.where { $0.isPastDue }.select(\.title).fetchAll(db))")
+      lines.append("scheduled: \(try RReminder.where { $0.isScheduled }.select(\.title).fetchAll(db))")
+      lines.append("incomplete: \(try RReminder.incomplete.select { ($0.title, $0.position) }.fetchAll(db))")
+      lines.append("lists: \(try RList.order(by: \.position).select { ($0.title, $0.position) }.fetchAll(db))")
+      try RList.delete().execute(db)
+    }
+    lines.append("calls: \(exampleCalls.withLock { $0 })")
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      """
+      texts: [(1, "Groceries", "Milk Eggs", "#someday #kids"), (2, "Haircut", "", ""), (3, "Laundry", "", "")]
+      withTags: [("Groceries", Optional("kids, someday")), ("Haircut", nil), ("Laundry", nil)]
+      withReminders: [("car", 0), ("kids", 1), ("someday", 1)]
+      pastDue: ["Groceries"]
+      scheduled: ["Groceries"]
+      incomplete: [("Groceries", 1)]
+      lists: [("Personal", 1), ("Family", 2)]
+      calls: ["handleReminderStatusUpdate", "createDefaultRemindersList"]
+      """
+    }
+  }
+}
