@@ -191,17 +191,21 @@ def joins(receiver_types, receiver_values, receiver_output, static_receiver=Fals
         types = left_types + [right_type]
         values = left_values + [right_value]
         params = ", ".join(types)
-        closure = "(" + ", ".join(types) + ")"
+        # The ON condition matches a row of `other` against the rows so far:
+        # there both sides are as they were before this join, not optional
+        # (upstream: `$0.id.eq($1.listID) && !$1.isCompleted` in a leftJoin).
+        condition_closure = "(" + ", ".join(list(receiver_types) + ["J.TableColumns"]) + ")"
+        condition_values = ", ".join(list(receiver_values) + ["operand.columns"])
         fragments = "[" + ", ".join(f"sources.{i}.queryFragment" for i in range(k)) + "]"
         where = f" where {receiver_output}" if receiver_output else ""
         out.append(f"""  /// {doc}
   public func {name}<J: Table>(
-    _ other: Select<J, J>, on condition: {closure} -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: {condition_closure} -> some QueryExpression<Bool>
   ) -> Select{k}<{params}, {output_of(types)}>{where} {{
     let operand = JoinOperand(other)
     let sources = ({", ".join(values)})
     var clauses = clauses
-    clauses.joins.append(JoinKind.{kind}.clause(operand, on: condition({", ".join(f"sources.{i}" for i in range(k))}).queryFragment))
+    clauses.joins.append(JoinKind.{kind}.clause(operand, on: condition({condition_values}).queryFragment))
     clauses.columns = {fragments}.joined(separator: ", ")
     return Select{k}(clauses: clauses, sources: sources) {{ decoder in {decode_of(types)} }}
   }}
@@ -216,7 +220,7 @@ def table_joins():
         right = "NullableColumns<J.TableColumns>" if kind in ("left", "full") else "J.TableColumns"
         out.append(f"""  /// {doc}
   public static func {name}<J: Table>(
-    _ other: Select<J, J>, on condition: ({left}, {right}) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (TableColumns, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select2<{left}, {right}, {output_of([left, right])}> {{
     all.{name}(other, on: condition)
   }}

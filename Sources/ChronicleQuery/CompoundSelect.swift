@@ -52,7 +52,7 @@ extension SelectStatement {
 
 /// The selects built from ``SelectClauses``.
 protocol SelectClausesProvider {
-  var clauses: SelectClauses { get }
+  var clauses: SelectClauses { get set }
 }
 
 extension Select: SelectClausesProvider {}

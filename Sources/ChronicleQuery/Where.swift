@@ -22,4 +22,30 @@ extension Select where Output == From {
     and(From.self[keyPath: scope])
   }
 
+  /// Chains a static select that joins other tables or chooses columns
+  /// (`static let withReminders = group(by: \.id).leftJoin(…)`):
+  /// `Tag.where { … }.order(by: \.title).withReminders` is that select with
+  /// this one's conditions, grouping and order before its own, and this
+  /// one's limit where it sets none.
+  public subscript<Scope: SelectStatement>(dynamicMember scope: KeyPath<From.Type, Scope>) -> Scope {
+    let selected = From.self[keyPath: scope]
+    guard let provider = selected as? any SelectClausesProvider else { return selected }
+    return (preceded(provider) as any SelectClausesProvider) as? Scope ?? selected
+  }
+
+  /// `scope` with this select's clauses before its own.
+  private func preceded<Scope: SelectClausesProvider>(_ scope: Scope) -> Scope {
+    var scope = scope
+    scope.clauses.conditions = clauses.conditions + scope.clauses.conditions
+    scope.clauses.grouping = clauses.grouping + scope.clauses.grouping
+    scope.clauses.groupConditions = clauses.groupConditions + scope.clauses.groupConditions
+    scope.clauses.ordering = clauses.ordering + scope.clauses.ordering
+    scope.clauses.isDistinct = scope.clauses.isDistinct || clauses.isDistinct
+    if scope.clauses.limit == nil {
+      scope.clauses.limit = clauses.limit
+      scope.clauses.offset = clauses.offset
+    }
+    return scope
+  }
+
 }

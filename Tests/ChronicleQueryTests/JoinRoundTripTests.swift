@@ -78,7 +78,7 @@ struct JoinRoundTripTests {
       """
       SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a2'))
         Eggs@Home
-      SELECT "reminders"."title", "reminderTags"."tagTitle" FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" IS "reminderTags"."reminderID") WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000a3')) ORDER BY "reminders"."title", "reminderTags"."tagTitle"
+      SELECT "reminders"."title", "reminderTags"."tagTitle" FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000a3')) ORDER BY "reminders"."title", "reminderTags"."tagTitle"
         Milk food
         Report nil
       """

@@ -61,6 +61,25 @@ extension RReminder {
     .leftJoin(RTag.all) { $1.tagID.eq($2.primaryKey) }
 }
 
+private let exampleListIDs = (1...2).map { UUID(uuidString: "00000000-0000-0000-0000-00000000000\($0)")! }
+private let exampleReminderIDs = (1...3).map { UUID(uuidString: "00000000-0000-0000-0000-0000000000a\($0)")! }
+
+/// The example's tables, for the tests that do not run its migration.
+private let exampleSchema = """
+  CREATE TABLE "rLists" ("id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+    "color" INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 0, "position" INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 0,
+    "title" TEXT NOT NULL ON CONFLICT REPLACE DEFAULT '') STRICT;
+  CREATE TABLE "rReminders" ("id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()), "dueDate" TEXT,
+    "isFlagged" INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 0, "notes" TEXT NOT NULL ON CONFLICT REPLACE DEFAULT '',
+    "position" INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 0, "priority" INTEGER,
+    "remindersListID" TEXT NOT NULL REFERENCES "rLists"("id") ON DELETE CASCADE, "status" INTEGER NOT NULL DEFAULT 0,
+    "title" TEXT NOT NULL ON CONFLICT REPLACE DEFAULT '') STRICT;
+  CREATE TABLE "rTags" ("title" TEXT COLLATE NOCASE PRIMARY KEY NOT NULL) STRICT;
+  CREATE TABLE "rRemindersTags" ("id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+    "reminderID" TEXT NOT NULL REFERENCES "rReminders"("id") ON DELETE CASCADE,
+    "tagID" TEXT NOT NULL REFERENCES "rTags"("title") ON DELETE CASCADE ON UPDATE CASCADE) STRICT;
+  """
+
 /// The example reads the clock through `@Dependency(\\.date.now)`.
 private let exampleNow = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -215,8 +234,8 @@ struct RemindersExampleTests {
         }
       ).execute(db)
 
-      let listIDs = (1...2).map { UUID(uuidString: "00000000-0000-0000-0000-00000000000\($0)")! }
-      let reminderIDs = (1...3).map { UUID(uuidString: "00000000-0000-0000-0000-0000000000a\($0)")! }
+      let listIDs = exampleListIDs
+      let reminderIDs = exampleReminderIDs
       let now = exampleNow
       try db.seed {
         RList(id: listIDs[0], color: 1, title: "Personal")
@@ -256,4 +275,95 @@ struct RemindersExampleTests {
       """
     }
   }
+
+  /// The lists screen's queries (Examples/Reminders/RemindersLists.swift).
+  @Test func listsScreenQueries() throws {
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
+    try database.write { db in
+      try db.execute(sql: exampleSchema)
+      try db.seed {
+        RList(id: exampleListIDs[0], color: 1, position: 1, title: "Personal")
+        RList(id: exampleListIDs[1], color: 2, position: 2, title: "Family")
+        RReminder(id: exampleReminderIDs[0], dueDate: exampleNow, isFlagged: true, remindersListID: exampleListIDs[0], title: "Groceries")
+        RReminder(id: exampleReminderIDs[1], remindersListID: exampleListIDs[0], status: .completed, title: "Haircut")
+        RReminder(id: exampleReminderIDs[2], remindersListID: exampleListIDs[1], title: "Laundry")
+        RTag(title: "car")
+        RTag(title: "kids")
+        RReminderTag.Draft(reminderID: exampleReminderIDs[0], tagID: "kids")
+      }
+    }
+    let lists = RList
+      .group(by: \.id)
+      .order(by: \.position)
+      .leftJoin(RReminder.all) { $0.id.eq($1.remindersListID) && !$1.isCompleted }
+      .select {
+        ReminderListState.Columns(
+          remindersCount: $1.id.count(),
+          remindersList: $0
+        )
+      }
+    let tags = RTag
+      .order(by: \.title)
+      .withReminders
+      .having { $2.count().gt(0) }
+      .select { tag, _, _ in tag }
+    let stats = RReminder.select {
+      Stats.Columns(
+        allCount: $0.count(filter: !$0.isCompleted),
+        flaggedCount: $0.count(filter: $0.isFlagged && !$0.isCompleted),
+        scheduledCount: $0.count(filter: $0.isScheduled)
+      )
+    }
+    var lines: [String] = []
+    try database.write { db in
+      lines.append("lists: " + (try lists.fetchAll(db)).map { "\($0.remindersList.title) \($0.remindersCount)" }.joined(separator: ", "))
+      lines.append("tags: " + (try tags.fetchAll(db)).map(\.title).joined(separator: ", "))
+      let counts = try stats.fetchOne(db) ?? Stats()
+      lines.append("stats: all \(counts.allCount), flagged \(counts.flaggedCount), scheduled \(counts.scheduledCount)")
+      var ids = try lists.fetchAll(db).map(\.remindersList.id)
+      ids.reverse()
+      try RList
+        .where { $0.id.in(ids) }
+        .update {
+          let ids = Array(ids.enumerated())
+          let (first, rest) = (ids.first!, ids.dropFirst())
+          $0.position =
+            rest
+            .reduce(Case($0.id).when(first.element, then: first.offset)) { cases, id in
+              cases.when(id.element, then: id.offset)
+            }
+            .else($0.position)
+        }
+        .execute(db)
+      lines.append("moved: " + (try RList.order(by: \.position).select { ($0.title, $0.position) }.fetchAll(db)).map { "\($0.0) \($0.1)" }.joined(separator: ", "))
+      try RTag.where { $0.title.in(["car"]) }.delete().execute(db)
+    }
+    lines += [lists.query.description, tags.query.description, stats.query.description]
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      """
+      lists: Personal 1, Family 1
+      tags: kids
+      stats: all 2, flagged 1, scheduled 1
+      moved: Family 0, Personal 1
+      SELECT count("rReminders"."id"), "rLists"."id", "rLists"."color", "rLists"."position", "rLists"."title" FROM "rLists" LEFT JOIN "rReminders" ON (("rLists"."id" = "rReminders"."remindersListID") AND NOT (("rReminders"."status" <> 0))) GROUP BY "rLists"."id" ORDER BY "rLists"."position"
+      SELECT "rTags"."title" FROM "rTags" LEFT JOIN "rRemindersTags" ON ("rTags"."title" = "rRemindersTags"."tagID") LEFT JOIN "rReminders" ON ("rRemindersTags"."reminderID" = "rReminders"."id") GROUP BY "rTags"."title" HAVING (count("rReminders"."id") > 0) ORDER BY "rTags"."title"
+      SELECT count("rReminders"."id") FILTER (WHERE NOT (("rReminders"."status" <> 0))), count("rReminders"."id") FILTER (WHERE ("rReminders"."isFlagged" AND NOT (("rReminders"."status" <> 0)))), count("rReminders"."id") FILTER (WHERE (NOT (("rReminders"."status" <> 0)) AND ("rReminders"."dueDate" IS NOT NULL))) FROM "rReminders"
+      """
+    }
+  }
+}
+
+@Selection
+private struct ReminderListState: Identifiable {
+  var id: RList.ID { remindersList.id }
+  var remindersCount: Int
+  var remindersList: RList
+}
+
+@Selection
+private struct Stats {
+  var allCount = 0
+  var flaggedCount = 0
+  var scheduledCount = 0
 }

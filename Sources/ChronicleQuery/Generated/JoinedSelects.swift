@@ -734,43 +734,43 @@ extension Select {
     let operand = JoinOperand(other)
     let sources = (fromColumns, operand.columns)
     var clauses = clauses
-    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(sources.0, sources.1).queryFragment))
+    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(fromColumns, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment].joined(separator: ", ")
     return Select2(clauses: clauses, sources: sources) { decoder in (try decoder.decode(From.TableColumns.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
   }
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
   public func leftJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (From.TableColumns, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (From.TableColumns, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select2<From.TableColumns, NullableColumns<J.TableColumns>, (From.TableColumns.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == From {
     let operand = JoinOperand(other)
     let sources = (fromColumns, NullableColumns(operand.columns))
     var clauses = clauses
-    clauses.joins.append(JoinKind.left.clause(operand, on: condition(sources.0, sources.1).queryFragment))
+    clauses.joins.append(JoinKind.left.clause(operand, on: condition(fromColumns, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment].joined(separator: ", ")
     return Select2(clauses: clauses, sources: sources) { decoder in (try decoder.decode(From.TableColumns.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
   public func rightJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<From.TableColumns>, J.TableColumns) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (From.TableColumns, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select2<NullableColumns<From.TableColumns>, J.TableColumns, (NullableColumns<From.TableColumns>.QueryValue.QueryOutput, J.TableColumns.QueryValue.QueryOutput)> where Output == From {
     let operand = JoinOperand(other)
     let sources = (NullableColumns(fromColumns), operand.columns)
     var clauses = clauses
-    clauses.joins.append(JoinKind.right.clause(operand, on: condition(sources.0, sources.1).queryFragment))
+    clauses.joins.append(JoinKind.right.clause(operand, on: condition(fromColumns, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment].joined(separator: ", ")
     return Select2(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<From.TableColumns>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
   public func fullJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<From.TableColumns>, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (From.TableColumns, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select2<NullableColumns<From.TableColumns>, NullableColumns<J.TableColumns>, (NullableColumns<From.TableColumns>.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == From {
     let operand = JoinOperand(other)
     let sources = (NullableColumns(fromColumns), NullableColumns(operand.columns))
     var clauses = clauses
-    clauses.joins.append(JoinKind.full.clause(operand, on: condition(sources.0, sources.1).queryFragment))
+    clauses.joins.append(JoinKind.full.clause(operand, on: condition(fromColumns, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment].joined(separator: ", ")
     return Select2(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<From.TableColumns>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
@@ -786,21 +786,21 @@ extension Table {
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
   public static func leftJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (TableColumns, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (TableColumns, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select2<TableColumns, NullableColumns<J.TableColumns>, (TableColumns.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> {
     all.leftJoin(other, on: condition)
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
   public static func rightJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<TableColumns>, J.TableColumns) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (TableColumns, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select2<NullableColumns<TableColumns>, J.TableColumns, (NullableColumns<TableColumns>.QueryValue.QueryOutput, J.TableColumns.QueryValue.QueryOutput)> {
     all.rightJoin(other, on: condition)
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
   public static func fullJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<TableColumns>, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (TableColumns, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select2<NullableColumns<TableColumns>, NullableColumns<J.TableColumns>, (NullableColumns<TableColumns>.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> {
     all.fullJoin(other, on: condition)
   }
@@ -814,43 +814,43 @@ extension Select2 {
     let operand = JoinOperand(other)
     let sources = (self.sources.0, self.sources.1, operand.columns)
     var clauses = clauses
-    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(sources.0, sources.1, sources.2).queryFragment))
+    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(self.sources.0, self.sources.1, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment].joined(separator: ", ")
     return Select3(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
   }
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
   public func leftJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (C0, C1, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select3<C0, C1, NullableColumns<J.TableColumns>, (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (self.sources.0, self.sources.1, NullableColumns(operand.columns))
     var clauses = clauses
-    clauses.joins.append(JoinKind.left.clause(operand, on: condition(sources.0, sources.1, sources.2).queryFragment))
+    clauses.joins.append(JoinKind.left.clause(operand, on: condition(self.sources.0, self.sources.1, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment].joined(separator: ", ")
     return Select3(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
   public func rightJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<C0>, NullableColumns<C1>, J.TableColumns) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select3<NullableColumns<C0>, NullableColumns<C1>, J.TableColumns, (NullableColumns<C0>.QueryValue.QueryOutput, NullableColumns<C1>.QueryValue.QueryOutput, J.TableColumns.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (NullableColumns(self.sources.0), NullableColumns(self.sources.1), operand.columns)
     var clauses = clauses
-    clauses.joins.append(JoinKind.right.clause(operand, on: condition(sources.0, sources.1, sources.2).queryFragment))
+    clauses.joins.append(JoinKind.right.clause(operand, on: condition(self.sources.0, self.sources.1, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment].joined(separator: ", ")
     return Select3(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
   public func fullJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<C0>, NullableColumns<C1>, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select3<NullableColumns<C0>, NullableColumns<C1>, NullableColumns<J.TableColumns>, (NullableColumns<C0>.QueryValue.QueryOutput, NullableColumns<C1>.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (NullableColumns(self.sources.0), NullableColumns(self.sources.1), NullableColumns(operand.columns))
     var clauses = clauses
-    clauses.joins.append(JoinKind.full.clause(operand, on: condition(sources.0, sources.1, sources.2).queryFragment))
+    clauses.joins.append(JoinKind.full.clause(operand, on: condition(self.sources.0, self.sources.1, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment].joined(separator: ", ")
     return Select3(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
@@ -864,43 +864,43 @@ extension Select3 {
     let operand = JoinOperand(other)
     let sources = (self.sources.0, self.sources.1, self.sources.2, operand.columns)
     var clauses = clauses
-    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3).queryFragment))
+    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
     return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
   }
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
   public func leftJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (C0, C1, C2, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, C2, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select4<C0, C1, C2, NullableColumns<J.TableColumns>, (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (self.sources.0, self.sources.1, self.sources.2, NullableColumns(operand.columns))
     var clauses = clauses
-    clauses.joins.append(JoinKind.left.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3).queryFragment))
+    clauses.joins.append(JoinKind.left.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
     return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
   public func rightJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, J.TableColumns) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, C2, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select4<NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, J.TableColumns, (NullableColumns<C0>.QueryValue.QueryOutput, NullableColumns<C1>.QueryValue.QueryOutput, NullableColumns<C2>.QueryValue.QueryOutput, J.TableColumns.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (NullableColumns(self.sources.0), NullableColumns(self.sources.1), NullableColumns(self.sources.2), operand.columns)
     var clauses = clauses
-    clauses.joins.append(JoinKind.right.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3).queryFragment))
+    clauses.joins.append(JoinKind.right.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
     return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
   public func fullJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, C2, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select4<NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<J.TableColumns>, (NullableColumns<C0>.QueryValue.QueryOutput, NullableColumns<C1>.QueryValue.QueryOutput, NullableColumns<C2>.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (NullableColumns(self.sources.0), NullableColumns(self.sources.1), NullableColumns(self.sources.2), NullableColumns(operand.columns))
     var clauses = clauses
-    clauses.joins.append(JoinKind.full.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3).queryFragment))
+    clauses.joins.append(JoinKind.full.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
     return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
@@ -914,43 +914,43 @@ extension Select4 {
     let operand = JoinOperand(other)
     let sources = (self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns)
     var clauses = clauses
-    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment))
+    clauses.joins.append(JoinKind.inner.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
     return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(C3.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
   }
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
   public func leftJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (C0, C1, C2, C3, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, C2, C3, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select5<C0, C1, C2, C3, NullableColumns<J.TableColumns>, (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (self.sources.0, self.sources.1, self.sources.2, self.sources.3, NullableColumns(operand.columns))
     var clauses = clauses
-    clauses.joins.append(JoinKind.left.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment))
+    clauses.joins.append(JoinKind.left.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
     return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(C3.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
   public func rightJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<C3>, J.TableColumns) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, C2, C3, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select5<NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<C3>, J.TableColumns, (NullableColumns<C0>.QueryValue.QueryOutput, NullableColumns<C1>.QueryValue.QueryOutput, NullableColumns<C2>.QueryValue.QueryOutput, NullableColumns<C3>.QueryValue.QueryOutput, J.TableColumns.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (NullableColumns(self.sources.0), NullableColumns(self.sources.1), NullableColumns(self.sources.2), NullableColumns(self.sources.3), operand.columns)
     var clauses = clauses
-    clauses.joins.append(JoinKind.right.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment))
+    clauses.joins.append(JoinKind.right.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
     return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C3>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
   public func fullJoin<J: Table>(
-    _ other: Select<J, J>, on condition: (NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<C3>, NullableColumns<J.TableColumns>) -> some QueryExpression<Bool>
+    _ other: Select<J, J>, on condition: (C0, C1, C2, C3, J.TableColumns) -> some QueryExpression<Bool>
   ) -> Select5<NullableColumns<C0>, NullableColumns<C1>, NullableColumns<C2>, NullableColumns<C3>, NullableColumns<J.TableColumns>, (NullableColumns<C0>.QueryValue.QueryOutput, NullableColumns<C1>.QueryValue.QueryOutput, NullableColumns<C2>.QueryValue.QueryOutput, NullableColumns<C3>.QueryValue.QueryOutput, NullableColumns<J.TableColumns>.QueryValue.QueryOutput)> where Output == (C0.QueryValue.QueryOutput, C1.QueryValue.QueryOutput, C2.QueryValue.QueryOutput, C3.QueryValue.QueryOutput) {
     let operand = JoinOperand(other)
     let sources = (NullableColumns(self.sources.0), NullableColumns(self.sources.1), NullableColumns(self.sources.2), NullableColumns(self.sources.3), NullableColumns(operand.columns))
     var clauses = clauses
-    clauses.joins.append(JoinKind.full.clause(operand, on: condition(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment))
+    clauses.joins.append(JoinKind.full.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
     return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C3>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
   }
