@@ -49,16 +49,17 @@ extension QueryExpression where QueryValue == String {
 }
 
 extension QueryExpressionSyntax where QueryValue == String {
-  /// Whether the text holds `substring` (LIKE, ASCII case-insensitive).
-  public func contains(_ substring: String) -> SQLQueryExpression<Bool> {
-    like("%" + escapedForLike(substring) + "%", escape: "\\")
+  /// Whether the text holds `substring` (LIKE, ASCII case-insensitive); a
+  /// `Substring` does as well as a `String` (`searchText.dropFirst()`).
+  public func contains(_ substring: some StringProtocol) -> SQLQueryExpression<Bool> {
+    like("%" + escapedForLike(String(substring)) + "%", escape: "\\")
   }
   /// Whether the text starts with `prefix` (LIKE, ASCII case-insensitive).
-  public func hasPrefix(_ prefix: String) -> SQLQueryExpression<Bool> {
-    like(escapedForLike(prefix) + "%", escape: "\\")
+  public func hasPrefix(_ prefix: some StringProtocol) -> SQLQueryExpression<Bool> {
+    like(escapedForLike(String(prefix)) + "%", escape: "\\")
   }
   /// Whether the text ends with `suffix` (LIKE, ASCII case-insensitive).
-  public func hasSuffix(_ suffix: String) -> SQLQueryExpression<Bool> {
-    like("%" + escapedForLike(suffix), escape: "\\")
+  public func hasSuffix(_ suffix: some StringProtocol) -> SQLQueryExpression<Bool> {
+    like("%" + escapedForLike(String(suffix)), escape: "\\")
   }
 }

@@ -416,6 +416,102 @@ struct RemindersExampleTests {
     }
   }
 
+  /// The search screen's queries (Examples/Reminders/SearchReminders.swift):
+  /// FTS5 matches built with `if` and `for`, the FTS5 table joined to its
+  /// reminders by `rowid`, highlights and snippets, a delete narrowed by a
+  /// subquery of that join and a `#sql` condition with a raw number.
+  @Test func searchScreenQueries() throws {
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
+    try database.write { db in
+      try db.execute(sql: exampleSchema + #"CREATE VIRTUAL TABLE "rReminderTexts" USING fts5("title", "notes", "tags", tokenize = 'trigram');"#)
+      try db.seed {
+        RList(id: exampleListIDs[0], color: 1, position: 1, title: "Personal")
+        RReminder(id: exampleReminderIDs[0], dueDate: exampleNow, notes: "Milk\nEggs", remindersListID: exampleListIDs[0], title: "Groceries")
+        RReminder(id: exampleReminderIDs[1], dueDate: exampleNow - 90 * 86_400, notes: "Milk for the cat", remindersListID: exampleListIDs[0], status: .completed, title: "Pet shop")
+        RReminder(id: exampleReminderIDs[2], remindersListID: exampleListIDs[0], title: "Laundry")
+        RTag(title: "kids")
+        RTag(title: "kitchen")
+      }
+      try db.execute(sql: """
+        INSERT INTO rReminderTexts (rowid, title, notes, tags) SELECT rowid, title, replace(notes, char(10), ' '), '' FROM rReminders
+        """)
+    }
+    let searchText = "#ki"
+    let existingTags = ["kitchen"]
+    let tags = RTag
+      .where { $0.title.hasPrefix(searchText.dropFirst()) && !$0.title.in(existingTags) }
+      .order(by: \.title)
+    let base = Self.baseQuery(searchText: "milk", nearTokens: [])
+    let completed = base.where { $1.isCompleted }.count()
+    let showCompletedInSearchResults = false
+    let rows = base
+      .where {
+        if !showCompletedInSearchResults {
+          !$1.isCompleted
+        }
+      }
+      .order { ($1.isCompleted, $1.dueDate) }
+      .join(RList.all) { $1.remindersListID.eq($2.id) }
+      .select {
+        SearchRow.Columns(
+          isPastDue: $1.isPastDue,
+          notes: $0.notes.snippet("**", "**", "...", 64).replace("\n", " "),
+          reminder: $1,
+          remindersList: $2,
+          tags: $0.tags.highlight("**", "**"),
+          title: $0.title.highlight("**", "**")
+        )
+      }
+    let monthsAgo: Int? = 1
+    let deleteOld = RReminder
+      .where { $0.isCompleted && $0.id.in(base.select { $1.id }) }
+      .where {
+        if let monthsAgo {
+          #sql("\($0.dueDate) < date('now', '-\(raw: monthsAgo) months')")
+        }
+      }
+      .delete()
+    var lines: [String] = []
+    try database.write { db in
+      lines.append("tags: \((try tags.fetchAll(db)).map(\.title))")
+      lines.append("completed: \(try completed.fetchOne(db) ?? -1)")
+      lines += try rows.fetchAll(db).map { "\($0.title) | \($0.notes) | past due: \($0.isPastDue)" }
+      try deleteOld.execute(db)
+      lines.append("left: \(try RReminder.order(by: \.title).select(\.title).fetchAll(db))")
+    }
+    lines += [tags.query.description, deleteOld.query.description]
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      #"""
+      tags: ["kids"]
+      completed: 1
+      Groceries | **Milk** Eggs | past due: false
+      left: ["Groceries", "Laundry"]
+      SELECT "rTags"."title" FROM "rTags" WHERE (("rTags"."title" LIKE 'ki%' ESCAPE '\') AND NOT (("rTags"."title" IN ('kitchen')))) ORDER BY "rTags"."title"
+      DELETE FROM "rReminders" WHERE (("rReminders"."status" <> 0) AND ("rReminders"."id" IN (SELECT "rReminders"."id" FROM "rReminderTexts" JOIN "rReminders" ON ("rReminderTexts"."rowid" = "rReminders"."rowid") WHERE ("rReminderTexts" MATCH 'milk')))) AND ("rReminders"."dueDate" < date('now', '-1 months'))
+      """#
+    }
+  }
+
+  /// Upstream types this `SelectOf<ReminderText, Reminder>`; here a join of
+  /// two tables is a `Select2` (README, "Not yet").
+  private static func baseQuery(
+    searchText: String, nearTokens: [String]
+  ) -> Select2<RReminderText.TableColumns, RReminder.TableColumns, (RReminderText, RReminder)> {
+    RReminderText
+      .where {
+        if !searchText.isEmpty {
+          $0.match(searchText)
+        }
+      }
+      .where {
+        for token in nearTokens {
+          $0.match("NEAR(\(token))")
+        }
+      }
+      .join(RReminder.all) { $0.rowid.eq($1.rowid) }
+  }
+
   enum DetailOrdering: CaseIterable, Sendable { case dueDate, manual, priority, title }
   enum DetailType: CustomStringConvertible {
     case all, scheduled, tags([String])
@@ -470,6 +566,17 @@ struct RemindersExampleTests {
         )
       }
   }
+}
+
+@Selection
+private struct SearchRow: Identifiable {
+  var id: RReminder.ID { reminder.id }
+  let isPastDue: Bool
+  let notes: String
+  let reminder: RReminder
+  let remindersList: RList
+  let tags: String
+  let title: String
 }
 
 @Selection
