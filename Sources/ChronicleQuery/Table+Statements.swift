@@ -85,6 +85,9 @@ extension Table {
   /// Every row, fetched.
   public static func fetchAll(_ db: Database) throws -> [Self] { try all.fetchAll(db) }
 
+  /// The first row, if any: `RemindersList.fetchOne(db)`.
+  public static func fetchOne(_ db: Database) throws -> Self? { try all.fetchOne(db) }
+
   /// The number of rows, fetched.
   public static func fetchCount(_ db: Database) throws -> Int { try all.fetchCount(db) }
 

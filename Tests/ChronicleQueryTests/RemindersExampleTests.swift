@@ -512,6 +512,63 @@ struct RemindersExampleTests {
       .join(RReminder.all) { $0.rowid.eq($1.rowid) }
   }
 
+  /// The reminder form's reads and its save (Examples/Reminders/ReminderForm.swift):
+  /// a draft upserted for its key, its tags replaced by an array of drafts.
+  @Test func reminderFormSave() throws {
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
+    try database.write { db in
+      try db.execute(sql: exampleSchema)
+      try db.seed {
+        RList(id: exampleListIDs[0], color: 1, position: 1, title: "Personal")
+        RTag(title: "car")
+        RTag(title: "kids")
+        RTag(title: "someday")
+      }
+    }
+    func save(_ reminder: RReminder.Draft, selectedTags: [RTag]) throws -> UUID {
+      try database.write { db in
+        let reminderID = try RReminder.upsert { reminder }
+          .returning(\.id)
+          .fetchOne(db)!
+        try RReminderTag
+          .where { $0.reminderID.eq(reminderID) }
+          .delete()
+          .execute(db)
+        try RReminderTag.insert {
+          selectedTags.map { tag in
+            RReminderTag.Draft(reminderID: reminderID, tagID: tag.id)
+          }
+        }
+        .execute(db)
+        return reminderID
+      }
+    }
+    func selectedTags(_ reminderID: UUID) throws -> [String] {
+      try database.read { db in
+        try RTag
+          .order(by: \.title)
+          .join(RReminderTag.all) { $0.primaryKey.eq($1.tagID) }
+          .where { $1.reminderID.eq(reminderID) }
+          .select { tag, _ in tag }
+          .fetchAll(db)
+          .map(\.title)
+      }
+    }
+    let id = try save(RReminder.Draft(remindersListID: exampleListIDs[0], title: "Groceries"), selectedTags: [RTag(title: "someday"), RTag(title: "car")])
+    let firstTags = try selectedTags(id)
+    var edited = try database.read { db in RReminder.Draft(try RReminder.find(id).fetchOne(db)!) }
+    edited.title = "Groceries and gas"
+    let sameID = try save(edited, selectedTags: [RTag(title: "kids")])
+    let (list, reminders) = try database.read { db in
+      (try RList.fetchOne(db)?.title, try RReminder.where { $0.remindersListID.eq(exampleListIDs[0]) }.fetchAll(db).map(\.title))
+    }
+    #expect(sameID == id)
+    #expect(firstTags == ["car", "someday"])
+    #expect(try selectedTags(id) == ["kids"])
+    #expect(list == "Personal" && reminders == ["Groceries and gas"])
+  }
+
   enum DetailOrdering: CaseIterable, Sendable { case dueDate, manual, priority, title }
   enum DetailType: CustomStringConvertible {
     case all, scheduled, tags([String])
