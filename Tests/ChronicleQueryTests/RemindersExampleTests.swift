@@ -569,6 +569,72 @@ struct RemindersExampleTests {
     #expect(list == "Personal" && reminders == ["Groceries and gas"])
   }
 
+  /// The tags form's top tags and the list form's save with its cover image
+  /// (Examples/Reminders/TagsForm.swift, RemindersListForm.swift).
+  @Test func tagsAndListForms() throws {
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
+    try database.write { db in
+      try db.execute(sql: exampleSchema + """
+        CREATE TABLE "rListAssets" ("remindersListID" TEXT PRIMARY KEY NOT NULL REFERENCES "rLists"("id") ON DELETE CASCADE,
+          "coverImage" BLOB) STRICT;
+        """)
+      try db.seed {
+        RList(id: exampleListIDs[0], color: 1, position: 1, title: "Personal")
+        RReminder(id: exampleReminderIDs[0], remindersListID: exampleListIDs[0], title: "Groceries")
+        RReminder(id: exampleReminderIDs[1], remindersListID: exampleListIDs[0], title: "Haircut")
+        for title in ["adulting", "car", "kids", "night", "someday"] { RTag(title: title) }
+        RReminderTag.Draft(reminderID: exampleReminderIDs[0], tagID: "someday")
+        RReminderTag.Draft(reminderID: exampleReminderIDs[1], tagID: "someday")
+        RReminderTag.Draft(reminderID: exampleReminderIDs[0], tagID: "kids")
+        RReminderTag.Draft(reminderID: exampleReminderIDs[1], tagID: "car")
+        RReminderTag.Draft(reminderID: exampleReminderIDs[0], tagID: "night")
+      }
+    }
+    let (top, rest) = try database.read { db in
+      let top = try RTag
+        .withReminders
+        .having { $2.count().gt(0) }
+        .order { ($2.count().desc(), $0.title) }
+        .select { tag, _, _ in tag }
+        .limit(3)
+        .fetchAll(db)
+      let rest = try RTag
+        .where { !$0.primaryKey.in(top.map(\.id)) }
+        .order(by: \.title)
+        .fetchAll(db)
+      return (top.map(\.title), rest.map(\.title))
+    }
+    #expect(top == ["someday", "car", "kids"])
+    #expect(rest == ["adulting", "night"])
+
+    var remindersList = RList.Draft(try database.read { db in try RList.find(exampleListIDs[0]).fetchOne(db)! })
+    remindersList.title = "Home"
+    let coverImageData: Data? = Data([0xFF, 0xD8, 0xFF])
+    try database.write { db in
+      let remindersListID =
+        try RList
+        .upsert { remindersList }
+        .returning(\.id)
+        .fetchOne(db)
+      guard let remindersListID else { Issue.record("No 'remindersListID'"); return }
+      try RListAsset.upsert {
+        RListAsset.Draft(remindersListID: remindersListID, coverImage: coverImageData)
+      }
+      .execute(db)
+    }
+    let (cover, title) = try database.read { db in
+      (
+        try RListAsset
+          .where { $0.remindersListID.eq(exampleListIDs[0]) }
+          .select(\.coverImage)
+          .fetchOne(db) ?? nil,
+        try RList.find(exampleListIDs[0]).select(\.title).fetchOne(db)
+      )
+    }
+    #expect(cover == coverImageData && title == "Home")
+  }
+
   enum DetailOrdering: CaseIterable, Sendable { case dueDate, manual, priority, title }
   enum DetailType: CustomStringConvertible {
     case all, scheduled, tags([String])
