@@ -34,13 +34,12 @@ extension ChronicleDatabase {
     var covered = previous?.vector ?? VersionVector()
     let through = try read { db -> Int64? in
       var last: Int64?
-      let rows = try Row.fetchCursor(db, sql: "SELECT id, origin, sequence FROM chronicle_events ORDER BY id")
-      while let row = try rows.next() {
-        guard let origin = PeerID(bytes: row[1] as Data) else { break }
-        let sequence = UInt64(row[2] as Int64)
-        guard vector.contains(origin: origin, sequence: sequence), sequence == covered[origin] + 1 else { break }
-        covered[origin] = sequence
-        last = row[0]
+      try EventLog.scanRecords(db) { record in
+        guard let origin = record.origin, vector.contains(origin: origin, sequence: record.sequence),
+              record.sequence == covered[origin] + 1 else { return false }
+        covered[origin] = record.sequence
+        last = record.position
+        return true
       }
       return last
     }

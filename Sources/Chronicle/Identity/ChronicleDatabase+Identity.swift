@@ -95,9 +95,7 @@ extension ChronicleDatabase {
     let pending = try read { db -> Bool in
       guard let device = try DeviceRegistry(db: db).device(peer) else { return false }
       let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
-      return try Bool.fetchOne(db, sql: """
-        SELECT EXISTS (SELECT 1 FROM chronicle_events WHERE origin = ? AND sequence >= ? AND format_version = 1)
-        """, arguments: [Data(peer.bytes), from]) ?? false
+      return try EventLog.firstUnsignedSequence(db, origin: peer, from: from) != nil
     }
     guard pending else { return }
     guard let key = state.key else {
@@ -110,24 +108,17 @@ extension ChronicleDatabase {
       try writer.write { db in
         guard let device = try DeviceRegistry(db: db).device(peer) else { done = true; return }
         let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
-        let rows = try Row.fetchAll(db, sql: """
-          SELECT id, sequence, payload, format_version FROM chronicle_events
-          WHERE origin = ? AND sequence >= ? ORDER BY sequence LIMIT 1024
-          """, arguments: [Data(peer.bytes), from])
-        guard let last = rows.last else { done = true; return }
-        let unsigned = rows.filter { ($0[3] as Int) == 1 }
-        let signed = unsigned.map { (id: $0[0] as Int64, bytes: Array($0[2] as Data)) }.concurrentMap { row in
-          (id: row.id, bytes: EventSignature.seal(row.bytes, with: key))
+        let events = try EventLog.eventsToSeal(db, origin: peer, from: from, limit: 1024)
+        guard let last = events.last else { done = true; return }
+        let unsigned = events.compactMap { event in event.unsigned.map { (position: event.position, bytes: Array($0)) } }
+        let signed = unsigned.concurrentMap { event in
+          (position: event.position, bytes: EventSignature.seal(event.bytes, with: key))
         }
-        let update = try db.cachedStatement(sql: """
-          UPDATE chronicle_events SET format_version = 2, payload = ?, stored_size = ?, checksum = ? WHERE id = ?
-          """)
-        for (id, bytes) in signed {
-          let checksum = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-          try update.execute(arguments: [Data(bytes), bytes.count, Int64(checksum), id])
+        for event in signed {
+          try EventLog.replaceWithSigned(db, position: event.position, bytes: event.bytes)
         }
-        try ChronicleMeta(db: db).set(.sealedThrough, to: last[1] as Int64)
-        done = rows.count < 1024
+        try ChronicleMeta(db: db).set(.sealedThrough, to: last.sequence)
+        done = events.count < 1024
       }
     }
   }
@@ -139,10 +130,7 @@ extension ChronicleDatabase {
   /// would refuse it).
   func firstUnsealedOwnSequence(_ db: Database) throws -> UInt64? {
     guard signsEvents, let device = try DeviceRegistry(db: db).device(peerID) else { return nil }
-    return try Int64.fetchOne(
-      db, sql: "SELECT MIN(sequence) FROM chronicle_events WHERE origin = ? AND sequence >= ? AND format_version = 1",
-      arguments: [Data(peerID.bytes), Int64(device.firstSignedSequence)]
-    ).map { UInt64($0) }
+    return try EventLog.firstUnsignedSequence(db, origin: peerID, from: Int64(device.firstSignedSequence)).map { UInt64($0) }
   }
 
   private static func sealedThrough(_ db: Database) throws -> Int64 {

@@ -101,10 +101,9 @@ extension ChronicleDatabase {
           UNION SELECT revoked_by, revoked_hlc FROM chronicle_members WHERE revoked_by IS NOT NULL
           """)
       var found: [EventID: MembershipEvent] = [:]
-      let lookup = try db.cachedStatement(sql: "SELECT payload FROM chronicle_events WHERE origin = ? AND hlc = ?")
       for candidate in candidates {
         guard let origin = candidate[0] as Data?, let hlc = candidate[1] as Int64? else { continue }
-        for payload in try Data.fetchAll(lookup, arguments: [origin, hlc]) {
+        for payload in try EventLog.payloads(db, originBytes: origin, timestamp: hlc) {
           guard let event = try? MembershipEvent(stored: Array(payload)) else { continue }
           found[EventID(origin: event.origin, sequence: event.sequence)] = event
         }

@@ -11,15 +11,13 @@ extension ChronicleDatabase {
       var page: [(sequence: UInt64, bytes: [UInt8])] = [], size = 0
       // Events committed since the sealing above wait for the next page.
       let end = try firstUnsealedOwnSequence(db).map { Int64($0) } ?? .max
-      let rows = try Row.fetchCursor(
-        db,
-        sql: "SELECT sequence, payload FROM chronicle_events WHERE origin = ? AND sequence > ? AND sequence < ? ORDER BY sequence LIMIT ?",
-        arguments: [Data(peerID.bytes), Int64(clamping: sequence), end, max(1, maxEvents)])
-      while let row = try rows.next() {
-        let payload: Data = row[1]
-        page.append((UInt64(row[0] as Int64), Array(payload)))
+      guard sequence < UInt64(Int64.max), Int64(sequence) + 1 < end else { return page }
+      let first = Int64(sequence) + 1
+      try EventLog.scanSequenceRange(db, origin: peerID, sequences: first..<end, limit: max(1, maxEvents)) { record in
+        guard let payload = record.payload else { return true }
+        page.append((record.sequence, Array(payload)))
         size += payload.count
-        if size >= maxBytes { break }
+        return size < maxBytes
       }
       return page
     }

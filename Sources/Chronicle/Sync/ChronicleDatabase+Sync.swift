@@ -54,13 +54,11 @@ extension ChronicleDatabase {
     return try read { db in
       try LogBaseline.requireCovered(vector, origin: origin, in: db)
       var events: [[UInt8]] = []
-      let rows = try Row.fetchCursor(db, sql: "SELECT origin, sequence, payload FROM chronicle_events ORDER BY id")
-      while let row = try rows.next() {
-        guard let eventOrigin = PeerID(bytes: row[0] as Data) else { continue }
-        if let origin, eventOrigin != origin { continue }
-        let sequence: Int64 = row[1]
-        guard !vector.contains(origin: eventOrigin, sequence: UInt64(sequence)) else { continue }
-        events.append(Array(row[2] as Data))
+      try EventLog.scanRecords(db, origin: origin, payloads: true) { record in
+        guard let eventOrigin = record.origin, !vector.contains(origin: eventOrigin, sequence: record.sequence),
+              let payload = record.payload else { return true }
+        events.append(Array(payload))
+        return true
       }
       return events
     }

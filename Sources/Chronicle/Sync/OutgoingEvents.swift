@@ -51,25 +51,20 @@ public struct OutgoingEvents: Sendable {
       // This device's events committed since the sealing above are left for
       // the next sync: they would arrive unsigned, and be refused.
       let unsealed = try database.firstUnsealedOwnSequence(db).flatMap { sequence in
-        try Int64.fetchOne(
-          db, sql: "SELECT id FROM chronicle_events WHERE origin = ? AND sequence = ?",
-          arguments: [Data(database.peerID.bytes), Int64(sequence)])
+        try EventLog.position(db, origin: database.peerID, sequence: sequence)
       }
       var last: Int64 = 0, count = 0, bytes = 0
       var oldest: UInt64?
       var origins: [Data: PeerID] = [:]
-      let rows = try Row.fetchCursor(
-        db, sql: "SELECT id, origin, sequence, stored_size, hlc FROM chronicle_events WHERE id < ? ORDER BY id", arguments: [unsealed ?? .max])
-      while let row = try rows.next() {
-        last = row[0]
-        let originBytes: Data = row[1]
-        guard let origin = origins[originBytes] ?? PeerID(bytes: originBytes) else { continue }
-        origins[originBytes] = origin
-        guard origin == only ?? origin, !vector.contains(origin: origin, sequence: UInt64(row[2] as Int64)) else { continue }
+      try EventLog.scanRecords(db, through: (unsealed ?? .max) - 1) { record in
+        last = record.position
+        guard let origin = origins[record.originBytes] ?? record.origin else { return true }
+        origins[record.originBytes] = origin
+        guard origin == only ?? origin, !vector.contains(origin: origin, sequence: record.sequence) else { return true }
         count += 1
-        bytes += row[3] as Int
-        let timestamp = UInt64(bitPattern: row[4] as Int64)
-        oldest = min(oldest ?? timestamp, timestamp)
+        bytes += record.storedSize
+        oldest = min(oldest ?? record.timestamp, record.timestamp)
+        return true
       }
       return (last, count, bytes, oldest.map(HLCTimestamp.init(rawValue:)))
     }
@@ -87,18 +82,13 @@ public struct OutgoingEvents: Sendable {
     while position < lastPosition {
       let (page, reached) = try database.read { [position, lastPosition, vector, onlyOrigin] db in
         var page: [(id: EventID, bytes: [UInt8])] = [], size = 0, reached = position
-        let rows = try Row.fetchCursor(
-          db, sql: "SELECT id, origin, sequence, payload FROM chronicle_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
-          arguments: [position, lastPosition, max(1, maxEvents)])
-        while let row = try rows.next() {
-          reached = row[0]
-          let sequence = UInt64(row[2] as Int64)
-          guard let origin = PeerID(bytes: row[1] as Data), origin == onlyOrigin ?? origin,
-                !vector.contains(origin: origin, sequence: sequence) else { continue }
-          let payload: Data = row[3]
-          page.append((EventID(origin: origin, sequence: sequence), [UInt8](payload)))
+        try EventLog.scanRecords(db, after: position, through: lastPosition, limit: max(1, maxEvents), payloads: true) { record in
+          reached = record.position
+          guard let origin = record.origin, origin == onlyOrigin ?? origin,
+                !vector.contains(origin: origin, sequence: record.sequence), let payload = record.payload else { return true }
+          page.append((EventID(origin: origin, sequence: record.sequence), [UInt8](payload)))
           size += payload.count
-          if size >= maxBytes { break }
+          return size < maxBytes
         }
         return (page, reached)
       }

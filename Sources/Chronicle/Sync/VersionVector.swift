@@ -45,20 +45,20 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
     // A compacted log starts from its baseline's vector.
     let base = try LogBaseline.read(db)?.vector ?? VersionVector()
     var sequences = base.sequences
-    let rows = try Row.fetchAll(db, sql: "SELECT origin, MAX(sequence), COUNT(*), MIN(sequence) FROM chronicle_events GROUP BY origin")
-    for row in rows {
-      guard let origin = PeerID(bytes: row[0] as Data) else { continue }
-      let maximum: Int64 = row[1], count: Int64 = row[2], minimum: Int64 = row[3]
+    for range in try EventLog.sequenceRanges(db) {
+      guard let origin = PeerID(bytes: range.originBytes) else { continue }
       let start = Int64(base[origin]) + 1
-      if minimum == start && maximum - minimum + 1 == count {
-        sequences[origin] = UInt64(maximum)
+      if range.minimum == start && range.maximum - range.minimum + 1 == range.count {
+        sequences[origin] = UInt64(range.maximum)
         continue
       }
       // A gap (events received out of order): walk to its start.
       var expected = start
-      let cursor = try Int64.fetchCursor(
-        db, sql: "SELECT sequence FROM chronicle_events WHERE origin = ? AND sequence >= ? ORDER BY sequence", arguments: [row[0] as Data, start])
-      while let sequence = try cursor.next(), sequence == expected { expected += 1 }
+      try EventLog.scanSequences(db, originBytes: range.originBytes, from: start) { sequence in
+        guard sequence == expected else { return false }
+        expected += 1
+        return true
+      }
       sequences[origin] = UInt64(expected - 1)
     }
     return VersionVector(sequences)

@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+
+/// An event's place in the log, read without decoding the event: what sync,
+/// compaction and identity choose events by.
+struct EventRecord {
+  /// The log position (`chronicle_events.id`).
+  var position: Int64
+  /// The origin's peer ID as stored; see ``origin``.
+  var originBytes: Data
+  var sequence: UInt64
+  var storedSize: Int
+  /// The event's clock, as stored.
+  var timestamp: UInt64
+  /// The stored (compressed) event, when the scan asked for it.
+  var payload: Data?
+
+  /// The origin, or nil when the stored bytes are not a peer ID.
+  var origin: PeerID? { PeerID(bytes: originBytes) }
+}
+
+extension EventLog {
+  /// The events at positions after `after` and through `through` (and
+  /// of `origin` only, when given), in log order, at most `limit`;
+  /// payloads too when `payloads` is true. `body` returns false to stop.
+  static func scanRecords(
+    _ db: Database, after: Int64 = 0, through: Int64 = .max, origin: PeerID? = nil, limit: Int? = nil,
+    payloads: Bool = false, _ body: (EventRecord) throws -> Bool
+  ) throws {
+    var sql = "SELECT id, origin, sequence, stored_size, hlc\(payloads ? ", payload" : "") FROM main.chronicle_events WHERE id > ? AND id <= ?"
+    var arguments: StatementArguments = [after, through]
+    if let origin {
+      sql += " AND origin = ?"
+      arguments += [Data(origin.bytes)]
+    }
+    sql += " ORDER BY id"
+    if let limit {
+      sql += " LIMIT ?"
+      arguments += [limit]
+    }
+    let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+    while let row = try rows.next() {
+      let record = EventRecord(
+        position: row[0], originBytes: row[1], sequence: UInt64(row[2] as Int64), storedSize: row[3],
+        timestamp: UInt64(bitPattern: row[4] as Int64), payload: payloads ? row[5] as Data : nil)
+      guard try body(record) else { return }
+    }
+  }
+
+  /// `origin`'s events whose sequences are in `sequences`, in sequence
+  /// order, at most `limit`, with payloads; `body` returns false to stop.
+  static func scanSequenceRange(
+    _ db: Database, origin: PeerID, sequences: Range<Int64>, limit: Int, _ body: (EventRecord) throws -> Bool
+  ) throws {
+    let rows = try Row.fetchCursor(
+      db,
+      sql: """
+        SELECT id, origin, sequence, stored_size, hlc, payload FROM main.chronicle_events
+        WHERE origin = ? AND sequence >= ? AND sequence < ? ORDER BY sequence LIMIT ?
+        """,
+      arguments: [Data(origin.bytes), sequences.lowerBound, sequences.upperBound, limit])
+    while let row = try rows.next() {
+      let record = EventRecord(
+        position: row[0], originBytes: row[1], sequence: UInt64(row[2] as Int64), storedSize: row[3],
+        timestamp: UInt64(bitPattern: row[4] as Int64), payload: row[5] as Data)
+      guard try body(record) else { return }
+    }
+  }
+
+  /// The log position of `origin`'s event `sequence`, if the log holds it.
+  static func position(_ db: Database, origin: PeerID, sequence: UInt64) throws -> Int64? {
+    try Int64.fetchOne(
+      db.cachedStatement(sql: "SELECT id FROM main.chronicle_events WHERE origin = ? AND sequence = ?"),
+      arguments: [Data(origin.bytes), Int64(sequence)])
+  }
+
+  /// Per origin, its lowest and highest sequence and how many events the
+  /// log holds (the sequences have no gap when the count spans them).
+  static func sequenceRanges(_ db: Database) throws -> [(originBytes: Data, minimum: Int64, maximum: Int64, count: Int64)] {
+    try Row.fetchAll(db, sql: "SELECT origin, MIN(sequence), MAX(sequence), COUNT(*) FROM main.chronicle_events GROUP BY origin")
+      .map { row in (row[0], row[1], row[2], row[3]) }
+  }
+
+  /// The sequences of the origin stored as `originBytes`, from `start` up,
+  /// in order; `body` returns false to stop.
+  static func scanSequences(_ db: Database, originBytes: Data, from start: Int64, _ body: (Int64) throws -> Bool) throws {
+    let cursor = try Int64.fetchCursor(
+      db, sql: "SELECT sequence FROM main.chronicle_events WHERE origin = ? AND sequence >= ? ORDER BY sequence",
+      arguments: [originBytes, start])
+    while let sequence = try cursor.next() {
+      guard try body(sequence) else { return }
+    }
+  }
+
+  /// The stored events of the origin stored as `originBytes` whose clock
+  /// is `timestamp` (as stored).
+  static func payloads(_ db: Database, originBytes: Data, timestamp: Int64) throws -> [Data] {
+    try Data.fetchAll(
+      db.cachedStatement(sql: "SELECT payload FROM main.chronicle_events WHERE origin = ? AND hlc = ?"),
+      arguments: [originBytes, timestamp])
+  }
+}

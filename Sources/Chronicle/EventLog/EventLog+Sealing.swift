@@ -1,0 +1,36 @@
+import Foundation
+import GRDB
+
+// The events a device wrote before it signed them (format 1) and their
+// signed replacements (format 2): what `sealOwnEvents()` reads and writes.
+extension EventLog {
+  /// The lowest sequence, from `start` on, of `origin`'s events stored
+  /// unsigned; nil when every one is signed.
+  static func firstUnsignedSequence(_ db: Database, origin: PeerID, from start: Int64) throws -> Int64? {
+    try Int64.fetchOne(
+      db, sql: "SELECT MIN(sequence) FROM main.chronicle_events WHERE origin = ? AND sequence >= ? AND format_version = 1",
+      arguments: [Data(origin.bytes), start])
+  }
+
+  /// `origin`'s events from sequence `start` on, in sequence order, at most
+  /// `limit`: each one's position and sequence, and its stored bytes when
+  /// it is still unsigned (nil when it is signed).
+  static func eventsToSeal(
+    _ db: Database, origin: PeerID, from start: Int64, limit: Int
+  ) throws -> [(position: Int64, sequence: Int64, unsigned: Data?)] {
+    try Row.fetchAll(db, sql: """
+      SELECT id, sequence, payload, format_version FROM main.chronicle_events
+      WHERE origin = ? AND sequence >= ? ORDER BY sequence LIMIT ?
+      """, arguments: [Data(origin.bytes), start, limit]
+    ).map { row in (row[0], row[1], (row[3] as Int) == 1 ? row[2] as Data : nil) }
+  }
+
+  /// Stores `bytes`, an event's signed form, in place of the event at
+  /// `position`, with its size and checksum.
+  static func replaceWithSigned(_ db: Database, position: Int64, bytes: [UInt8]) throws {
+    let checksum = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    try db.cachedStatement(sql: """
+      UPDATE main.chronicle_events SET format_version = 2, payload = ?, stored_size = ?, checksum = ? WHERE id = ?
+      """).execute(arguments: [Data(bytes), bytes.count, Int64(checksum), position])
+  }
+}
