@@ -186,15 +186,20 @@ extension Insert where Output == Void {
   /// key; each run of rows that names the same columns is one statement.
   init(resolution: ConflictResolution?, valueLists: [[(column: String, value: QueryBinding)]]) {
     var runs: [(columns: [String], rows: [[QueryBinding]])] = []
+    var columns = valueLists.first.map { $0.map(\.column) } ?? []
+    var rows: [[QueryBinding]] = []
+    rows.reserveCapacity(valueLists.count)
     for list in valueLists {
-      if let last = runs.last, list.elementsEqual(last.columns, by: { $0.column == $1 }) {
-        runs[runs.count - 1].rows.append(list.map(\.value))
-      } else {
-        runs.append((list.map(\.column), [list.map(\.value)]))
+      if !list.elementsEqual(columns, by: { $0.column == $1 }) {
+        runs.append((columns, rows))
+        columns = list.map(\.column)
+        rows = []
       }
+      rows.append(list.map(\.value))
     }
+    runs.append((columns, rows))
     self.init(
-      resolution: resolution, columns: runs.first?.columns ?? [], rows: runs.first?.rows ?? [],
+      resolution: resolution, columns: runs[0].columns, rows: runs[0].rows,
       upsert: nil, returning: nil, problem: nil, decode: { _ in })
     laterRuns = Array(runs.dropFirst())
   }
@@ -251,8 +256,12 @@ extension Insert where Output == Void {
 
 extension InsertValuesBuilder where Element: TableRowDraft {
   /// A whole row among drafts: `insert { Reminder(id: 12, …); Reminder.Draft(…) }`.
+  /// Disfavored: an insert of rows alone stays an insert of rows, which
+  /// binds them without making a draft of each.
+  @_disfavoredOverload
   public static func buildExpression(_ row: Element.Base) -> [Element] { [Element(row)] }
 
   /// Whole rows among drafts.
+  @_disfavoredOverload
   public static func buildExpression(_ rows: [Element.Base]) -> [Element] { rows.map { Element($0) } }
 }

@@ -145,6 +145,11 @@ extension PrimaryKeyedTable {
   }
 
   /// Inserts drafts: the primary key is left to its default when a draft has none.
+  /// Rows may be mixed in (each becomes a draft with its key set).
+  /// Disfavored: an insert of rows alone is the rows' insert, which binds
+  /// them without making a draft of each (a 100,000-row insert took 1.17x
+  /// the time of hand-written GRDB through drafts, 1.01x as rows).
+  @_disfavoredOverload
   public static func insert(or resolution: ConflictResolution? = nil, @InsertValuesBuilder<Draft> _ drafts: () -> [Draft]) -> Insert<Self, Void> {
     Insert(resolution: resolution, valueLists: drafts().map(\.insertValues))
   }

@@ -100,9 +100,12 @@ extension Table {
   }
 }
 
+// Disfavored, as the plain draft insert is: rows alone take the rows'
+// forms above, which bind them without making a draft of each.
 extension PrimaryKeyedTable {
   /// Inserts drafts; on a conflict over `target`, updates the existing row
   /// where `updateFilter` holds. Without `doUpdate` the row is skipped.
+  @_disfavoredOverload
   public static func insert<each C: QueryExpression>(
     @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
     onConflict target: (TableColumns) -> (repeat each C),
@@ -120,6 +123,7 @@ extension PrimaryKeyedTable {
 
   /// Inserts drafts; on a conflict over `target`, updates the existing row:
   /// `doUpdate: { $0.count += 1 }`.
+  @_disfavoredOverload
   public static func insert<each C: QueryExpression>(
     @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
     onConflict target: (TableColumns) -> (repeat each C),
@@ -135,6 +139,7 @@ extension PrimaryKeyedTable {
 
   /// Inserts drafts; on any conflict, updates the existing row where
   /// `updateFilter` holds.
+  @_disfavoredOverload
   public static func insert(
     @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
     onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
@@ -147,6 +152,7 @@ extension PrimaryKeyedTable {
 
   /// Inserts drafts, with an update condition but no update (see the
   /// same form for rows): a condition that is not empty fails the insert.
+  @_disfavoredOverload
   public static func insert(
     @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
     @QueryFragmentBuilder<Bool> where updateFilter: (TableColumns, TableColumns) -> [QueryFragment]
@@ -156,6 +162,7 @@ extension PrimaryKeyedTable {
 
   /// Inserts drafts; on any conflict, updates the existing row from the
   /// `excluded` one where `updateFilter` (given both) holds.
+  @_disfavoredOverload
   public static func insert(
     @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
     onConflictDoUpdate updates: (inout Updates<Self>, TableColumns) -> Void,
