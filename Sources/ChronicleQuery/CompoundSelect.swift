@@ -55,7 +55,13 @@ protocol SelectClausesProvider {
   var clauses: SelectClauses { get set }
 }
 
-extension Select: SelectClausesProvider {}
+extension Select: SelectClausesProvider, _ClauseSelect {}
+
+/// A select built from clauses (of one table or of joined ones), as
+/// opposed to a compound or `VALUES`: what a chained static select can be
+/// (`Tag.order(by: \.title).withReminders`), since this select's own clauses
+/// go before its.
+public protocol _ClauseSelect: SelectStatement {}
 
 /// A `VALUES` statement, which a compound takes as it is.
 protocol ValuesStatement {}

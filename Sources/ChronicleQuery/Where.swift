@@ -27,10 +27,11 @@ extension Select where Output == From {
   /// `Tag.where { … }.order(by: \.title).withReminders` is that select with
   /// this one's conditions, grouping and order before its own, and this
   /// one's limit where it sets none.
-  public subscript<Scope: SelectStatement>(dynamicMember scope: KeyPath<From.Type, Scope>) -> Scope {
+  public subscript<Scope: _ClauseSelect>(dynamicMember scope: KeyPath<From.Type, Scope>) -> Scope {
     let selected = From.self[keyPath: scope]
-    guard let provider = selected as? any SelectClausesProvider else { return selected }
-    return (preceded(provider) as any SelectClausesProvider) as? Scope ?? selected
+    // Every clause select (Select, Select2…Select5) provides its clauses.
+    guard let provider = selected as? any SelectClausesProvider else { preconditionFailure("\(Scope.self) has no clauses") }
+    return (preceded(provider) as any SelectClausesProvider) as! Scope
   }
 
   /// `scope` with this select's clauses before its own.

@@ -169,7 +169,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
   }
 }
 
-extension Select2: SelectClausesProvider {}
+extension Select2: SelectClausesProvider, _ClauseSelect {}
 
 extension Select2 where C0: PrimaryKeyedTableDefinition {
   /// Narrows to the rows whose first table has primary key `key` (`id IN (?)`).
@@ -350,7 +350,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   }
 }
 
-extension Select3: SelectClausesProvider {}
+extension Select3: SelectClausesProvider, _ClauseSelect {}
 
 extension Select3 where C0: PrimaryKeyedTableDefinition {
   /// Narrows to the rows whose first table has primary key `key` (`id IN (?)`).
@@ -531,7 +531,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   }
 }
 
-extension Select4: SelectClausesProvider {}
+extension Select4: SelectClausesProvider, _ClauseSelect {}
 
 extension Select4 where C0: PrimaryKeyedTableDefinition {
   /// Narrows to the rows whose first table has primary key `key` (`id IN (?)`).
@@ -712,7 +712,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   }
 }
 
-extension Select5: SelectClausesProvider {}
+extension Select5: SelectClausesProvider, _ClauseSelect {}
 
 extension Select5 where C0: PrimaryKeyedTableDefinition {
   /// Narrows to the rows whose first table has primary key `key` (`id IN (?)`).
