@@ -117,7 +117,7 @@ struct DatabaseFunctionTests {
         Values($noteCompleted(title: new.title))
       } when: { old, new in !old.isCompleted && new.isCompleted })
     let direct = Values($noteCompleted(title: "direct"))
-    let (results, nulls) = try database.write { db in
+    let (results, nulls): ([Void], Int?) = try database.write { db in
       try trigger.execute(db)
       try Reminder.where { $0.title.in(["Buy milk", "Water plants"]) }.update { $0.isCompleted = true }.execute(db)
       return (try direct.fetchAll(db), try Int.fetchOne(db, sql: "SELECT count(*) WHERE noteCompleted('sql') IS NULL"))

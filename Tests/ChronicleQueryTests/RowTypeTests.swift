@@ -92,9 +92,10 @@ struct RowTypeTests {
   }
 
   @Test func thePrimaryKeyIsThePropertyNamedID() throws {
-    #expect(RTSetting.self is any PrimaryKeyedTable.Type)
-    #expect(!(RTReminderTag.self is any PrimaryKeyedTable.Type))
-    #expect(!(RTReminderRow.self is any PrimaryKeyedTable.Type))
+    func hasPrimaryKey(_ table: any Table.Type) -> Bool { table is any PrimaryKeyedTable.Type }
+    #expect(hasPrimaryKey(RTSetting.self))
+    #expect(!hasPrimaryKey(RTReminderTag.self))
+    #expect(!hasPrimaryKey(RTReminderRow.self))
     let language = RTSetting.find(2).select(\.name)
     let name = try fixture.database.read { db in try language.fetchOne(db) }
     assertInlineSnapshot(of: [language.query.description, name ?? "nil"].joined(separator: "\n"), as: .lines) {
@@ -109,6 +110,7 @@ struct RowTypeTests {
     // The Reminders example's spellings: `new.rowid` in a trigger body and
     // `find(id).select(\.rowid)` on a table that does not declare it.
     let rename = RTReminder.createTemporaryTrigger(
+      "renameSetting",
       after: .update { ($0.title, $0.listID) } forEachRow: { _, new in
         RTSetting.where { $0.id.eq(new.rowid) }.update { $0.name = new.title }
       })
@@ -125,7 +127,7 @@ struct RowTypeTests {
       + rows.map { "\($0.0): \($0.1.id) \($0.1.title)" }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "after_update_on_rtReminders@ChronicleQueryTests/RowTypeTests.swift:111:51" AFTER UPDATE OF "title", "listID" ON "rtReminders" FOR EACH ROW BEGIN UPDATE "rtSettings" SET "name" = "new"."title" WHERE ("rtSettings"."id" = "new"."rowid"); END
+      CREATE TEMPORARY TRIGGER "renameSetting" AFTER UPDATE OF "title", "listID" ON "rtReminders" FOR EACH ROW BEGIN UPDATE "rtSettings" SET "name" = "new"."title" WHERE ("rtSettings"."id" = "new"."rowid"); END
       theme, Barber
       SELECT "rtReminders"."rowid" FROM "rtReminders" WHERE ("rtReminders"."id" IN (2))
       [2]
