@@ -17,6 +17,16 @@ struct EventRecord {
 
   /// The origin, or nil when the stored bytes are not a peer ID.
   var origin: PeerID? { PeerID(bytes: originBytes) }
+
+  /// A row of `id, origin, sequence, stored_size, hlc[, payload]`.
+  init(row: Row, payload: Bool) {
+    position = row[0]
+    originBytes = row[1]
+    sequence = UInt64(row[2] as Int64)
+    storedSize = row[3]
+    timestamp = UInt64(bitPattern: row[4] as Int64)
+    self.payload = payload ? row[5] as Data : nil
+  }
 }
 
 extension EventLog {
@@ -40,10 +50,7 @@ extension EventLog {
     }
     let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
     while let row = try rows.next() {
-      let record = EventRecord(
-        position: row[0], originBytes: row[1], sequence: UInt64(row[2] as Int64), storedSize: row[3],
-        timestamp: UInt64(bitPattern: row[4] as Int64), payload: payloads ? row[5] as Data : nil)
-      guard try body(record) else { return }
+      guard try body(EventRecord(row: row, payload: payloads)) else { return }
     }
   }
 
@@ -60,10 +67,7 @@ extension EventLog {
         """,
       arguments: [Data(origin.bytes), sequences.lowerBound, sequences.upperBound, limit])
     while let row = try rows.next() {
-      let record = EventRecord(
-        position: row[0], originBytes: row[1], sequence: UInt64(row[2] as Int64), storedSize: row[3],
-        timestamp: UInt64(bitPattern: row[4] as Int64), payload: row[5] as Data)
-      guard try body(record) else { return }
+      guard try body(EventRecord(row: row, payload: true)) else { return }
     }
   }
 
