@@ -61,6 +61,47 @@ struct MergeStatementsTests {
     }
   }
 
+  @Test func rowsEnteringATableGoSixtyFourToAStatement() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let alice = try openSyncPeer(directory, name: "alice.sqlite", clock: clock)
+    let bob = try openSyncPeer(directory, name: "bob.sqlite", clock: clock)
+    let log = StatementLog(bob)
+    try alice.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')")
+      for id in 1...70 { try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (?, 1, ?)", arguments: [id, "Item \(id)"]) }
+    }
+    try push(alice, to: bob)
+    // A statement's rows of placeholders, counted.
+    let statements = log.take().split(separator: "\n").map { line in
+      let rows = line.components(separatedBy: "(?,").count - 1
+      return rows > 1 ? line.components(separatedBy: " VALUES ")[0] + " VALUES (?,?,?,?) × \(rows)" : String(line)
+    }
+    assertInlineSnapshot(of: statements.joined(separator: "\n"), as: .lines) {
+      """
+      INSERT INTO main."lists" ("id", "name", "weight") VALUES (?,?,?)
+      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?) × 64
+      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
+      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
+      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
+      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
+      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
+      INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
+      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
+      """
+    }
+    assertInlineSnapshot(of: try rows(bob, "SELECT id, title FROM items WHERE id IN (1, 64, 65, 70)"), as: .lines) {
+      """
+      1 | "Item 1"
+      64 | "Item 64"
+      65 | "Item 65"
+      70 | "Item 70"
+      """
+    }
+    #expect(try bob.digests() == alice.digests())
+    #expect(try bob.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows") } == 71)
+  }
+
   @Test func aRowWhoseParentIsAbsentIsParkedUntilItArrives() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()

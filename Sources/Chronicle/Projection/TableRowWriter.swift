@@ -15,6 +15,8 @@ final class TableRowWriter {
   let columnIndex: [String: Int]
   private let db: Database
   private var inserts = ColumnSetStatements()
+  /// Inserts of ``rowsPerInsert`` rows.
+  private var multiRowInserts = ColumnSetStatements()
   private var updates = ColumnSetStatements()
   private var selectStatement: Statement?
   private var presenceStatement: Statement?
@@ -31,9 +33,9 @@ final class TableRowWriter {
   // MARK: - SQL
 
   /// `INSERT` of the given columns (indexes into the shape's columns).
-  static func insertSQL(_ shape: TableShape, columns: [Int]) -> String {
-    "INSERT INTO main.\(quotedIdentifier(shape.name)) (\(columns.map { quotedIdentifier(shape.columns[$0]) }.joined(separator: ", "))) "
-      + "VALUES (\(databaseQuestionMarks(count: columns.count)))"
+  static func insertSQL(_ shape: TableShape, columns: [Int], rows: Int = 1) -> String {
+    "INSERT INTO main.\(quotedIdentifier(shape.name)) (\(columns.map { quotedIdentifier(shape.columns[$0]) }.joined(separator: ", "))) VALUES "
+      + repeatElement("(\(databaseQuestionMarks(count: columns.count)))", count: rows).joined(separator: ", ")
   }
 
   /// `UPDATE` of the given columns of the row with a key.
@@ -66,6 +68,34 @@ final class TableRowWriter {
     }
     hasWritten = true
   }
+
+  /// Inserts `count` rows, the one `row` gives for each index: runs of rows
+  /// with values for the same columns go ``rowsPerInsert`` to a statement.
+  func insert(count: Int, _ row: (Int) -> [SQLiteValue?]) throws {
+    var start = 0
+    while start < count {
+      let first = row(start)
+      var end = start + 1
+      if let mask = Self.columnMask(first) {
+        while end < count, end - start < Self.rowsPerInsert, Self.columnMask(row(end)) == mask { end += 1 }
+      }
+      if end - start == Self.rowsPerInsert {
+        let statement = try cached(&multiRowInserts, first) { Self.insertSQL(shape, columns: $0, rows: Self.rowsPerInsert) }
+        try statement.run { binding in
+          for index in start..<end {
+            for value in row(index) { if let value { try binding.bind(value) } }
+          }
+        }
+        hasWritten = true
+      } else {
+        for index in start..<end { try insert(row(index)) }
+      }
+      start = end
+    }
+  }
+
+  /// Rows one statement of ``insert(count:_:)`` inserts.
+  static let rowsPerInsert = 64
 
   /// Sets the columns that `row` has values for (nil: unchanged) on the row with `key`.
   func update(_ row: [SQLiteValue?], key: [SQLiteValue]) throws {
@@ -111,16 +141,21 @@ final class TableRowWriter {
   /// use; statements are found by a bit per column (a table of up to 64
   /// columns), so finding one hashes no array.
   private func cached(_ statements: inout ColumnSetStatements, _ row: [SQLiteValue?], _ sql: ([Int]) -> String) throws -> Statement {
-    var mask: UInt64 = 0
-    if row.count <= 64 {
-      for (index, value) in row.enumerated() where value != nil { mask |= 1 << UInt64(index) }
-      if let statement = statements.byMask[mask] { return statement }
-    }
+    let mask = Self.columnMask(row)
+    if let mask, let statement = statements.byMask[mask] { return statement }
     let columns = row.indices.filter { row[$0] != nil }
-    if row.count > 64, let statement = statements.byColumns[columns] { return statement }
+    if mask == nil, let statement = statements.byColumns[columns] { return statement }
     let statement = try db.makeStatement(sql: sql(columns))
-    if row.count <= 64 { statements.byMask[mask] = statement } else { statements.byColumns[columns] = statement }
+    if let mask { statements.byMask[mask] = statement } else { statements.byColumns[columns] = statement }
     return statement
+  }
+
+  /// Bit `i` set when `row` has a value for column `i`; nil for a table of more than 64 columns.
+  private static func columnMask(_ row: [SQLiteValue?]) -> UInt64? {
+    guard row.count <= 64 else { return nil }
+    var mask: UInt64 = 0
+    for (index, value) in row.enumerated() where value != nil { mask |= 1 << UInt64(index) }
+    return mask
   }
 }
 

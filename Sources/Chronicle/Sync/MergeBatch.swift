@@ -69,6 +69,8 @@ final class MergeBatch {
   /// none stored). A row with a larger key has no merge state to load, as
   /// every row of a first sync in key order.
   private var largestStoredKeys: [Data??] = []
+  /// The stored states of rows about to be touched.
+  private var readAhead = MergeStateReadAhead()
 
   init(_ db: Database) {
     self.db = db
@@ -107,7 +109,7 @@ final class MergeBatch {
     let shape = writer.shape
     if largestStoredKeys[id.table] == nil { largestStoredKeys[id.table] = .some(try store.largestKey(table: shape.name)) }
     let mayBeStored = largestStoredKeys[id.table]!.map { !MergeStore.keyPrecedes($0, key) } ?? false
-    let stored = mayBeStored ? try store.load(table: shape.name, key: key) : nil
+    let stored = mayBeStored ? try readAhead.state(table: shape.name, key: key, in: store) : nil
     var state = stored ?? RowMergeState(clocks: ColumnClocks(capacity: shape.columns.count), retained: [:])
     if lagsBehindLocalWrites[table] { try catchUpWithLocalHistory(&state, stored: stored != nil, writer: writer, key: orderedKey) }
     var values = [SQLiteValue?](repeating: nil, count: shape.columns.count)
@@ -167,6 +169,7 @@ final class MergeBatch {
     guard !rows.isEmpty else { return }
     // States are saved below, and others may be saved before the next row.
     for table in largestStoredKeys.indices { largestStoredKeys[table] = nil }
+    readAhead.forget()
     let order = addedInOrder ? Array(rows.indices) : index.sorted { $0.key < $1.key }.map(\.value)
     index.removeAll(keepingCapacity: true)
     lastAdded = nil
@@ -198,14 +201,22 @@ final class MergeBatch {
       try writers[rows[position].table].update(rows[position].values, key: rows[position].orderedKey)
     }
     for position in entering {
-      let writer = writers[rows[position].table]
-      let shape = writer.shape
+      let shape = writers[rows[position].table].shape
       for (column, value) in zip(shape.primaryKey, rows[position].orderedKey) { rows[position].values[column] = value }
       rows[position].state.parkedReason = nil
-      try writer.insert(rows[position].values)
     }
-    for position in order {
-      try store.save(table: writers[rows[position].table].shape.name, key: rows[position].key, rows[position].state)
+    // Entering rows are in table order: each table's run goes in at once.
+    var start = 0
+    while start < entering.count {
+      let table = rows[entering[start]].table
+      var end = start + 1
+      while end < entering.count, rows[entering[end]].table == table { end += 1 }
+      try writers[table].insert(count: end - start) { rows[entering[start + $0]].values }
+      start = end
+    }
+    try store.save(count: order.count) { index in
+      let position = order[index]
+      return (writers[rows[position].table].shape.name, rows[position].key, rows[position].state)
     }
     rows.removeAll(keepingCapacity: true)
   }

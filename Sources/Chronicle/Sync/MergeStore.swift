@@ -25,8 +25,12 @@ struct MergeStore {
 
   private final class Statements {
     var load: Statement?
+    /// Reading the states from a key on (``readStates(table:from:limit:_:)``).
+    var readFrom: Statement?
     /// Saving into `chronicle_rows`, and into other tables by name.
     var save: Statement?
+    /// Saving ``MergeStore/statesPerSave`` states at once into `chronicle_rows`.
+    var saveMany: Statement?
     var saveElsewhere: [String: Statement] = [:]
     /// Bytes encoded for a save, reused from one to the next.
     var scratch = BinaryWriter(capacity: 64)
@@ -67,21 +71,38 @@ struct MergeStore {
     }
   }
 
-  /// The state in columns `first` (clocks), `first + 1` (parked reason) and `first + 2` (retained values) of `row`.
-  private func state(clocks first: Int32, _ row: OpaquePointer, table: String) throws -> RowMergeState {
+  /// Calls `body` with the states of `table` whose keys are `key` or
+  /// later, in key order, at most `limit` of them, not decoded.
+  func readStates(table: String, from key: Data, limit: Int, _ body: (StoredMergeState) -> Void) throws {
+    if statements.readFrom == nil {
+      statements.readFrom = try db.makeStatement(sql: """
+        SELECT row_key, clocks, parked_reason, retained FROM \(schema).chronicle_rows
+        WHERE table_number = ? AND row_key >= ? ORDER BY row_key LIMIT ?
+        """)
+    }
+    try statements.readFrom!.forEachRow([.integer(try dictionary.number(ofName: table)), .blob(key), .integer(Int64(limit))]) { row in
+      body(StoredMergeState(key: Data(SQLiteValue.blobBytes(row, column: 0)), row, clocks: 1))
+    }
+  }
+
+  /// Decodes a state ``readStates(table:from:limit:_:)`` read.
+  func decode(_ stored: StoredMergeState, table: String) throws -> RowMergeState {
     var state = RowMergeState()
     do {
-      try state.decodeClocks(SQLiteValue.blobBytes(row, column: first), dictionary)
-      if sqlite3_column_type(row, first + 2) != SQLITE_NULL {
-        state.retained = try RowMergeState.decodeValues(SQLiteValue.blobBytes(row, column: first + 2))
-      }
+      try state.decodeClocks(stored.clocks, dictionary)
+      if let retained = stored.retained { state.retained = try RowMergeState.decodeValues(retained) }
     } catch let error as ChronicleError {
       throw error
     } catch {
       throw ChronicleError.corruptMergeState(table: table, detail: "\(error)")
     }
-    if case .text(let reason) = SQLiteValue(statement: row, column: first + 1) { state.parkedReason = RowMergeState.ParkedReason(rawValue: reason) }
+    state.parkedReason = stored.parkedReason.flatMap(RowMergeState.ParkedReason.init(rawValue:))
     return state
+  }
+
+  /// The state in columns `first` (clocks), `first + 1` (parked reason) and `first + 2` (retained values) of `row`.
+  private func state(clocks first: Int32, _ row: OpaquePointer, table: String) throws -> RowMergeState {
+    try decode(StoredMergeState(key: Data(), row, clocks: first), table: table)
   }
 
   func save(table: String, key: Data, _ state: RowMergeState, in rows: String = "chronicle_rows") throws {
@@ -91,28 +112,63 @@ struct MergeStore {
     } else if let prepared = statements.saveElsewhere[rows] {
       statement = prepared
     } else {
-      statement = try db.makeStatement(sql: """
-        INSERT OR REPLACE INTO \(schema).\(rows) (table_number, row_key, clocks, parked_reason, retained) VALUES (?, ?, ?, ?, ?)
-        """)
+      statement = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).\(rows)", states: 1))
       if rows == "chronicle_rows" { statements.save = statement } else { statements.saveElsewhere[rows] = statement }
     }
+    try statement.run { binding in try bind(table: table, key: key, state, to: &binding) }
+  }
+
+  /// Saves `count` states into `chronicle_rows`, the one `entry` gives for
+  /// each index, ``statesPerSave`` to a statement: a merge saves every row
+  /// it touched, and one statement per row would cost SQLite more than
+  /// writing the rows does.
+  func save(count: Int, _ entry: (Int) throws -> (table: String, key: Data, state: RowMergeState)) throws {
+    var index = 0
+    if count >= Self.statesPerSave {
+      if statements.saveMany == nil {
+        statements.saveMany = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).chronicle_rows", states: Self.statesPerSave))
+      }
+      let statement = statements.saveMany!
+      while count - index >= Self.statesPerSave {
+        try statement.run { binding in
+          for position in index..<(index + Self.statesPerSave) {
+            let (table, key, state) = try entry(position)
+            try bind(table: table, key: key, state, to: &binding)
+          }
+        }
+        index += Self.statesPerSave
+      }
+    }
+    for position in index..<count {
+      let (table, key, state) = try entry(position)
+      try save(table: table, key: key, state)
+    }
+  }
+
+  /// States saved by one statement of ``save(count:_:)``.
+  static let statesPerSave = 64
+
+  private static func saveSQL(into rows: String, states: Int) -> String {
+    "INSERT OR REPLACE INTO \(rows) (table_number, row_key, clocks, parked_reason, retained) VALUES "
+      + repeatElement("(?, ?, ?, ?, ?)", count: states).joined(separator: ", ")
+  }
+
+  /// Binds a state's five columns, in `saveSQL`'s order.
+  private func bind(table: String, key: Data, _ state: RowMergeState, to binding: inout StatementBinding) throws {
     let statements = self.statements
     statements.scratch.removeAll()
     try state.encodeClocks(to: &statements.scratch, dictionary)
-    let tableNumber = try dictionary.number(ofName: table)
-    try statement.run { binding in
-      try binding.bind(tableNumber)
-      try key.withUnsafeBytes { try binding.bindBlob($0) }
+    try binding.bind(try dictionary.number(ofName: table))
+    try key.withUnsafeBytes { try binding.bindBlob($0) }
+    try statements.scratch.bytes.withUnsafeBytes { try binding.bindBlob($0) }
+    if let reason = state.parkedReason { try binding.bind(.text(reason.rawValue)) } else { try binding.bindNull() }
+    if let retained = state.retained {
+      // The clocks are bound (SQLite copied them): the bytes can be reused.
+      statements.scratch.removeAll()
+      try RowMergeState.encodeValues(retained, to: &statements.scratch)
       try statements.scratch.bytes.withUnsafeBytes { try binding.bindBlob($0) }
-      if let reason = state.parkedReason { try binding.bind(.text(reason.rawValue)) } else { try binding.bindNull() }
-      if let retained = state.retained {
-        // The clocks are bound (SQLite copied them): the bytes can be reused.
-        statements.scratch.removeAll()
-        try RowMergeState.encodeValues(retained, to: &statements.scratch)
-        try statements.scratch.bytes.withUnsafeBytes { try binding.bindBlob($0) }
-      } else {
-        try binding.bindNull()
-      }
+    } else {
+      try binding.bindNull()
     }
   }
 
