@@ -104,3 +104,43 @@ extension EventLog {
       arguments: [originBytes, timestamp])
   }
 }
+
+extension EventLog {
+  /// The positions, in log order, of the events whose schema epoch differs
+  /// from the one before them of the same origin (or that are their
+  /// origin's first): the only events that can hold a schema change or a
+  /// migration, since every one moves its origin's epoch on. Only
+  /// `origin`'s events when given.
+  static func schemaEpochChanges(_ db: Database, origin: PeerID? = nil) throws -> [Int64] {
+    try Int64.fetchAll(
+      db,
+      sql: """
+        SELECT id FROM (
+          SELECT id, schema_epoch, lag(schema_epoch) OVER (PARTITION BY origin ORDER BY sequence) AS previous
+          FROM main.chronicle_events\(origin == nil ? "" : " WHERE origin = ?"))
+        WHERE previous IS NULL OR previous <> schema_epoch ORDER BY id
+        """,
+      arguments: origin.map { [Data($0.bytes)] } ?? [])
+  }
+}
+
+extension EventLog {
+  /// The positions, in log order, of the events with row changes of `table` (case ignored).
+  static func positions(_ db: Database, touchingTable table: String) throws -> [Int64] {
+    try Int64.fetchAll(
+      db, sql: "SELECT event_id FROM main.chronicle_event_tables WHERE table_name = ? COLLATE NOCASE ORDER BY event_id", arguments: [table])
+  }
+}
+
+extension EventLog {
+  /// Calls `body` with each event's origin (as stored) and sequence, origin
+  /// by origin in sequence order, with the sequence of the origin's event
+  /// before it (nil for its first): where a log's sequences jump, events
+  /// are missing.
+  static func forEachSequence(_ db: Database, _ body: (_ originBytes: Data, _ sequence: Int64, _ previous: Int64?) throws -> Void) throws {
+    let rows = try Row.fetchCursor(db, sql: """
+      SELECT origin, sequence, lag(sequence) OVER (PARTITION BY origin ORDER BY sequence) FROM main.chronicle_events
+      """)
+    while let row = try rows.next() { try body(row[0], row[1], row[2]) }
+  }
+}

@@ -61,11 +61,7 @@ struct EventUpcaster {
   /// The migrations recorded in this peer's own events.
   static func migrations(_ db: Database, localPeer: PeerID) throws -> [(position: Int64, migration: SchemaMigration)] {
     // Migrations advance the epoch: only events where it changed can hold one.
-    let positions = try Int64.fetchAll(db, sql: """
-      SELECT id FROM (SELECT id, schema_epoch, lag(schema_epoch) OVER (ORDER BY id) AS previous
-                      FROM chronicle_events WHERE origin = ?)
-      WHERE previous IS NULL OR previous <> schema_epoch ORDER BY id
-      """, arguments: [Data(localPeer.bytes)])
+    let positions = try EventLog.schemaEpochChanges(db, origin: localPeer)
     var found: [(Int64, SchemaMigration)] = []
     // Migrations of compacted events are kept in the baseline.
     if let baseline = try LogBaseline.read(db) {

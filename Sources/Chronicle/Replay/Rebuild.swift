@@ -322,11 +322,7 @@ struct ShadowApplier {
   /// Finds ``emptiedAt`` from the events that changed a shape: those whose
   /// schema epoch is above their origin's previous event's.
   static func lastEmptied(_ db: Database, upcaster: EventUpcaster) throws -> [String: Int64] {
-    let positions = try Int64.fetchAll(db, sql: """
-      SELECT id FROM (
-        SELECT id, schema_epoch, LAG(schema_epoch) OVER (PARTITION BY origin ORDER BY sequence) AS previous FROM chronicle_events)
-      WHERE previous IS NULL OR schema_epoch > previous ORDER BY id
-      """)
+    let positions = try EventLog.schemaEpochChanges(db)
     var emptied: [String: Int64] = [:]
     for position in positions {
       try EventLog.forEachEncoded(db, EventFilter(positions: position...position)) { stored, _ in

@@ -70,14 +70,7 @@ extension ChronicleLogSource {
     /// Per entry, the names its columns have now.
     var renames: [(position: Int64, newName: String, oldName: String)] = []
     try read { db in
-      let positions = try Int64.fetchAll(db, sql: """
-        SELECT event_id FROM chronicle_event_tables WHERE table_name = ? COLLATE NOCASE
-        UNION
-        SELECT id FROM (SELECT id, origin, schema_epoch, lag(schema_epoch) OVER (PARTITION BY origin ORDER BY id) AS previous
-                        FROM chronicle_events WHERE origin = ?)
-        WHERE previous IS NULL OR previous <> schema_epoch
-        ORDER BY 1
-        """, arguments: [tableName, Data(peer.bytes)])
+      let positions = Set(try EventLog.positions(db, touchingTable: tableName) + EventLog.schemaEpochChanges(db, origin: peer)).sorted()
       for position in positions {
         guard let stored = try EventLog.events(db, EventFilter(positions: position...position)).first else { continue }
         let event = stored.event

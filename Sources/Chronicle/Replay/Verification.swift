@@ -147,13 +147,9 @@ extension ChronicleLogSource {
       // Each origin's sequences run on from the baseline (or from 1) without a gap.
       let base = try LogBaseline.read(db)?.vector ?? VersionVector()
       var gaps: [(origin: PeerID?, sequence: Int64, previous: Int64)] = []
-      let sequences = try Row.fetchCursor(db, sql: """
-        SELECT origin, sequence, lag(sequence) OVER (PARTITION BY origin ORDER BY sequence) AS previous FROM chronicle_events
-        """)
-      while let row = try sequences.next() {
-        let origin = PeerID(bytes: row["origin"] as Data)
-        let sequence: Int64 = row["sequence"]
-        let previous = (row["previous"] as Int64?) ?? Int64(origin.map { base[$0] } ?? 0)
+      try EventLog.forEachSequence(db) { originBytes, sequence, previousStored in
+        let origin = PeerID(bytes: originBytes)
+        let previous = previousStored ?? Int64(origin.map { base[$0] } ?? 0)
         if sequence != previous + 1 { gaps.append((origin, sequence, previous)) }
       }
       for (origin, sequence, previous) in gaps {
