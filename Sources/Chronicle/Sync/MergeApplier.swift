@@ -28,8 +28,6 @@ final class MergeApplier {
   private var shapes: [String: TableShape?] = [:]
   /// Per table, the query that tells whether a row is in it.
   private var presenceQueries: [String: String] = [:]
-  /// Tables whose rows changed (to check foreign keys).
-  private(set) var touchedTables = Set<String>()
   private(set) var appliedEvents = 0
   private(set) var duplicateEvents = 0
   private(set) var appliedRowChanges = 0
@@ -461,9 +459,11 @@ final class MergeApplier {
     _ operation: EventOperation, plan: TablePlan, version: WriteVersion, sameEpoch: Bool, _ mismatch: (String) -> SyncError
   ) throws {
     let shape = plan.shape!
-    func row(key eventKey: [SQLiteValue]) throws -> Int {
-      guard eventKey.count == plan.keyOrder.count else { throw mismatch("the primary key of \(plan.descriptor.name) differs here") }
-      let orderedKey = plan.keyOrder.map { eventKey[$0] }
+    /// The batch's row with the key whose values `value(i)` gives for the
+    /// event's key column `i` (`count` of them).
+    func row(keyCount count: Int, _ value: (Int) -> SQLiteValue) throws -> Int {
+      guard count == plan.keyOrder.count else { throw mismatch("the primary key of \(plan.descriptor.name) differs here") }
+      let orderedKey = plan.keyOrder.map(value)
       return try batch.row(ofTable: plan.table, key: try MergeStore.encodeKey(orderedKey), orderedKey: orderedKey)
     }
     /// Merges the write of one column of the event's table.
@@ -476,19 +476,19 @@ final class MergeApplier {
     }
     switch operation {
     case .insert(_, let values):
-      let row = try row(key: plan.descriptor.primaryKey.map { values[$0] })
+      let keyColumns = plan.descriptor.primaryKey
+      let row = try row(keyCount: keyColumns.count) { values[keyColumns[$0]] }
       batch.mergeInsert(row: row)
       for (column, value) in values.enumerated() { try write(row, column, value) }
     case .update(_, let key, let changes):
-      let row = try row(key: key)
+      let row = try row(keyCount: key.count) { key[$0] }
       for change in changes { try write(row, change.column, change.value) }
     case .delete(_, let key):
-      let row = try row(key: key)
+      let row = try row(keyCount: key.count) { key[$0] }
       batch.mergeDelete(row: row, version: version)
     case .schema, .membership:
       return
     }
-    touchedTables.insert(shape.name)
     appliedRowChanges += 1
   }
 
