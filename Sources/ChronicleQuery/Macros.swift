@@ -76,7 +76,19 @@ public macro bind<QueryValue: QueryBindable>(
 /// Stored in a `@Table`, a selection's columns are flattened into the
 /// table under their own names (`createdAt`, not `timestamps_createdAt`);
 /// query them as `$0.timestamps.createdAt`.
-@attached(extension, conformances: Selection, names: named(Columns), named(init(decoder:)), named(columnName(of:)), named(columnNames(forProperty:)), named(appendColumns(named:of:to:)))
+///
+/// On an enum whose cases each hold one value, a row is one of the cases
+/// (single-table inheritance): each case's value has columns of its own,
+/// named after the case (or a `@Selection` struct's columns), NULL for the
+/// other cases, and a row's case is the first whose columns are not NULL.
+/// Each case gets an optional accessor (`kind.note` is the value of a
+/// `.note`, nil for another case), through which queries reach its column:
+/// `Attachment.where { $0.kind.note.isNot(nil) }`. Upstream needs
+/// swift-case-paths' `@CasePathable` beside it; here it is not needed.
+@attached(
+  extension, conformances: Selection, EnumSelection,
+  names: named(Columns), named(init(decoder:)), named(columnName(of:)), named(columnNames(forProperty:)), named(appendColumns(named:of:to:)),
+  arbitrary)
 public macro Selection() = #externalMacro(module: "ChronicleQueryMacros", type: "SelectionMacro")
 
 /// Makes a Swift function callable from SQL. Generates `$name`, which

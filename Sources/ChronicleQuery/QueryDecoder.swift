@@ -161,6 +161,15 @@ public struct QueryDecoder {
       found: storageName(at: index), detail: storage.map { "\(expected) is stored as \($0)" })
   }
 
+  /// The error for a row of an enum selection (`@Selection enum`) whose
+  /// cases' columns, from this column on, are all NULL.
+  public func noCase(of type: String, cases: [String]) -> QueryDecodingError {
+    var error = QueryDecodingError(
+      table: tableName, column: columnName, expected: type, found: "NULL", detail: "the columns of every case (\(cases.joined(separator: ", "))) are NULL")
+    error.fix = "store one case's value in the row, or declare the property optional (\(type)?)"
+    return error
+  }
+
   /// The error for a NULL where `expected` allows none.
   public func unexpectedNull(expected: String) -> QueryDecodingError {
     QueryDecodingError(table: tableName, column: columnName, expected: expected, found: "NULL", detail: "declare the property optional (\(expected)?) or the column NOT NULL")
@@ -174,12 +183,14 @@ public struct QueryDecodingError: Error, Equatable, Sendable, CustomStringConver
   public var expected: String
   public var found: String
   public var detail: String?
+  /// How to fix it, when it is not making the types agree.
+  public var fix: String?
 
   public var description: String {
     let place = table.map { "\($0).\(column)" } ?? column
     var message = "cannot decode column \(place): expected \(expected), found \(found)"
     if let detail { message += " (\(detail))" }
-    return message + ". Fix: make the column's declared type and the Swift property's type agree."
+    return message + ". Fix: \(fix ?? "make the column's declared type and the Swift property's type agree")."
   }
 }
 

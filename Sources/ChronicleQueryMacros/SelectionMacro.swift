@@ -12,9 +12,12 @@ public enum SelectionMacro: ExtensionMacro {
     func report(_ message: TableDiagnostic, at syntax: Syntax) {
       context.diagnose(Diagnostic(node: syntax, message: message))
     }
+    if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      guard let cases = EnumSelection.readCases(of: enumDecl, report: { context.diagnose(Diagnostic(node: $1, message: $0)) }) else { return [] }
+      return [EnumSelection.expansion(cases, type: type).cast(ExtensionDeclSyntax.self)]
+    }
     guard let structDecl = declaration.as(StructDeclSyntax.self) else {
-      let what = declaration.is(EnumDeclSyntax.self) ? "an enum (enum selections are not supported yet)" : "this declaration"
-      report(.notAStruct(macro: "Selection", what: what), at: Syntax(node))
+      report(.notAStruct(macro: "Selection", what: "this declaration"), at: Syntax(node))
       return []
     }
     guard let columns = ColumnModel.readStoredProperties(of: structDecl, report: report) else { return [] }

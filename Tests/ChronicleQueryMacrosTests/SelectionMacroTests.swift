@@ -99,21 +99,108 @@ struct SelectionMacroTests {
     }
   }
 
-  @Test func enumsAreRefused() {
+  /// An enum: one case per row, each case's value in columns of its own.
+  @Test func enumExpansion() {
     assertMacro {
       """
       @Selection
       enum Kind {
-        case link(String)
+        case note(String)
+        case image(Image)
+      }
+      """
+    } expansion: {
+      #"""
+      enum Kind {
+        case note(String)
+        case image(Image)
+      }
+
+      extension Kind: ChronicleQuery.Selection, ChronicleQuery.EnumSelection {
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Kind
+          public let queryFragment: ChronicleQuery.QueryFragment
+          /// The case `note` holding `value`: its columns, NULL for the other cases'.
+          public static func note(_ value: some ChronicleQuery.QueryExpression<String>) -> Columns {
+            Columns(queryFragment: ([value.queryFragment] + Image.columnNames(forProperty: "image").map { _ in
+                  ChronicleQuery.QueryFragment(sql: "NULL")
+                }).joined(separator: ", "))
+          }
+          /// The case `image` holding `value`: its columns, NULL for the other cases'.
+          public static func image(_ value: some ChronicleQuery.QueryExpression<Image>) -> Columns {
+            Columns(queryFragment: (String.columnNames(forProperty: "note").map { _ in
+                  ChronicleQuery.QueryFragment(sql: "NULL")
+                } + [value.queryFragment]).joined(separator: ", "))
+          }
+        }
+        /// The value of the case `note`, nil for another case.
+        public var note: String? {
+          if case .note(let value) = self {
+            return value
+          }
+          return nil
+        }
+        /// The value of the case `image`, nil for another case.
+        public var image: Image? {
+          if case .image(let value) = self {
+            return value
+          }
+          return nil
+        }
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+          let start = decoder
+          let noteValue = try decoder.decode(String?.self).queryOutput
+          let imageValue = try decoder.decode(Image?.self).queryOutput
+          if let noteValue {
+            self = .note(noteValue)
+          } else if let imageValue {
+            self = .image(imageValue)
+          } else {
+            throw start.noCase(of: "Kind", cases: ["note", "image"])
+          }
+        }
+        public static func columnName(of keyPath: PartialKeyPath<Kind>) -> String? {
+          if keyPath == \Kind.note {
+            return "note"
+          }
+        if keyPath == \Kind.image {
+            return "image"
+          }
+          return nil
+        }
+        public static func columnNames(forProperty name: String) -> [String] {
+          String.columnNames(forProperty: "note") + Image.columnNames(forProperty: "image")
+        }
+        public static func appendColumns(named name: String, of output: Kind, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+          String?.appendColumns(named: "note", of: output.note, to: &values)
+          Image?.appendColumns(named: "image", of: output.image, to: &values)
+        }
+      }
+      """#
+    }
+  }
+
+  @Test func enumCasesMustEachHoldOneValue() {
+    assertMacro {
+      """
+      @Selection
+      enum Kind {
+        case none
+        case pair(String, Int)
+        case note(String)
       }
       """
     } diagnostics: {
       """
       @Selection
-      ┬─────────
-      ╰─ 🛑 @Selection applies to a struct, not an enum (enum selections are not supported yet): rows are values
       enum Kind {
-        case link(String)
+        case none
+             ┬───
+             ╰─ 🛑 case 'none' must hold exactly one value (its column, or a @Selection struct's columns): write 'case none(Value)'
+        case pair(String, Int)
+             ┬────────────────
+             ╰─ 🛑 case 'pair' must hold exactly one value (its column, or a @Selection struct's columns): write 'case pair(Value)'
+        case note(String)
       }
       """
     }
