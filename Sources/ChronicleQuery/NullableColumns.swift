@@ -20,4 +20,10 @@ where Base.QueryValue: QueryRepresentable {
   where Member.QueryValue: QueryRepresentable {
     SQLQueryExpression(base[keyPath: keyPath].queryFragment)
   }
+
+  /// A column group (or an enum selection), as optional, whose own columns
+  /// read as optional too: `$1.timestamps.createdAt`, `$1.kind.note`.
+  public subscript<Root, Group: Selection>(dynamicMember keyPath: KeyPath<Base, TableColumn<Root, Group>>) -> NullableColumns<TableColumn<Root, Group>> {
+    NullableColumns<TableColumn<Root, Group>>(base[keyPath: keyPath])
+  }
 }

@@ -23,6 +23,8 @@ import Testing
   }
 }
 
+private enum ESNext: AliasName {}
+
 /// A query's row holding a case built in the query.
 @Selection struct ESLabel {
   let id: Int
@@ -141,6 +143,30 @@ struct EnumSelectionTests {
       link("https://pointfree.co")
       note("Hello world!")
       image(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))
+      """
+    }
+  }
+
+  @Test func casesOnTheNullableSideOfAnOuterJoin() throws {
+    try fixture.database.write { db in
+      try ESAttachment.insert {
+        ESAttachment(id: 1, kind: .link("https://pointfree.co"))
+        ESAttachment(id: 2, kind: .note("Hello world!"))
+        ESAttachment(id: 3, kind: .image(ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")))
+      }.execute(db)
+    }
+    // Each attachment beside the next one, if any.
+    let query = ESAttachment
+      .leftJoin(ESAttachment.as(ESNext.self).all) { $0.id.eq($1.id - 1) }
+      .order { attachment, _ in attachment.id }
+      .select { ($0.id, $1.kind.note, $1.kind.image, $1.kind) }
+    let rows = try fixture.database.read { db in try query.fetchAll(db) }
+    assertInlineSnapshot(of: ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "esAttachments"."id", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url", "eSNexts"."link", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url" FROM "esAttachments" LEFT JOIN "esAttachments" AS "eSNexts" ON ("esAttachments"."id" = ("eSNexts"."id" - 1)) ORDER BY "esAttachments"."id"
+      (1, Optional("Hello world!"), nil, Optional(ChronicleQueryTests.ESAttachment.Kind.note("Hello world!")))
+      (2, nil, Optional(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")), Optional(ChronicleQueryTests.ESAttachment.Kind.image(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))))
+      (3, nil, nil, nil)
       """
     }
   }
