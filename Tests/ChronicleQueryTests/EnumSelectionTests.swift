@@ -171,6 +171,28 @@ struct EnumSelectionTests {
     }
   }
 
+  /// The same for a column group (a struct): its members read as optional.
+  @Test func aGroupsMembersOnTheNullableSideOfAnOuterJoin() throws {
+    try fixture.database.write { db in
+      try Note.insert {
+        Note(id: 1, body: "first", timestamps: Timestamps(createdAt: Date(timeIntervalSince1970: 0), updatedAt: nil))
+        Note(id: 2, body: "second", timestamps: Timestamps(createdAt: Date(timeIntervalSince1970: 86_400), updatedAt: nil))
+      }.execute(db)
+    }
+    let query = Note
+      .leftJoin(Note.as(ESNext.self).all) { $0.id.eq($1.id - 1) }
+      .order { note, _ in note.id }
+      .select { ($0.id, $1.timestamps.createdAt, $1.timestamps.updatedAt) }
+    let rows = try fixture.database.read { db in try query.fetchAll(db) }
+    assertInlineSnapshot(of: ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "notes"."id", "eSNexts"."createdAt", "eSNexts"."updatedAt" FROM "notes" LEFT JOIN "notes" AS "eSNexts" ON ("notes"."id" = ("eSNexts"."id" - 1)) ORDER BY "notes"."id"
+      (1, Optional(1970-01-02 00:00:00 +0000), nil)
+      (2, nil, nil)
+      """
+    }
+  }
+
   @Test func aRowWithNoCaseIsAnErrorNamingTheCases() throws {
     try fixture.database.write { db in try db.execute(sql: "INSERT INTO esAttachments (id) VALUES (9)") }
     let error = #expect(throws: QueryDecodingError.self) { try fixture.database.read { db in try ESAttachment.all.fetchAll(db) } }
