@@ -19,11 +19,18 @@
 /// ``TableColumn/snippet(_:_:_:_:)`` name a column by its position.
 public protocol FTS5: Table {}
 
+/// The FTS5 table's hidden column of its own name, which `MATCH` and the
+/// auxiliary functions take: `"reminderTexts"`, or through an alias
+/// `"found"."reminderTexts"` (SQLite knows no column `"found"`).
+private func ftsTable(_ qualifier: String, _ tableName: String) -> String {
+  qualifier == tableName ? quotedIdentifier(tableName) : "\(quotedIdentifier(qualifier)).\(quotedIdentifier(tableName))"
+}
+
 extension TableDefinition where QueryValue: FTS5 {
   /// `table MATCH pattern`: the rows that match an FTS5 query (`"milk"`,
   /// `"milk OR eggs"`, `"title: milk"`, `"mil*"`).
   public func match(_ pattern: some QueryExpression<String>) -> SQLQueryExpression<Bool> {
-    SQLQueryExpression(QueryFragment(sql: "(\(quotedIdentifier(QueryValue.tableName)) MATCH ") + pattern.queryFragment + QueryFragment(")"))
+    SQLQueryExpression(QueryFragment(sql: "(\(ftsTable(_qualifier, QueryValue.tableName)) MATCH ") + pattern.queryFragment + QueryFragment(")"))
   }
 
   /// `bm25(table)`: how well the row matches the query, lower is better;
@@ -48,8 +55,8 @@ extension TableDefinition where QueryValue: FTS5 {
     return bm25Call(columns.map { weights[$0] ?? 1 })
   }
 
-  private func bm25Call(_ weights: [Double]) -> SQLQueryExpression<Double> {
-    let arguments = [QueryFragment(sql: quotedIdentifier(QueryValue.tableName))] + weights.map(\.queryFragment)
+  fileprivate func bm25Call(_ weights: [Double]) -> SQLQueryExpression<Double> {
+    let arguments = [QueryFragment(sql: ftsTable(_qualifier, QueryValue.tableName))] + weights.map(\.queryFragment)
     return SQLQueryExpression(QueryFragment(sql: "bm25(") + arguments.joined(separator: ", ") + QueryFragment(")"))
   }
 
@@ -57,7 +64,7 @@ extension TableDefinition where QueryValue: FTS5 {
   /// weights, or the ranking function the table was configured with; lower
   /// is better. Only in a query with ``match(_:)``.
   public var rank: SQLQueryExpression<Double?> {
-    SQLQueryExpression(QueryFragment(sql: "\(quotedIdentifier(QueryValue.tableName)).\"rank\""))
+    SQLQueryExpression(QueryFragment(sql: "\(quotedIdentifier(_qualifier)).\"rank\""))
   }
 }
 
@@ -88,7 +95,55 @@ extension TableColumn where Root: FTS5, Value == String {
     // A name that is not a column of the table cannot come from a
     // TableColumn of it; -1 makes SQLite report it rather than crash here.
     let index = columns.firstIndex(of: name) ?? -1
-    let head = [QueryFragment(sql: quotedIdentifier(qualifier)), index.queryFragment]
+    let head = [QueryFragment(sql: ftsTable(qualifier, Root.tableName)), index.queryFragment]
     return SQLQueryExpression(QueryFragment(sql: "\(function)(") + (head + arguments).joined(separator: ", ") + QueryFragment(")"))
   }
 }
+
+// On the side of an outer join that may be missing (`$1` of
+// `Reminder.leftJoin(ReminderText.all) { … }`): the same functions, NULL
+// where the row is missing. SQLite 3.40 fails an auxiliary function called
+// on a missing row ("no such cursor"), so the call is guarded:
+// `CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE highlight(…) END`.
+
+/// `call`, or NULL where the FTS5 row named `qualifier` is missing.
+private func unlessMissing<Value>(_ qualifier: String, _ call: some QueryExpression) -> SQLQueryExpression<Value> {
+  SQLQueryExpression(
+    QueryFragment(sql: "CASE WHEN \(quotedIdentifier(qualifier)).\"rowid\" IS NULL THEN NULL ELSE ") + call.queryFragment + QueryFragment(" END"))
+}
+extension NullableColumns {
+  /// An FTS5 table's text column, whose `highlight` and `snippet` read as optional.
+  public subscript<Root: FTS5>(dynamicMember keyPath: KeyPath<Base, TableColumn<Root, String>>) -> NullableColumns<TableColumn<Root, String>> {
+    NullableColumns<TableColumn<Root, String>>(base[keyPath: keyPath])
+  }
+
+  /// ``TableColumn/highlight(_:_:)``, NULL where the row is missing.
+  public func highlight<Root: FTS5>(_ open: String, _ close: String) -> SQLQueryExpression<String?> where Base == TableColumn<Root, String> {
+    unlessMissing(base.qualifier, base.highlight(open, close))
+  }
+
+  /// ``TableColumn/snippet(_:_:_:_:)``, NULL where the row is missing.
+  public func snippet<Root: FTS5>(_ open: String, _ close: String, _ ellipsis: String, _ tokens: Int) -> SQLQueryExpression<String?>
+  where Base == TableColumn<Root, String> {
+    unlessMissing(base.qualifier, base.snippet(open, close, ellipsis, tokens))
+  }
+
+  /// ``TableColumn/match(_:)`` on the column.
+  public func match<Root: FTS5>(_ pattern: some QueryExpression<String>) -> SQLQueryExpression<Bool> where Base == TableColumn<Root, String> {
+    base.match(pattern)
+  }
+}
+
+extension NullableColumns where Base: TableDefinition, Base.QueryValue: FTS5 {
+  /// ``TableDefinition/match(_:)`` on the table.
+  public func match(_ pattern: some QueryExpression<String>) -> SQLQueryExpression<Bool> { base.match(pattern) }
+  /// ``TableDefinition/bm25(_:)-(Double...)``, NULL where the row is missing.
+  public func bm25(_ weights: Double...) -> SQLQueryExpression<Double?> {
+    unlessMissing(base._qualifier, base.bm25Call(weights))
+  }
+  /// The `rank` column.
+  public var rank: SQLQueryExpression<Double?> { base.rank }
+}
+
+/// An alias of an FTS5 table searches it too: `ReminderText.as(Found.self)`.
+extension TableAlias: FTS5 where Base: FTS5 {}

@@ -123,4 +123,47 @@ struct FTS5Tests {
       """
     }
   }
+
+  /// Upstream's outer join of a table with its index (`$1.tags.highlight`,
+  /// `$1.bm25()`), and the functions through an alias of the index.
+  @Test func onTheNullableSideOfAnOuterJoinAndThroughAnAlias() throws {
+    let fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try #sql(QueryFragment(sql: reminderTextsSchema)).execute(db)
+      try Note.insert {
+        Note(id: 1, body: "milk", timestamps: Timestamps(createdAt: Date(timeIntervalSince1970: 0), updatedAt: nil))
+        Note(id: 2, body: "report", timestamps: Timestamps(createdAt: Date(timeIntervalSince1970: 0), updatedAt: nil))
+        Note(id: 3, body: "none", timestamps: Timestamps(createdAt: Date(timeIntervalSince1970: 0), updatedAt: nil))
+      }.execute(db)
+      try ReminderText.insert {
+        ReminderText(rowid: 1, title: "Buy milk", notes: "Oat milk", tags: "errands home")
+        ReminderText(rowid: 2, title: "Finish report", notes: "Numbers", tags: "work")
+      }.execute(db)
+    }
+    let joined = Note
+      .leftJoin(ReminderText.all) { $0.id.eq($1.rowid) }
+      .order { note, text in (text.bm25(), note.id) }
+      .select { ($0.id, $1.tags.highlight("**", "**"), $1.notes.snippet("[", "]", "…", 4)) }
+    let aliased = ReminderText.as(FoundText.self)
+      .where { $0.match("milk") }
+      .order { $0.bm25() }
+      .select { ($0.rowid, $0.title.highlight("<", ">"), $0.rank) }
+    let (joinedRows, aliasedRows) = try fixture.database.read { db in (try joined.fetchAll(db), try aliased.fetchAll(db)) }
+    var lines = [joined.query.description]
+    for row in joinedRows { lines.append("\(row)") }
+    lines.append(aliased.query.description)
+    for (rowid, title, rank) in aliasedRows { lines.append("\(rowid) \(title) rank below 0: \(rank.map { $0 < 0 } ?? false)") }
+    assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "notes"."id", CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE highlight("reminderTexts", 2, '**', '**') END, CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE snippet("reminderTexts", 1, '[', ']', '…', 4) END FROM "notes" LEFT JOIN "reminderTexts" ON ("notes"."id" = "reminderTexts"."rowid") ORDER BY CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE bm25("reminderTexts") END, "notes"."id"
+      (3, nil, nil)
+      (1, Optional("errands home"), Optional("Oat milk"))
+      (2, Optional("work"), Optional("Numbers"))
+      SELECT "foundTexts"."rowid", highlight("foundTexts"."reminderTexts", 0, '<', '>'), "foundTexts"."rank" FROM "reminderTexts" AS "foundTexts" WHERE ("foundTexts"."reminderTexts" MATCH 'milk') ORDER BY bm25("foundTexts"."reminderTexts")
+      1 Buy <milk> rank below 0: true
+      """
+    }
+  }
 }
+
+private enum FoundText: AliasName {}
