@@ -14,6 +14,8 @@ enum EnumSelection {
     var name: String
     /// The associated value's type, as written.
     var valueType: String
+    /// The associated value's label, if it has one (`case note(text: String)`).
+    var label: String?
   }
 
   /// The cases of `enumDecl`, or nil after reporting a case that does not hold exactly one value.
@@ -29,7 +31,9 @@ enum EnumSelection {
           valid = false
           continue
         }
-        cases.append(Case(name: name.filter { $0 != "`" }, valueType: parameter.type.trimmedDescription))
+        cases.append(Case(
+          name: name.filter { $0 != "`" }, valueType: parameter.type.trimmedDescription,
+          label: parameter.firstName.map(\.text).flatMap { $0 == "_" ? nil : $0 }))
       }
     }
     if cases.isEmpty {
@@ -66,7 +70,9 @@ enum EnumSelection {
         """
     }.joined(separator: "\n")
     let reads = cases.map { "    let \(identifier(item: $0)) = try decoder.decode(\($0.valueType)?.self).queryOutput" }.joined(separator: "\n")
-    let choices = cases.map { "if let \(identifier(item: $0)) { self = .\(identifier($0.name))(\(identifier(item: $0))) }" }.joined(separator: " else ")
+    let choices = cases.map { item in
+      "if let \(identifier(item: item)) { self = .\(identifier(item.name))(\(item.label.map { "\($0): " } ?? "")\(identifier(item: item))) }"
+    }.joined(separator: " else ")
     let names = cases.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.name)))" }.joined(separator: " + ")
     let lookups = cases.map { "  if keyPath == \\\(typeName).\(identifier($0.name)) { return \(stringLiteral($0.name)) }" }.joined(separator: "\n")
     let appends = cases.map {

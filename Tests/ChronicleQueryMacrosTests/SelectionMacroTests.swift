@@ -106,14 +106,14 @@ struct SelectionMacroTests {
       @Selection
       enum Kind {
         case note(String)
-        case image(Image)
+        case image(picture: Image)
       }
       """
     } expansion: {
       #"""
       enum Kind {
         case note(String)
-        case image(Image)
+        case image(picture: Image)
       }
 
       extension Kind: ChronicleQuery.Selection, ChronicleQuery.EnumSelection {
@@ -154,7 +154,7 @@ struct SelectionMacroTests {
           if let noteValue {
             self = .note(noteValue)
           } else if let imageValue {
-            self = .image(imageValue)
+            self = .image(picture: imageValue)
           } else {
             throw start.noCase(of: "Kind", cases: ["note", "image"])
           }
