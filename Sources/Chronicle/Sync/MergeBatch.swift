@@ -27,6 +27,13 @@ final class MergeBatch {
     var values: [SQLiteValue?]
     /// Retained values of columns the table no longer has (kept as they were).
     var otherValues: [String: SQLiteValue] = [:]
+
+    /// See ``MergeBatch/mergeWrite(row:column:name:value:version:)``: one
+    /// access to the batch's rows per write instead of two.
+    @inline(__always)
+    mutating func mergeWrite(column: Int, name: String, value: SQLiteValue, version: WriteVersion) {
+      if state.clocks.advance(name, to: version) { values[column] = value }
+    }
   }
 
   /// A row of the batch: its writer's position in ``writers`` and its key.
@@ -151,7 +158,7 @@ final class MergeBatch {
   /// name) of a row at `version`: it wins when newer than the column's last.
   @inline(__always)
   func mergeWrite(row: Int, column: Int, name: String, value: SQLiteValue, version: WriteVersion) {
-    if rows[row].state.clocks.advance(name, to: version) { rows[row].values[column] = value }
+    rows[row].mergeWrite(column: column, name: name, value: value, version: version)
   }
 
   /// Merges an insert of a row: with it, the row has every column.
