@@ -12,8 +12,13 @@ import SwiftSyntaxBuilder
 enum EnumSelection {
   struct Case {
     var name: String
+    /// The case's column: its name, or `@Column("…")`'s (a column group's
+    /// columns take their own names).
+    var column: String
     /// The associated value's type, as written.
     var valueType: String
+    /// The type that stores it: `valueType`, or `@Column(as: …)`'s representation.
+    var storageType: String
     /// The associated value's label, if it has one (`case note(text: String)`).
     var label: String?
   }
@@ -24,6 +29,17 @@ enum EnumSelection {
     var valid = true
     for member in enumDecl.memberBlock.members {
       guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
+      let columnAttribute = caseDecl.attributes.compactMap { $0.as(AttributeSyntax.self) }
+        .first { ["Column", "Columns"].contains($0.attributeName.trimmedDescription) }
+      var columnName: String?
+      var representation: String?
+      for argument in columnAttribute?.arguments?.as(LabeledExprListSyntax.self) ?? [] {
+        switch argument.label?.text {
+        case nil: columnName = argument.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+        case "as": representation = String(argument.expression.trimmedDescription.dropLast(argument.expression.trimmedDescription.hasSuffix(".self") ? 5 : 0))
+        default: break
+        }
+      }
       for element in caseDecl.elements {
         let name = element.name.trimmedDescription
         guard let parameters = element.parameterClause?.parameters, parameters.count == 1, let parameter = parameters.first else {
@@ -31,8 +47,10 @@ enum EnumSelection {
           valid = false
           continue
         }
+        let caseName = name.filter { $0 != "`" }
         cases.append(Case(
-          name: name.filter { $0 != "`" }, valueType: parameter.type.trimmedDescription,
+          name: caseName, column: columnName ?? caseName, valueType: parameter.type.trimmedDescription,
+          storageType: representation ?? parameter.type.trimmedDescription,
           label: parameter.firstName.map(\.text).flatMap { $0 == "_" ? nil : $0 }))
       }
     }
@@ -56,7 +74,7 @@ enum EnumSelection {
       """
     }.joined(separator: "\n")
     let nulls = { (item: Case) in
-      "\(item.valueType).columnNames(forProperty: \(stringLiteral(item.name))).map { _ in ChronicleQuery.QueryFragment(sql: \"NULL\") }"
+      "\(item.storageType).columnNames(forProperty: \(stringLiteral(item.column))).map { _ in ChronicleQuery.QueryFragment(sql: \"NULL\") }"
     }
     let constructors = cases.enumerated().map { index, item in
       let parts = cases.enumerated().map { other, otherCase in
@@ -64,19 +82,19 @@ enum EnumSelection {
       }.joined(separator: " + ")
       return """
             /// The case `\(item.name)` holding `value`: its columns, NULL for the other cases'.
-            public static func \(identifier(item.name))(_ value: some ChronicleQuery.QueryExpression<\(item.valueType)>) -> Columns {
+            public static func \(identifier(item.name))(_ value: some ChronicleQuery.QueryExpression<\(item.storageType)>) -> Columns {
               Columns(queryFragment: (\(parts)).joined(separator: ", "))
             }
         """
     }.joined(separator: "\n")
-    let reads = cases.map { "    let \(identifier(item: $0)) = try decoder.decode(\($0.valueType)?.self).queryOutput" }.joined(separator: "\n")
+    let reads = cases.map { "    let \(identifier(item: $0)) = try decoder.decode(\($0.storageType)?.self).queryOutput" }.joined(separator: "\n")
     let choices = cases.map { item in
       "if let \(identifier(item: item)) { self = .\(identifier(item.name))(\(item.label.map { "\($0): " } ?? "")\(identifier(item: item))) }"
     }.joined(separator: " else ")
-    let names = cases.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.name)))" }.joined(separator: " + ")
-    let lookups = cases.map { "  if keyPath == \\\(typeName).\(identifier($0.name)) { return \(stringLiteral($0.name)) }" }.joined(separator: "\n")
+    let names = cases.map { "\($0.storageType).columnNames(forProperty: \(stringLiteral($0.column)))" }.joined(separator: " + ")
+    let lookups = cases.map { "  if keyPath == \\\(typeName).\(identifier($0.name)) { return \(stringLiteral($0.column)) }" }.joined(separator: "\n")
     let appends = cases.map {
-      "    \($0.valueType)?.appendColumns(named: \(stringLiteral($0.name)), of: output.\(identifier($0.name)), to: &values)"
+      "    \($0.storageType)?.appendColumns(named: \(stringLiteral($0.column)), of: output.\(identifier($0.name)), to: &values)"
     }.joined(separator: "\n")
     let caseList = cases.map { stringLiteral($0.name) }.joined(separator: ", ")
     return """

@@ -14,6 +14,9 @@ import Testing
     case link(String)
     case note(String)
     case image(ESAttachment.Image)
+    /// A case's column named, and stored through a representation, as upstream's `@Column` on a case.
+    @Column("tagList", as: [String].JSONRepresentation.self)
+    case tags([String])
   }
 
   @Selection
@@ -40,7 +43,7 @@ struct EnumSelectionTests {
     try fixture.database.write { db in
       try db.execute(sql: """
         CREATE TABLE esAttachments (
-          id INTEGER PRIMARY KEY, link TEXT, note TEXT, caption TEXT, url TEXT
+          id INTEGER PRIMARY KEY, link TEXT, note TEXT, caption TEXT, url TEXT, tagList TEXT
         ) STRICT
         """)
     }
@@ -51,6 +54,7 @@ struct EnumSelectionTests {
       ESAttachment(id: 1, kind: .link("https://pointfree.co"))
       ESAttachment(id: 2, kind: .note("Hello world!"))
       ESAttachment(id: 3, kind: .image(ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")))
+      ESAttachment(id: 5, kind: .tags(["home", "work"]))
     }
     // As the seeds write it: a draft takes its key from the table.
     let draft = ESAttachment.insert { ESAttachment.Draft(kind: .note("Drafted")) }
@@ -64,17 +68,19 @@ struct EnumSelectionTests {
     }
     assertInlineSnapshot(of: ([insert.query.description, draft.query.description, all.query.description] + stored + read).joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "esAttachments" ("id", "link", "note", "caption", "url") VALUES (1, 'https://pointfree.co', NULL, NULL, NULL), (2, NULL, 'Hello world!', NULL, NULL), (3, NULL, NULL, 'Blob', 'https://example.com/blob.png')
-      INSERT INTO "esAttachments" ("link", "note", "caption", "url") VALUES (NULL, 'Drafted', NULL, NULL)
-      SELECT "esAttachments"."id", "esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url" FROM "esAttachments" ORDER BY "esAttachments"."id"
-      [id:1 link:"https://pointfree.co" note:NULL caption:NULL url:NULL]
-      [id:2 link:NULL note:"Hello world!" caption:NULL url:NULL]
-      [id:3 link:NULL note:NULL caption:"Blob" url:"https://example.com/blob.png"]
-      [id:4 link:NULL note:"Drafted" caption:NULL url:NULL]
+      INSERT INTO "esAttachments" ("id", "link", "note", "caption", "url", "tagList") VALUES (1, 'https://pointfree.co', NULL, NULL, NULL, NULL), (2, NULL, 'Hello world!', NULL, NULL, NULL), (3, NULL, NULL, 'Blob', 'https://example.com/blob.png', NULL), (5, NULL, NULL, NULL, NULL, '["home","work"]')
+      INSERT INTO "esAttachments" ("link", "note", "caption", "url", "tagList") VALUES (NULL, 'Drafted', NULL, NULL, NULL)
+      SELECT "esAttachments"."id", "esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList" FROM "esAttachments" ORDER BY "esAttachments"."id"
+      [id:1 link:"https://pointfree.co" note:NULL caption:NULL url:NULL tagList:NULL]
+      [id:2 link:NULL note:"Hello world!" caption:NULL url:NULL tagList:NULL]
+      [id:3 link:NULL note:NULL caption:"Blob" url:"https://example.com/blob.png" tagList:NULL]
+      [id:5 link:NULL note:NULL caption:NULL url:NULL tagList:"[\\"home\\",\\"work\\"]"]
+      [id:6 link:NULL note:"Drafted" caption:NULL url:NULL tagList:NULL]
       1 link("https://pointfree.co")
       2 note("Hello world!")
       3 image(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))
-      4 note("Drafted")
+      5 tags(["home", "work"])
+      6 note("Drafted")
       """
     }
   }
@@ -101,8 +107,8 @@ struct EnumSelectionTests {
       SELECT "esAttachments"."id", "esAttachments"."note" FROM "esAttachments" WHERE ("esAttachments"."note" IS NOT NULL)
       2 Hello world!
       4 Second note
-      UPDATE "esAttachments" SET ("link", "note", "caption", "url") = (NULL, 'Was a link', NULL, NULL) WHERE ("esAttachments"."id" IN (1))
-      SELECT "esAttachments"."id", NULL, coalesce("esAttachments"."note", 'an image'), NULL, NULL FROM "esAttachments" WHERE ("esAttachments"."link" IS NULL)
+      UPDATE "esAttachments" SET ("link", "note", "caption", "url", "tagList") = (NULL, 'Was a link', NULL, NULL, NULL) WHERE ("esAttachments"."id" IN (1))
+      SELECT "esAttachments"."id", NULL, coalesce("esAttachments"."note", 'an image'), NULL, NULL, NULL FROM "esAttachments" WHERE ("esAttachments"."link" IS NULL)
       1 note("Was a link")
       2 note("Hello world!")
       3 note("an image")
@@ -137,9 +143,9 @@ struct EnumSelectionTests {
       [3]
       SELECT "esAttachments"."caption", "esAttachments"."url" FROM "esAttachments" WHERE (("esAttachments"."caption", "esAttachments"."url") IS NOT (NULL, NULL))
       [Optional(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))]
-      SELECT "esAttachments"."id" FROM "esAttachments" WHERE (("esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url") IS (NULL, 'Hello world!', NULL, NULL))
+      SELECT "esAttachments"."id" FROM "esAttachments" WHERE (("esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList") IS (NULL, 'Hello world!', NULL, NULL, NULL))
       [2]
-      SELECT "esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url" FROM "esAttachments" ORDER BY "esAttachments"."id"
+      SELECT "esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList" FROM "esAttachments" ORDER BY "esAttachments"."id"
       link("https://pointfree.co")
       note("Hello world!")
       image(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))
@@ -163,7 +169,7 @@ struct EnumSelectionTests {
     let rows = try fixture.database.read { db in try query.fetchAll(db) }
     assertInlineSnapshot(of: ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "esAttachments"."id", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url", "eSNexts"."link", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url" FROM "esAttachments" LEFT JOIN "esAttachments" AS "eSNexts" ON ("esAttachments"."id" = ("eSNexts"."id" - 1)) ORDER BY "esAttachments"."id"
+      SELECT "esAttachments"."id", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url", "eSNexts"."link", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url", "eSNexts"."tagList" FROM "esAttachments" LEFT JOIN "esAttachments" AS "eSNexts" ON ("esAttachments"."id" = ("eSNexts"."id" - 1)) ORDER BY "esAttachments"."id"
       (1, Optional("Hello world!"), nil, Optional(ChronicleQueryTests.ESAttachment.Kind.note("Hello world!")))
       (2, nil, Optional(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")), Optional(ChronicleQueryTests.ESAttachment.Kind.image(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))))
       (3, nil, nil, nil)
@@ -198,7 +204,7 @@ struct EnumSelectionTests {
     let error = #expect(throws: QueryDecodingError.self) { try fixture.database.read { db in try ESAttachment.all.fetchAll(db) } }
     assertInlineSnapshot(of: "\(error.map { "\($0)" } ?? "no error")", as: .lines) {
       """
-      cannot decode column esAttachments.link: expected ESAttachment.Kind, found NULL (the columns of every case (link, note, image) are NULL). Fix: store one case's value in the row, or declare the property optional (ESAttachment.Kind?).
+      cannot decode column esAttachments.link: expected ESAttachment.Kind, found NULL (the columns of every case (link, note, image, tags) are NULL). Fix: store one case's value in the row, or declare the property optional (ESAttachment.Kind?).
       """
     }
   }
