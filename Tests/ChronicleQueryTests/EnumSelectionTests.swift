@@ -49,6 +49,17 @@ struct EnumSelectionTests {
     }
   }
 
+  /// Attachments 1 to 3: a link, a note and an image.
+  func insertALinkANoteAndAnImage() throws {
+    try fixture.database.write { db in
+      try ESAttachment.insert {
+        ESAttachment(id: 1, kind: .link("https://pointfree.co"))
+        ESAttachment(id: 2, kind: .note("Hello world!"))
+        ESAttachment(id: 3, kind: .image(ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")))
+      }.execute(db)
+    }
+  }
+
   @Test func casesAreInsertedIntoTheirColumnsAndReadBack() throws {
     let insert = ESAttachment.insert {
       ESAttachment(id: 1, kind: .link("https://pointfree.co"))
@@ -86,14 +97,8 @@ struct EnumSelectionTests {
   }
 
   @Test func queriesReachACaseThroughItsAccessor() throws {
-    try fixture.database.write { db in
-      try ESAttachment.insert {
-        ESAttachment(id: 1, kind: .link("https://pointfree.co"))
-        ESAttachment(id: 2, kind: .note("Hello world!"))
-        ESAttachment(id: 3, kind: .image(ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")))
-        ESAttachment(id: 4, kind: .note("Second note"))
-      }.execute(db)
-    }
+    try insertALinkANoteAndAnImage()
+    try fixture.database.write { db in try ESAttachment.insert { ESAttachment(id: 4, kind: .note("Second note")) }.execute(db) }
     let notes = ESAttachment.where { $0.kind.note.isNot(nil) }.select { ($0.id, $0.kind.note) }
     let changed = ESAttachment.find(1).update { $0.kind = .note("Was a link") }
     let labels = ESAttachment.where { $0.kind.link.is(nil) }.select { ESLabel.Columns(id: $0.id, kind: ESAttachment.Kind.Columns.note($0.kind.note ?? "an image")) }
@@ -118,13 +123,7 @@ struct EnumSelectionTests {
   }
 
   @Test func casesAndTheirColumnGroupsInFiltersAndSelects() throws {
-    try fixture.database.write { db in
-      try ESAttachment.insert {
-        ESAttachment(id: 1, kind: .link("https://pointfree.co"))
-        ESAttachment(id: 2, kind: .note("Hello world!"))
-        ESAttachment(id: 3, kind: .image(ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")))
-      }.execute(db)
-    }
+    try insertALinkANoteAndAnImage()
     let notes = ESAttachment.where { $0.kind.is(\.note) }.select(\.id)
     let images = ESAttachment.where { $0.kind.is(\.image) }.select(\.id)
     let imageValues = ESAttachment.where { $0.kind.image.isNot(nil) }.select { $0.kind.image }
@@ -154,13 +153,7 @@ struct EnumSelectionTests {
   }
 
   @Test func casesOnTheNullableSideOfAnOuterJoin() throws {
-    try fixture.database.write { db in
-      try ESAttachment.insert {
-        ESAttachment(id: 1, kind: .link("https://pointfree.co"))
-        ESAttachment(id: 2, kind: .note("Hello world!"))
-        ESAttachment(id: 3, kind: .image(ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")))
-      }.execute(db)
-    }
+    try insertALinkANoteAndAnImage()
     // Each attachment beside the next one, if any.
     let query = ESAttachment
       .leftJoin(ESAttachment.as(ESNext.self).all) { $0.id.eq($1.id - 1) }
