@@ -20,21 +20,6 @@ extension Table where Self: Selection {
   public static var queryColumnCount: Int { TableColumns.allColumns.reduce(0) { $0 + $1.names.count } }
 }
 
-/// An enum made a selection by `@Selection`: a row holds one of its cases,
-/// each case's value in columns of its own (NULL for the other cases).
-public protocol EnumSelection: Selection {}
-
-extension TableColumn where Value: EnumSelection {
-  /// Whether the row holds the case that `casePath` (the case's accessor,
-  /// `\.note`) reads: its columns are not all NULL.
-  /// `Attachment.where { $0.kind.is(\.note) }`.
-  public func `is`<Member: QueryRepresentable>(_ casePath: KeyPath<Value, Member?>) -> SQLQueryExpression<Bool>
-  where Member.QueryOutput == Member {
-    let column = Value.columnName(of: casePath) ?? "a property of \(Value.self) that is not a case"
-    return nullTest(TableColumn<Root, Member?>(column, qualifier: qualifier, anyKeyPath: keyPath.appending(path: casePath)), "IS NOT")
-  }
-}
-
 extension TableColumn where Value: Selection {
   /// A case of an enum selection that holds a column group: `$0.kind.image`,
   /// NULL for rows of another case.
@@ -51,8 +36,9 @@ extension TableColumn where Value: _OptionalQueryValue, Value.Wrapped: Selection
   public func isNot(_ null: _Null) -> SQLQueryExpression<Bool> { nullTest(self, "IS NOT") }
 }
 
-/// `column IS [NOT] NULL`, or `(…) IS [NOT] (NULL, …)` for a column group.
-private func nullTest<Root, Value>(_ column: TableColumn<Root, Value>, _ op: String) -> SQLQueryExpression<Bool> {
+/// `column IS [NOT] NULL`, or `(…) IS [NOT] (NULL, …)` for a column group
+/// (`op` is `IS` or `IS NOT`).
+func nullTest<Root, Value>(_ column: TableColumn<Root, Value>, _ op: String) -> SQLQueryExpression<Bool> {
   guard column.names.count != 1 else { return SQLQueryExpression(parenthesized(column.queryFragment + QueryFragment(sql: " \(op) NULL"))) }
   let nulls = QueryFragment(sql: "(" + column.names.map { _ in "NULL" }.joined(separator: ", ") + ")")
   return SQLQueryExpression(parenthesized(parenthesized(column.queryFragment) + QueryFragment(sql: " \(op) ") + nulls))
