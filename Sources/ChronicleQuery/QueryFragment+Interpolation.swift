@@ -41,14 +41,27 @@ extension QueryFragment: ExpressibleByStringInterpolation {
       fragment.append(Columns.QueryValue.selectList)
     }
 
-    /// A statement, in parentheses, as a subquery.
+    /// A statement, inlined as it is, without parentheses (as upstream):
+    /// parenthesize it where SQL wants a subquery.
+    ///
+    /// ```swift
+    /// let averageScore = Reminder.select { $0.score.avg() }
+    /// Reminder.where { #sql("\($0.score) > (\(averageScore))") }
+    /// #sql("DELETE FROM \(Tag.self) WHERE \(Tag.columns.title) IN (\(unusedTitles))")
+    /// ```
+    ///
+    /// (Before 2026-11-26 Chronicle added the parentheses itself, so
+    /// upstream's `IN (\(subquery))` became `IN ((SELECT …))`: a scalar
+    /// subquery, which compared with its first row only.)
     public mutating func appendInterpolation(_ statement: some QueryStatement) {
-      fragment.append(parenthesized(statement.query))
+      fragment.append(statement.query)
     }
 
-    /// Raw SQL written with `#sql`, inlined.
-    public mutating func appendInterpolation<Q: QueryExpression & QueryStatement>(_ sql: Q) {
-      fragment.append(sql.queryFragment)
+    /// A select, or raw SQL written with `#sql`: inlined as it is (see
+    /// ``appendInterpolation(_:)-(QueryStatement)``). Chosen over the
+    /// expression form, which would parenthesize a select.
+    public mutating func appendInterpolation<Q: QueryExpression & QueryStatement>(_ statement: Q) {
+      fragment.append(statement.query)
     }
 
     /// Another fragment, as is.

@@ -103,6 +103,28 @@ struct SelectionRoundTripTests {
       #expect(throws: QueryDecodingError.self) { try #sql("SELECT 1", as: [Int].self).fetchAll(db) }
     }
   }
+
+  /// A select interpolated into `#sql` is inlined bare, as upstream: in
+  /// upstream's `IN (\(subquery))` every row of the subquery counts (with
+  /// the parentheses Chronicle used to add, only the first did).
+  @Test func aSelectInterpolatedIntoSQLIsASubqueryOfEveryRow() throws {
+    let scored = Reminder.where { $0.score > 0 }.select(\.title)
+    let averageScore = Reminder.select { $0.score.avg() }
+    let inScored = Reminder.where { #sql("\($0.title) IN (\(scored))") }.order(by: \.title).select(\.title)
+    let aboveAverage = Reminder.where { #sql("\($0.score) >= (\(averageScore))") }.select(\.title)
+    let (sql, titles, above) = try database.read { db in
+      (inScored.query.description, try inScored.fetchAll(db), try aboveAverage.fetchAll(db))
+    }
+    assertInlineSnapshot(of: ([sql] + titles + ["above average:"] + above).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "reminders"."title" FROM "reminders" WHERE "reminders"."title" IN (SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."score" > 0.0)) ORDER BY "reminders"."title"
+      Eggs
+      Milk
+      above average:
+      Milk
+      """
+    }
+  }
   /// Hand-written SQL names columns through the table type, as upstream
   /// writes it (`RemindersList.id` is `RemindersList.columns.id`), and reads
   /// a selection holding a whole row.

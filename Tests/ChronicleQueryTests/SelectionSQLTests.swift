@@ -89,7 +89,7 @@ struct SelectionSQLTests {
       SELECT "tags"."title", "tags"."uses" FROM tags WHERE "uses" > 3 AND title <> 'it''s'
       """
     }
-    assertInlineSnapshot(of: #sql("DELETE FROM \(Tag.self) WHERE \(Tag.columns.title) IN \(Tag.where { $0.useCount == 0 }.select(\.title))").query.description, as: .lines) {
+    assertInlineSnapshot(of: #sql("DELETE FROM \(Tag.self) WHERE \(Tag.columns.title) IN (\(Tag.where { $0.useCount == 0 }.select(\.title)))").query.description, as: .lines) {
       """
       DELETE FROM "tags" WHERE "tags"."title" IN (SELECT "tags"."title" FROM "tags" WHERE ("tags"."uses" = 0))
       """
