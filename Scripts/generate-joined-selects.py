@@ -239,7 +239,7 @@ def find_by_key(k):
 
   /// Narrows to the rows whose first table has one of these primary keys.
   public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {{
-    self.where {{ first, {ignored} in first.primaryKey.in(keys) }}
+    self.where {{ first, {ignored} in first.hasPrimaryKey(in: keys) }}
   }}
 }}
 """

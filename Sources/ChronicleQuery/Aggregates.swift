@@ -47,14 +47,14 @@ extension TableDefinition {
 extension PrimaryKeyedTableDefinition {
   /// `count(<primary key>)`: the rows (or distinct rows).
   public func count(distinct: Bool = false, filter: (any QueryExpression<Bool>)? = nil) -> SQLQueryExpression<Int> {
-    aggregate("count", distinct: distinct, [primaryKey.queryFragment], filter: filter)
+    aggregate("count", distinct: distinct, [countedKey], filter: filter)
   }
 }
 
 extension NullableColumns where Base: PrimaryKeyedTableDefinition {
   /// `count(<primary key>)`: the rows where the outer join found this table's side.
   public func count(distinct: Bool = false, filter: (any QueryExpression<Bool>)? = nil) -> SQLQueryExpression<Int> {
-    aggregate("count", distinct: distinct, [base.primaryKey.queryFragment], filter: filter)
+    aggregate("count", distinct: distinct, [base.countedKey], filter: filter)
   }
 }
 

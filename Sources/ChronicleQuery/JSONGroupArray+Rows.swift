@@ -74,7 +74,7 @@ extension NullableColumns where Base: PrimaryKeyedTableDefinition {
   }
 
   func foundRowsJSONArray<V>(distinct: Bool, order: (any QueryExpression)?, filter: (any QueryExpression<Bool>)?) -> SQLQueryExpression<V> {
-    let found = QueryFragment("(") + base.primaryKey.queryFragment + QueryFragment(" IS NOT NULL)")
+    let found = base.foundRowCondition
     let row = QueryFragment("CASE WHEN ") + found + QueryFragment(" THEN json_array(") + base.queryFragment + QueryFragment(") END")
     let condition = filter.map { found + QueryFragment(" AND (") + $0.queryFragment + QueryFragment(")") } ?? found
     return aggregate(

@@ -36,6 +36,13 @@ extension TableColumn where Value: _OptionalQueryValue, Value.Wrapped: Selection
   public func isNot(_ null: _Null) -> SQLQueryExpression<Bool> { nullTest(self, "IS NOT") }
 }
 
+extension TableColumn where Value: _OptionalQueryValue, Value.Wrapped: Table {
+  /// A row stored inside this one is absent, every column NULL: `(…) IS (NULL, …)`.
+  public func `is`(_ null: _Null) -> SQLQueryExpression<Bool> { nullTest(self, "IS") }
+  /// A row stored inside this one is there, some column not NULL.
+  public func isNot(_ null: _Null) -> SQLQueryExpression<Bool> { nullTest(self, "IS NOT") }
+}
+
 /// `column IS [NOT] NULL`, or `(…) IS [NOT] (NULL, …)` for a column group
 /// (`op` is `IS` or `IS NOT`).
 func nullTest<Root, Value>(_ column: TableColumn<Root, Value>, _ op: String) -> SQLQueryExpression<Bool> {

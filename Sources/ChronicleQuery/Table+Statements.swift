@@ -158,25 +158,25 @@ extension PrimaryKeyedTable {
   /// the draft sets.
   public static func upsert(@InsertValuesBuilder<Draft> _ drafts: () -> [Draft]) -> Insert<Self, Void> {
     let lists = drafts().map(\.insertValues)
-    let key = columns.primaryKey.name
+    let key = columns.primaryKey.names
     var updates = Updates<Self>()
-    for column in lists.first?.map(\.column) ?? [] where column != key {
+    for column in lists.first?.map(\.column) ?? [] where !key.contains(column) {
       updates.assign(column, QueryFragment(sql: "excluded.\(quotedIdentifier(column))"))
     }
     return Insert(resolution: nil, valueLists: lists)
-      .onConflict(target: [QueryFragment(sql: quotedIdentifier(key))], updates: updates)
+      .onConflict(target: key.map { QueryFragment(sql: quotedIdentifier($0)) }, updates: updates)
   }
 }
 
 extension Select where From: PrimaryKeyedTable {
   /// Narrows to the row with primary key `key` (`id IN (?)`, as upstream writes it).
   public func find(_ key: From.TableColumns.PrimaryKey) -> Self {
-    self.where { $0.primaryKey.in([key]) }
+    self.where { $0.hasPrimaryKey(in: [key]) }
   }
 
   /// Narrows to the rows with these primary keys.
   public func find(_ keys: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
-    self.where { $0.primaryKey.in(keys) }
+    self.where { $0.hasPrimaryKey(in: keys) }
   }
 
   /// Narrows to the rows whose primary key is the value of `key`, an
@@ -184,13 +184,16 @@ extension Select where From: PrimaryKeyedTable {
   /// selects (`IN (SELECT …)`, not only its first row).
   public func find(_ key: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
     let values = (key as? any QueryStatement)?.query ?? key.queryFragment
-    return self.where { SQLQueryExpression(parenthesized($0.primaryKey.queryFragment + QueryFragment(" IN (") + values + QueryFragment(")"))) }
+    let primaryKey = From.columns.primaryKey
+    let key = primaryKey.names.count == 1 ? primaryKey.queryFragment : parenthesized(primaryKey.queryFragment)
+    return self.where { _ in SQLQueryExpression<Bool>(parenthesized(key + QueryFragment(" IN (") + values + QueryFragment(")"))) }
   }
 
   /// The selected row with primary key `key`; throws ``RowNotFound`` when there is none.
   public func find(_ db: Database, key: From.TableColumns.PrimaryKey) throws -> Output {
     guard let row = try find(key).fetchOne(db) else {
-      throw RowNotFound(table: From.tableName, key: key.queryBinding.sqlLiteral)
+      let values = From.TableColumns.primaryKeyValues(key.queryOutput, named: From.columns.primaryKey.name).map(\.value.sqlLiteral)
+      throw RowNotFound(table: From.tableName, key: values.count == 1 ? values[0] : "(\(values.joined(separator: ", ")))")
     }
     return row
   }

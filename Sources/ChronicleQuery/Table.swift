@@ -42,6 +42,12 @@ extension Table {
   /// A row reads every column of the table.
   public static var queryColumnCount: Int { TableColumns.allColumns.reduce(0) { $0 + $1.names.count } }
 
+  /// A row stored inside another table's row (`var item: Item?` in a
+  /// `@Table`) takes the table's columns, as a column group does.
+  public static func columnNames(forProperty name: String) -> [String] {
+    TableColumns.allColumns.flatMap(\.names)
+  }
+
   /// A whole row's column values, for inserting it. `@Table` generates a
   /// faster version without key paths; this one serves hand-written conformances.
   public static func appendColumns(named name: String, of output: Self, to values: inout [(column: String, value: QueryBinding)]) {
@@ -82,7 +88,8 @@ public protocol PrimaryKeyedTable: Table where TableColumns: PrimaryKeyedTableDe
 
 /// The columns of a table with a primary key.
 public protocol PrimaryKeyedTableDefinition: TableDefinition {
-  associatedtype PrimaryKey: QueryBindable
+  /// The key's type: a column's, or a `@Selection` type's for a key of several columns.
+  associatedtype PrimaryKey: QueryRepresentable
   var primaryKey: TableColumn<QueryValue, PrimaryKey> { get }
 }
 

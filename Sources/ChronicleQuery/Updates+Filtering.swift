@@ -26,12 +26,12 @@ extension Update {
 extension Update where Base: PrimaryKeyedTable {
   /// Narrows to the row with primary key `key` (`id IN (?)`, as upstream writes it).
   public func find(_ key: Base.TableColumns.PrimaryKey) -> Self {
-    self.where { $0.primaryKey.in([key]) }
+    self.where { $0.hasPrimaryKey(in: [key]) }
   }
 
   /// Narrows to the rows with these primary keys.
   public func find(_ keys: some Sequence<Base.TableColumns.PrimaryKey>) -> Self {
-    self.where { $0.primaryKey.in(keys) }
+    self.where { $0.hasPrimaryKey(in: keys) }
   }
 }
 
@@ -60,11 +60,11 @@ extension Delete {
 extension Delete where Base: PrimaryKeyedTable {
   /// Narrows to the row with primary key `key` (`id IN (?)`, as upstream writes it).
   public func find(_ key: Base.TableColumns.PrimaryKey) -> Self {
-    self.where { $0.primaryKey.in([key]) }
+    self.where { $0.hasPrimaryKey(in: [key]) }
   }
 
   /// Narrows to the rows with these primary keys.
   public func find(_ keys: some Sequence<Base.TableColumns.PrimaryKey>) -> Self {
-    self.where { $0.primaryKey.in(keys) }
+    self.where { $0.hasPrimaryKey(in: keys) }
   }
 }

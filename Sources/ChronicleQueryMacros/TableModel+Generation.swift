@@ -48,7 +48,8 @@ extension TableModel {
     let values = columns.map { column -> String in
       if column.isPrimaryKey {
         let unwrappedType = column.valueType.hasSuffix("?") ? String(column.valueType.dropLast()) : column.valueType
-        return "    if let \(column.property) { values.append((\(stringLiteral(column.column)), \(unwrappedType)(queryOutput: \(column.property)).queryBinding)) }"
+        // Through appendColumns: a key of several columns (a @Selection type) appends each.
+        return "    if let \(column.property) { \(unwrappedType).appendColumns(named: \(stringLiteral(column.column)), of: \(column.property), to: &values) }"
       }
       return "    \(column.valueType).appendColumns(named: \(stringLiteral(column.column)), of: \(column.property), to: &values)"
     }.joined(separator: "\n")

@@ -79,7 +79,7 @@ struct TableMacroTests {
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
             if let id {
-              values.append(("id", Int(queryOutput: id).queryBinding))
+              Int.appendColumns(named: "id", of: id, to: &values)
             }
             return values
           }
@@ -228,7 +228,7 @@ struct TableMacroTests {
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
             if let title {
-              values.append(("title", String(queryOutput: title).queryBinding))
+              String.appendColumns(named: "title", of: title, to: &values)
             }
             Int.appendColumns(named: "uses", of: uses, to: &values)
             return values
@@ -357,7 +357,7 @@ struct TableMacroTests {
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
             if let id {
-              values.append(("id", Int(queryOutput: id).queryBinding))
+              Int.appendColumns(named: "id", of: id, to: &values)
             }
             [String].JSONRepresentation.appendColumns(named: "tags", of: tags, to: &values)
             Date?.UnixTimeRepresentation.appendColumns(named: "endedAt", of: endedAt, to: &values)
@@ -458,7 +458,7 @@ struct TableMacroTests {
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
             if let id {
-              values.append(("id", Int(queryOutput: id).queryBinding))
+              Int.appendColumns(named: "id", of: id, to: &values)
             }
             Int.appendColumns(named: "color", of: color, to: &values)
             return values
@@ -555,7 +555,7 @@ struct TableMacroTests {
           public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
             var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
             if let id {
-              values.append(("id", UUID(queryOutput: id).queryBinding))
+              UUID.appendColumns(named: "id", of: id, to: &values)
             }
             String.appendColumns(named: "name", of: title, to: &values)
             String?.appendColumns(named: "notes", of: notes, to: &values)

@@ -179,7 +179,7 @@ extension Select2 where C0: PrimaryKeyedTableDefinition {
 
   /// Narrows to the rows whose first table has one of these primary keys.
   public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
-    self.where { first, _ in first.primaryKey.in(keys) }
+    self.where { first, _ in first.hasPrimaryKey(in: keys) }
   }
 }
 
@@ -360,7 +360,7 @@ extension Select3 where C0: PrimaryKeyedTableDefinition {
 
   /// Narrows to the rows whose first table has one of these primary keys.
   public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
-    self.where { first, _, _ in first.primaryKey.in(keys) }
+    self.where { first, _, _ in first.hasPrimaryKey(in: keys) }
   }
 }
 
@@ -541,7 +541,7 @@ extension Select4 where C0: PrimaryKeyedTableDefinition {
 
   /// Narrows to the rows whose first table has one of these primary keys.
   public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
-    self.where { first, _, _, _ in first.primaryKey.in(keys) }
+    self.where { first, _, _, _ in first.hasPrimaryKey(in: keys) }
   }
 }
 
@@ -722,7 +722,7 @@ extension Select5 where C0: PrimaryKeyedTableDefinition {
 
   /// Narrows to the rows whose first table has one of these primary keys.
   public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
-    self.where { first, _, _, _, _ in first.primaryKey.in(keys) }
+    self.where { first, _, _, _, _ in first.hasPrimaryKey(in: keys) }
   }
 }
 
