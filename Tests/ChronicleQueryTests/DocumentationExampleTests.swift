@@ -279,6 +279,35 @@ struct DocumentationExampleTests {
     }
   }
 
+  @Test func jsonValues() throws {
+    let fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try db.execute(sql: "CREATE TABLE trips (id INTEGER PRIMARY KEY, title TEXT NOT NULL, geofence TEXT NOT NULL) STRICT")
+      try Trip.insert {
+        Trip.Draft(title: "North", geofence: [Coordinate(latitude: 51.5, label: "London")])
+        Trip.Draft(title: "South", geofence: [Coordinate(latitude: 51.5, label: "London"), Coordinate(latitude: -33.9, label: "Sydney")])
+      }.execute(db)
+    }
+    var sql: [String] = []
+    var rows: [String] = []
+    do {
+      let southern = Trip.where { $0.geofence.jsonEach().where { $0.value.jsonExtract(\.latitude) < 0 }.exists() }.select(\.title)
+      let stops = Trip.join(Trip.columns.geofence.jsonEach()) { _, _ in true }.select { ($0.title, $1.value.jsonExtract(\.label)) }
+      sql += [southern.query.description, stops.query.description]
+      rows = try fixture.database.read { db in try southern.fetchAll(db) + stops.fetchAll(db).map { "\($0) \($1)" } }
+    }
+    assertInlineSnapshot(of: (sql + rows).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "trips"."title" FROM "trips" WHERE (EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("trips"."geofence") WHERE (json_extract("json_each"."value", '$."latitude"') < 0.0)))
+      SELECT "trips"."title", json_extract("json_each"."value", '$."label"') FROM "trips" JOIN json_each("trips"."geofence") ON 1
+      South
+      North London
+      South London
+      South Sydney
+      """
+    }
+  }
+
   @Test func collations() throws {
     let directory = try TemporaryDirectory()
     var sql: [String] = []
@@ -349,6 +378,20 @@ struct DocumentationExampleTests {
   static func normalized(_ text: String) -> String {
     text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
   }
+}
+
+/// A trip and its stops, kept as JSON (the Functions article's JSON values).
+struct Coordinate: Codable, Sendable {
+  var latitude: Double
+  var label: String
+}
+
+@Table
+struct Trip {
+  let id: Int
+  var title: String
+  @Column(as: [Coordinate].JSONRepresentation.self)
+  var geofence: [Coordinate]
 }
 
 @Table
