@@ -107,7 +107,11 @@ extension ColumnModel {
   /// The `Columns` expression of a table or selection: its columns' values
   /// as expressions, in declaration order.
   static func columnsExpression(_ columns: [ColumnModel], typeName: String) -> DeclSyntax {
-    let parameters = columns.map { "\($0.property): some ChronicleQuery.QueryExpression<\($0.valueType)>" }.joined(separator: ", ")
+    // An optional member may be left out: NULL in each of its columns (as upstream).
+    let parameters = columns.map { column in
+      "\(column.property): some ChronicleQuery.QueryExpression<\(column.valueType)>"
+        + (column.isOptional ? " = ChronicleQuery.SQLQueryExpression<\(column.valueType)>.null" : "")
+    }.joined(separator: ", ")
     let fragments = columns.map { "\($0.property).queryFragment" }.joined(separator: ", ")
     return """
       public struct Columns: ChronicleQuery.QueryExpression {

@@ -329,7 +329,7 @@ struct TableMacroTests {
         public struct Columns: ChronicleQuery.QueryExpression {
           public typealias QueryValue = Item
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(id: some ChronicleQuery.QueryExpression<Int>, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation>, endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation>, startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?>) {
+          public init(id: some ChronicleQuery.QueryExpression<Int>, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation>, endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation> = ChronicleQuery.SQLQueryExpression<Date?.UnixTimeRepresentation>.null, startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?> = ChronicleQuery.SQLQueryExpression<Date.UnixTimeRepresentation?>.null) {
             self.queryFragment = [id.queryFragment, tags.queryFragment, endedAt.queryFragment, startedAt.queryFragment].joined(separator: ", ")
           }
         }
@@ -530,7 +530,7 @@ struct TableMacroTests {
         public struct Columns: ChronicleQuery.QueryExpression {
           public typealias QueryValue = Category
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(id: some ChronicleQuery.QueryExpression<UUID>, title: some ChronicleQuery.QueryExpression<String>, notes: some ChronicleQuery.QueryExpression<String?>) {
+          public init(id: some ChronicleQuery.QueryExpression<UUID>, title: some ChronicleQuery.QueryExpression<String>, notes: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery.SQLQueryExpression<String?>.null) {
             self.queryFragment = [id.queryFragment, title.queryFragment, notes.queryFragment].joined(separator: ", ")
           }
         }

@@ -118,6 +118,8 @@ struct CompositeKeyTests {
       },
       CKStamped.order(by: \.id),
       CKStamped.where { $0.metadata.is(nil) }.select(\.id),
+      // An optional member left out of `Columns(…)` is NULL in each of its columns.
+      Values(CKStamped.Columns(id: 7)),
     ])
     assertInlineSnapshot(of: output, as: .lines) {
       """
@@ -127,6 +129,8 @@ struct CompositeKeyTests {
         CKStamped(id: 2, metadata: Optional(ChronicleQueryTests.CKMetadata(id: ChronicleQueryTests.CKRecordKey(recordID: "b2", recordType: "reminders"), modifiedAt: 3)))
       SELECT "ckStamped"."id" FROM "ckStamped" WHERE (("ckStamped"."recordID", "ckStamped"."recordType", "ckStamped"."modifiedAt") IS (NULL, NULL, NULL))
         1
+      SELECT 7, NULL, NULL, NULL
+        CKStamped(id: 7, metadata: nil)
       """
     }
   }
