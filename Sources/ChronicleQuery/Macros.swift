@@ -9,8 +9,15 @@
 /// The table name defaults to the type name in lower camel case, pluralized:
 /// `Item` → `items`, `RemindersList` → `remindersLists`, `Category` →
 /// `categories`, `Box` → `boxes`. Pass a name to choose another.
+///
+/// On an enum whose cases each hold one value, the table's rows are the
+/// cases (upstream's `@CasePathable @Table enum`): each case's value has
+/// columns of its own, NULL for the other cases, as in an enum `@Selection`.
 @attached(member, names: named(TableColumns), named(columns), named(tableName), named(Draft), named(Columns), named(init(decoder:)))
-@attached(extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)), named(appendColumns(named:of:to:)))
+@attached(
+  extension, conformances: Table, PrimaryKeyedTable, Selection, EnumSelection,
+  names: named(init(decoder:)), named(appendColumns(named:of:to:)), named(Columns), named(columnName(of:)),
+  named(columnNames(forProperty:)), arbitrary)
 public macro Table(_ name: String? = nil) = #externalMacro(module: "ChronicleQueryMacros", type: "TableMacro")
 
 /// Customizes a column: its name in the database, a representation type

@@ -127,7 +127,7 @@ enum EnumSelection {
   }
 
   /// A case name as a Swift identifier (backquoted when it is a keyword).
-  private static func identifier(_ name: String) -> String {
+  static func identifier(_ name: String) -> String {
     ["default", "case", "self", "Type", "class", "struct", "enum", "func", "var", "let", "in", "is", "as", "nil", "true", "false"].contains(name) ? "`\(name)`" : name
   }
 

@@ -11,6 +11,11 @@ extension TableMacro: MemberMacro {
     of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
     conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
   ) throws -> [DeclSyntax] {
+    if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      guard let cases = EnumSelection.readCases(of: enumDecl, report: { context.diagnose(Diagnostic(node: $1, message: $0)) }) else { return [] }
+      let typeName = enumDecl.name.trimmedDescription
+      return EnumTable.members(cases, typeName: typeName, tableName: TableModel.tableName(node: node, typeName: typeName))
+    }
     guard let model = TableModel.read(node: node, declaration: declaration, context: context) else { return [] }
     return model.memberDeclarations()
   }
@@ -22,6 +27,11 @@ extension TableMacro: ExtensionMacro {
     conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
   ) throws -> [ExtensionDeclSyntax] {
     // Diagnostics are reported once, by the member expansion.
+    if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      guard let cases = EnumSelection.readCases(of: enumDecl, report: { _, _ in }) else { return [] }
+      let table: DeclSyntax = "extension \(type.trimmed): ChronicleQuery.Table {}"
+      return [EnumSelection.expansion(cases, type: type), table].map { $0.cast(ExtensionDeclSyntax.self) }
+    }
     guard let model = TableModel.read(node: node, declaration: declaration, context: nil) else { return [] }
     let decl: DeclSyntax = """
       extension \(type.trimmed): \(raw: model.primaryKey == nil ? "ChronicleQuery.Table" : "ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable") {

@@ -44,12 +44,7 @@ struct TableModel {
       return nil
     }
     let typeName = structDecl.name.trimmedDescription
-    var tableName = defaultTableName(typeName)
-    if let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first,
-       let literal = argument.expression.as(StringLiteralExprSyntax.self),
-       let text = literal.representedLiteralValue {
-      tableName = text
-    }
+    let tableName = tableName(node: node, typeName: typeName)
 
     guard var columns = ColumnModel.readStoredProperties(of: structDecl, report: { report($0, at: $1) }) else { return nil }
     // The primary key, as upstream picks it: the marked column, else the
@@ -61,6 +56,16 @@ struct TableModel {
     }
     columns[keyIndex].isPrimaryKey = true
     return TableModel(typeName: typeName, tableName: tableName, columns: columns, primaryKey: columns[keyIndex])
+  }
+
+  /// The name `@Table("…")` gives, or the type's default table name.
+  static func tableName(node: AttributeSyntax, typeName: String) -> String {
+    if let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first,
+       let literal = argument.expression.as(StringLiteralExprSyntax.self),
+       let text = literal.representedLiteralValue {
+      return text
+    }
+    return defaultTableName(typeName)
   }
 
   /// The type of a literal or constructor call initializer.

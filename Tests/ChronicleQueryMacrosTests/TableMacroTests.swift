@@ -579,4 +579,134 @@ struct TableMacroTests {
       """#
     }
   }
+
+  /// An enum: a table whose rows are its cases, each case's value in columns of its own.
+  @Test func anEnumIsATableOfItsCases() {
+    assertMacro {
+      """
+      @Table("posts")
+      enum Post {
+        case photo(Photo)
+        @Column("body")
+        case note(String = "")
+      }
+      """
+    } expansion: {
+      #"""
+      enum Post {
+        case photo(Photo)
+        case note(String = "")
+
+        public static let tableName = "posts"
+
+        public struct TableColumns: ChronicleQuery.TableDefinition {
+          public typealias QueryValue = Post
+          public let photo: ChronicleQuery.TableColumn<Post, Photo?>
+          public let note: ChronicleQuery.TableColumn<Post, String?>
+          public let _qualifier: String
+          public init(qualifier: String) {
+            self._qualifier = qualifier
+            self.photo = ChronicleQuery.TableColumn("photo", qualifier: qualifier, keyPath: \Post.photo)
+            self.note = ChronicleQuery.TableColumn("body", qualifier: qualifier, keyPath: \Post.note)
+          }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [photo.queryFragment, note.queryFragment].joined(separator: ", ")
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<Post>] {
+            let columns = TableColumns(qualifier: Post.tableName)
+            return [columns.photo, columns.note]
+          }
+        }
+
+        public static let columns = TableColumns(qualifier: tableName)
+      }
+
+      extension Post: ChronicleQuery.Selection, ChronicleQuery.EnumSelection {
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Post
+          public let queryFragment: ChronicleQuery.QueryFragment
+          /// The case `photo` holding `value`: its columns, NULL for the other cases'.
+          public static func photo(_ value: some ChronicleQuery.QueryExpression<Photo>) -> Columns {
+            Columns(queryFragment: ([value.queryFragment] + String.columnNames(forProperty: "body").map { _ in
+                  ChronicleQuery.QueryFragment(sql: "NULL")
+                }).joined(separator: ", "))
+          }
+          /// The case `note` holding `value`: its columns, NULL for the other cases'.
+          public static func note(_ value: some ChronicleQuery.QueryExpression<String>) -> Columns {
+            Columns(queryFragment: (Photo.columnNames(forProperty: "photo").map { _ in
+                  ChronicleQuery.QueryFragment(sql: "NULL")
+                } + [value.queryFragment]).joined(separator: ", "))
+          }
+        }
+        /// The value of the case `photo`, nil for another case.
+        public var photo: Photo? {
+          if case .photo(let value) = self {
+            return value
+          }
+          return nil
+        }
+        /// The value of the case `note`, nil for another case.
+        public var note: String? {
+          if case .note(let value) = self {
+            return value
+          }
+          return nil
+        }
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+          let start = decoder
+          let photoValue = try decoder.decode(Photo?.self).queryOutput
+          let noteValue = try decoder.decode(String?.self).queryOutput
+          if let photoValue {
+            self = .photo(photoValue)
+          } else if let noteValue {
+            self = .note(noteValue)
+          } else {
+            throw start.noCase(of: "Post", cases: ["photo", "note"])
+          }
+        }
+        public static func columnName(of keyPath: PartialKeyPath<Post>) -> String? {
+          if keyPath == \Post.photo {
+            return "photo"
+          }
+        if keyPath == \Post.note {
+            return "body"
+          }
+          return nil
+        }
+        public static func columnNames(forProperty name: String) -> [String] {
+          Photo.columnNames(forProperty: "photo") + String.columnNames(forProperty: "body")
+        }
+        public static func appendColumns(named name: String, of output: Post, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+          Photo?.appendColumns(named: "photo", of: output.photo, to: &values)
+          String?.appendColumns(named: "body", of: output.note, to: &values)
+        }
+      }
+
+      extension Post: ChronicleQuery.Table {
+      }
+      """#
+    }
+  }
+
+  @Test func anEnumsCasesMustEachHoldOneValue() {
+    assertMacro {
+      """
+      @Table
+      enum Post {
+        case draft
+        case note(String)
+      }
+      """
+    } diagnostics: {
+      """
+      @Table
+      enum Post {
+        case draft
+             ┬────
+             ╰─ 🛑 case 'draft' must hold exactly one value (its column, or a @Selection struct's columns): write 'case draft(Value)'
+        case note(String)
+      }
+      """
+    }
+  }
 }
