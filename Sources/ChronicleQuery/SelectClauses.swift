@@ -32,6 +32,22 @@ struct SelectClauses: Sendable {
 
   /// Whether the rows are the source rows as they are: no grouping,
   /// distinct, order or limit (a join can then use the source directly).
+  /// `later` (a chained static select's clauses) with these before its
+  /// own: conditions, grouping and order first, and this limit where it sets none.
+  func preceding(_ later: SelectClauses) -> SelectClauses {
+    var result = later
+    result.conditions = conditions + later.conditions
+    result.grouping = grouping + later.grouping
+    result.groupConditions = groupConditions + later.groupConditions
+    result.ordering = ordering + later.ordering
+    result.isDistinct = later.isDistinct || isDistinct
+    if later.limit == nil {
+      result.limit = limit
+      result.offset = offset
+    }
+    return result
+  }
+
   var onlyFilters: Bool {
     !isDistinct && joins.isEmpty && grouping.isEmpty && groupConditions.isEmpty && ordering.isEmpty && limit == nil && offset == nil
   }

@@ -37,15 +37,7 @@ extension Select where Output == From {
   /// `scope` with this select's clauses before its own.
   private func preceded<Scope: SelectClausesProvider>(_ scope: Scope) -> Scope {
     var scope = scope
-    scope.clauses.conditions = clauses.conditions + scope.clauses.conditions
-    scope.clauses.grouping = clauses.grouping + scope.clauses.grouping
-    scope.clauses.groupConditions = clauses.groupConditions + scope.clauses.groupConditions
-    scope.clauses.ordering = clauses.ordering + scope.clauses.ordering
-    scope.clauses.isDistinct = scope.clauses.isDistinct || clauses.isDistinct
-    if scope.clauses.limit == nil {
-      scope.clauses.limit = clauses.limit
-      scope.clauses.offset = clauses.offset
-    }
+    scope.clauses = clauses.preceding(scope.clauses)
     return scope
   }
 

@@ -3,6 +3,11 @@ import Foundation
 import InlineSnapshotTesting
 import Testing
 
+extension RemindersList {
+  /// A static select that joins and chooses columns, chained by name.
+  static let withReminderCount = group(by: \.id).join(Reminder.all) { $0.id.eq($1.remindersListID) }.select { $1.id.count() }
+}
+
 /// Joins of selects that chose their columns, as upstream's SelectTests
 /// spell them: each side keeps its columns.
 @Suite("Query builder: joins of selects that chose their columns")
@@ -62,5 +67,31 @@ struct ProjectedJoinTests {
       }
     }
     #expect(error?.message?.contains("cannot be joined by its chosen columns: join its rows and select after the join") == true, "\(String(describing: error))")
+  }
+
+  /// A static select that joins, chained by name after a select that chose
+  /// its columns: the columns of both, the clauses of both.
+  @Test func aStaticJoinChainedAfterChosenColumns() throws {
+    let statements: [any QueryStatement] = [
+      RemindersList.order(by: \.title).limit(1).select(\.title).withReminderCount,
+      RemindersList.where { $0.position > 1 }.select { ($0.title, $0.position) }.withReminderCount,
+      RemindersList.order(by: \.title).withReminderCount,
+    ]
+    let output = try fixture.database.read { db in
+      try statements.map { statement in
+        ([statement.query.description] + (try statement.fetchAll(db)).map { "  \($0)" }).joined(separator: "\n")
+      }.joined(separator: "\n")
+    }
+    assertInlineSnapshot(of: output, as: .lines) {
+      """
+      SELECT "remindersLists"."title", count("reminders"."id") FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id" ORDER BY "remindersLists"."title" LIMIT 1
+        ("Home", 1)
+      SELECT "remindersLists"."title", "remindersLists"."position", count("reminders"."id") FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE ("remindersLists"."position" > 1) GROUP BY "remindersLists"."id"
+        (("Work", 2), 1)
+      SELECT count("reminders"."id") FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id" ORDER BY "remindersLists"."title"
+        1
+        1
+      """
+    }
   }
 }
