@@ -45,9 +45,13 @@ public struct DateTimeModifier: Sendable {
   public func hours(_ count: Int) -> Self { appending("'\(count) hours'") }
   /// Then moves the date by `count` minutes.
   public func minutes(_ count: Int) -> Self { appending("'\(count) minutes'") }
-  /// Then moves the date by `count` seconds, which must be finite.
+  /// Then moves the date by `count` seconds, which must be finite: with
+  /// infinity or NaN the statement fails when run ("no such column"), its
+  /// message naming the problem.
   public func seconds(_ count: Double) -> Self {
-    precondition(count.isFinite, "DateTimeModifier.seconds needs a finite number of seconds, not \(count)")
+    guard count.isFinite else {
+      return appending(quotedIdentifier("DateTimeModifier.seconds needs a finite number of seconds, not \(count)"))
+    }
     return appending("'\(count) seconds'")
   }
   /// Then moves the date by `count` milliseconds (`'-1.500 seconds'`).

@@ -112,6 +112,15 @@ struct DateFunctionTests {
     }
   }
 
+  /// Seconds that are not finite cannot move a date: the statement fails,
+  /// naming the problem (before 2026-11-26 the process stopped on a precondition).
+  @Test func secondsThatAreNotFiniteFailTheStatement() throws {
+    let error = #expect(throws: DatabaseError.self) {
+      try database.read { db in try Entry.select { $0.createdAt(.seconds(.nan)) }.fetchAll(db) }
+    }
+    #expect(error?.message?.contains("DateTimeModifier.seconds needs a finite number of seconds, not nan") == true, "\(String(describing: error))")
+  }
+
   /// A modified date keeps its arguments: modifying it again, or reading a
   /// component, extends the one call.
   @Test func modifiersAndComponentsFuse() throws {
