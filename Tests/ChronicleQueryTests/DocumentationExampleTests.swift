@@ -35,6 +35,42 @@ struct DocumentationExampleTests {
     #expect(bookmark?.color == Bookmark.defaultColor && bookmark?.tags == ["lang"])
   }
 
+  @Test func keysOfSeveralColumnsAndRowsThatAreCases() throws {
+    let fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try db.execute(sql: """
+        CREATE TABLE "syncRecords" (
+          "recordID" TEXT NOT NULL, "recordType" TEXT NOT NULL, "modifiedAt" INTEGER NOT NULL, PRIMARY KEY ("recordID", "recordType")
+        ) STRICT;
+        CREATE TABLE "posts" ("link" TEXT, "note" TEXT);
+        INSERT INTO "syncRecords" VALUES ('a1', 'reminders', 1), ('a1', 'lists', 2);
+        """)
+    }
+    var sql: [String] = []
+    var rows: [String] = []
+    do {
+      let record = SyncRecord.find(RecordKey(recordID: "a1", recordType: "reminders"))
+      sql.append(record.query.description)
+      rows += try fixture.database.read { db in try record.fetchAll(db).map { "\($0.id.recordType) \($0.modifiedAt)" } }
+    }
+    do {
+      let hello = Post.insert { Post.note("Hello") }
+      sql.append(hello.query.description)
+      rows += try fixture.database.write { db in
+        try hello.execute(db)
+        return try Post.all.fetchAll(db).map { "\($0)" }
+      }
+    }
+    assertInlineSnapshot(of: (sql + rows).joined(separator: "\n"), as: .lines) {
+      """
+      SELECT "syncRecords"."recordID", "syncRecords"."recordType", "syncRecords"."modifiedAt" FROM "syncRecords" WHERE (("syncRecords"."recordID", "syncRecords"."recordType") IN (('a1', 'reminders')))
+      INSERT INTO "posts" ("link", "note") VALUES (NULL, 'Hello')
+      reminders 1
+      note("Hello")
+      """
+    }
+  }
+
   @Test func selecting() throws {
     var sql: [String] = []
     do {
@@ -378,6 +414,26 @@ struct DocumentationExampleTests {
   static func normalized(_ text: String) -> String {
     text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
   }
+}
+
+/// A key of two columns (the Defining tables article).
+@Selection
+struct RecordKey: Hashable {
+  let recordID: String
+  let recordType: String
+}
+
+@Table
+struct SyncRecord {
+  let id: RecordKey
+  var modifiedAt: Int
+}
+
+/// A table whose rows are cases (the Defining tables article).
+@Table
+enum Post {
+  case link(String)
+  case note(String)
 }
 
 /// A trip and its stops, kept as JSON (the Functions article's JSON values).
