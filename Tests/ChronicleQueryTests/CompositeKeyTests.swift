@@ -48,18 +48,8 @@ struct CompositeKeyTests {
     }
   }
 
-  /// Each statement's SQL, then the rows it returns (or the table's rows after it).
-  func run(_ statements: [any QueryStatement]) throws -> String {
-    try fixture.database.write { db in
-      try statements.map { statement in
-        let rows = try statement.fetchAll(db).map { "  \($0)" }
-        return ([statement.query.description] + rows).joined(separator: "\n")
-      }.joined(separator: "\n")
-    }
-  }
-
   @Test func rowsAreFoundByTheirWholeKey() throws {
-    let output = try run([
+    let output = try fixture.database.sqlAndRows(of: [
       CKMetadata.find(first).select(\.modifiedAt),
       CKMetadata.find([first, third]).order(by: \.modifiedAt).select(\.modifiedAt),
       CKMetadata.find([CKRecordKey]()).select(\.modifiedAt),
@@ -85,7 +75,7 @@ struct CompositeKeyTests {
 
   @Test func rowsAreWrittenByTheirWholeKey() throws {
     let changed = CKMetadata(id: second, modifiedAt: 20)
-    let output = try run([
+    let output = try fixture.database.sqlAndRows(of: [
       CKMetadata.update(changed),
       CKMetadata.find(third).update { $0.modifiedAt += 30 },
       CKMetadata.delete(CKMetadata(id: first, modifiedAt: 1)),
@@ -111,7 +101,7 @@ struct CompositeKeyTests {
   }
 
   @Test func aRowInsideARowTakesItsTablesColumns() throws {
-    let output = try run([
+    let output = try fixture.database.sqlAndRows(of: [
       CKStamped.insert {
         CKStamped(id: 1, metadata: nil)
         CKStamped(id: 2, metadata: CKMetadata(id: third, modifiedAt: 3))

@@ -34,27 +34,22 @@ struct EnumTableTests {
   }
 
   @Test func casesAreRowsOfTheTable() throws {
-    let insert = ETPost.insert {
-      ETPost.note("Hello world")
-      ETPost.photo(ETPhoto(url: "file:///tmp/poster.png"))
-    }
-    let statements: [any QueryStatement] = [
+    let output = try fixture.database.sqlAndRows(of: [
+      ETPost.insert {
+        ETPost.note("Hello world")
+        ETPost.photo(ETPhoto(url: "file:///tmp/poster.png"))
+      },
+      ETNotes.insert { ETNotes.list(["Blob", "Jr"]) },
       ETPost.all,
       ETPost.where { $0.note.isNot(nil) }.select(\.note),
       ETPost.where { $0.photo.isNot(nil) },
       Values(ETPost.Columns.note("Goodnight moon")),
       ETNotes.all,
-    ]
-    let output = try fixture.database.write { db in
-      try insert.execute(db)
-      try ETNotes.insert { ETNotes.list(["Blob", "Jr"]) }.execute(db)
-      return try ([insert.query.description] + statements.map { statement in
-        ([statement.query.description] + (try statement.fetchAll(db)).map { "  \($0)" }).joined(separator: "\n")
-      }).joined(separator: "\n")
-    }
+    ])
     assertInlineSnapshot(of: output, as: .lines) {
       """
       INSERT INTO "etPosts" ("url", "note") VALUES (NULL, 'Hello world'), ('file:///tmp/poster.png', NULL)
+      INSERT INTO "etNotes" ("list") VALUES ('["Blob","Jr"]')
       SELECT "etPosts"."url", "etPosts"."note" FROM "etPosts"
         note("Hello world")
         photo(ChronicleQueryTests.ETPhoto(url: "file:///tmp/poster.png"))

@@ -90,17 +90,8 @@ struct JSONEachTests {
     }
   }
 
-  /// Each statement's SQL, then its rows.
-  func run(_ statements: [any QueryStatement]) throws -> String {
-    try fixture.database.write { db in
-      try statements.map { statement in
-        ([statement.query.description] + (try statement.fetchAll(db)).map { "  \($0)" }).joined(separator: "\n")
-      }.joined(separator: "\n")
-    }
-  }
-
   @Test func anArraysElementsAsASubquery() throws {
-    let output = try run([
+    let output = try fixture.database.sqlAndRows(of: [
       JETrip.where { !$0.geofence.jsonEach().where { $0.value.jsonExtract(\.latitude) < 0 }.exists() }.select(\.title),
       JETrip.select { ($0.title, $0.geofence.jsonEach().count()) },
       JETrip.select { ($0.title, $0.geofence.jsonEach().select { $0.value.jsonExtract(\.latitude).max() }) },
@@ -135,7 +126,7 @@ struct JSONEachTests {
   }
 
   @Test func anArraysElementsJoined() throws {
-    let output = try run([
+    let output = try fixture.database.sqlAndRows(of: [
       JETrip.join(JETrip.columns.geofence.jsonEach()) { _, _ in true }.select { ($0.title, $1.value.jsonExtract(\.label)) },
       JETrip.leftJoin(JETrip.columns.geofence.jsonEach()) { _, _ in true }.select { ($0.title, $1.value.jsonExtract(\.label)) },
       JETrip.where { $0.title.eq("Northern") }.join(JETrip.columns.geofence.jsonEach()) { _, _ in true }.select { $1 },
@@ -185,7 +176,7 @@ struct JSONEachTests {
         JEProfile.Draft(author: JEAuthor(name: "Blob Jr.", links: [JELink(homepage: "https://example.org", isActive: false)]))
       }.execute(db)
     }
-    let rendered = try run([
+    let rendered = try fixture.database.sqlAndRows(of: [
       JETaggedItem.where { $0.tags.jsonEach().where { $0.value.eq("urgent") }.exists() }.select(\.title),
       JETaggedItem.join(JETaggedItem.columns.tags.jsonEach()) { _, _ in true }.select { ($0.title, $1.key, $1.value) },
       JEProduct.where { $0.inventory.jsonEach().where { $0.key.eq("SFO") && $0.value.jsonExtract(\.onHand).eq(0) }.exists() }.select(\.id),

@@ -109,4 +109,14 @@ extension ChronicleDatabase {
     let rows = try read { db in try query.fetchAll(db) }
     return ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n")
   }
+
+  /// Runs the statements in order, in one write; each one's SQL, then the
+  /// rows it returns, indented (a write returns none).
+  func sqlAndRows(of statements: [any QueryStatement]) throws -> String {
+    try write { db in
+      try statements.map { statement in
+        ([statement.query.description] + (try statement.fetchAll(db)).map { "  \($0)" }).joined(separator: "\n")
+      }.joined(separator: "\n")
+    }
+  }
 }

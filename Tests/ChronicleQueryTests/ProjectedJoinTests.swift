@@ -37,11 +37,7 @@ struct ProjectedJoinTests {
       Reminder.select(\.title).join(RemindersList.order(by: \.title).limit(1).select(\.title)) { $0.remindersListID.eq($1.id) },
       Reminder.select(\.title).join(RemindersList.all) { $0.remindersListID.eq($1.id) }.where { _, list in list.position == 1 },
     ]
-    let output = try fixture.database.read { db in
-      try statements.map { statement in
-        ([statement.query.description] + (try statement.fetchAll(db)).map { "  \($0)" }).joined(separator: "\n")
-      }.joined(separator: "\n")
-    }
+    let output = try fixture.database.sqlAndRows(of: statements)
     assertInlineSnapshot(of: output, as: .lines) {
       """
       SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") ORDER BY "reminders"."title"
@@ -77,11 +73,7 @@ struct ProjectedJoinTests {
       RemindersList.where { $0.position > 1 }.select { ($0.title, $0.position) }.withReminderCount,
       RemindersList.order(by: \.title).withReminderCount,
     ]
-    let output = try fixture.database.read { db in
-      try statements.map { statement in
-        ([statement.query.description] + (try statement.fetchAll(db)).map { "  \($0)" }).joined(separator: "\n")
-      }.joined(separator: "\n")
-    }
+    let output = try fixture.database.sqlAndRows(of: statements)
     assertInlineSnapshot(of: output, as: .lines) {
       """
       SELECT "remindersLists"."title", count("reminders"."id") FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id" ORDER BY "remindersLists"."title" LIMIT 1
