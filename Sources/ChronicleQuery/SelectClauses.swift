@@ -15,7 +15,8 @@ struct SelectClauses: Sendable {
   var query: QueryFragment {
     var sql = QueryFragment(sql: isDistinct ? "SELECT DISTINCT " : "SELECT ")
     sql.append(columns)
-    sql.append(QueryFragment(" FROM ") + from)
+    // A select of expressions alone (`Select(expression)`) reads no table.
+    if !from.isEmpty { sql.append(QueryFragment(" FROM ") + from) }
     for join in joins { sql.append(QueryFragment(" ") + join) }
     if !conditions.isEmpty { sql.append(QueryFragment(" WHERE ") + conjunction(conditions)) }
     if !grouping.isEmpty { sql.append(QueryFragment(" GROUP BY ") + grouping.joined(separator: ", ")) }

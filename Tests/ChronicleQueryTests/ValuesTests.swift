@@ -49,6 +49,33 @@ struct ValuesTests {
     }
   }
 
+  /// A select of expressions that reads no table, as upstream's CaseTests
+  /// write it: `Select(expression)`, a CASE built with `reduce`.
+  @Test func aSelectOfExpressionsAlone() throws {
+    let fixture = try RemindersDatabase()
+    let ids = Array([2, 3, 5, 1, 4].enumerated())
+    let (first, rest) = (ids.first!, ids.dropFirst())
+    let position = Select(
+      rest
+        .reduce(Case(5).when(first.element, then: first.offset)) { cases, id in
+          cases.when(id.element, then: id.offset)
+        }
+        .else(0)
+    )
+    let pair = Select(Reminder.exists(), Case().when(true, then: "yes").else("no"))
+    let output = try fixture.database.read { db in
+      [position.query.description, "\(try position.fetchAll(db))", pair.query.description, "\(try pair.fetchAll(db))"]
+    }
+    assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
+      """
+      SELECT CASE 5 WHEN 2 THEN 0 WHEN 3 THEN 1 WHEN 5 THEN 2 WHEN 1 THEN 3 WHEN 4 THEN 4 ELSE 0 END
+      [2]
+      SELECT (EXISTS (SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders")), CASE WHEN 1 THEN 'yes' ELSE 'no' END
+      [(false, "yes")]
+      """
+    }
+  }
+
   @Test func valuesInserted() throws {
     let fixture = try RemindersDatabase()
     let insert = Tag.insert { $0.title } select: { Values { "chores"; "vacation" } }
