@@ -7,29 +7,7 @@ extension TableModel {
 
 
   func memberDeclarations() -> [DeclSyntax] {
-    let properties = columns.map { "  public let \($0.property): \(columnType($0))" }.joined(separator: "\n")
-    let assignments = columns.map {
-      "    self.\($0.property) = ChronicleQuery.TableColumn(\(stringLiteral($0.column)), qualifier: qualifier, keyPath: \\\(typeName).\($0.property))"
-    }.joined(separator: "\n")
-    let all = columns.map { "columns.\($0.property)" }.joined(separator: ", ")
-    let tableColumns: DeclSyntax = """
-      public struct TableColumns: \(raw: primaryKey == nil ? "ChronicleQuery.TableDefinition" : "ChronicleQuery.PrimaryKeyedTableDefinition") {
-        public typealias QueryValue = \(raw: typeName)
-      \(raw: primaryKey.map { "  public typealias PrimaryKey = \($0.valueType)\n" } ?? "")\(raw: properties)
-        public let _qualifier: String
-        public init(qualifier: String) {
-          self._qualifier = qualifier
-      \(raw: assignments)
-        }
-      \(raw: primaryKey.map { "  public var primaryKey: \(columnType($0)) { \($0.property) }\n" } ?? "")  public var queryFragment: ChronicleQuery.QueryFragment {
-          [\(raw: columns.map { "\($0.property).queryFragment" }.joined(separator: ", "))].joined(separator: ", ")
-        }
-        public static var allColumns: [any ChronicleQuery.TableColumnExpression<\(raw: typeName)>] {
-          let columns = TableColumns(qualifier: \(raw: typeName).tableName)
-          return [\(raw: all)]
-        }
-      }
-      """
+    let tableColumns = tableColumnsDeclaration()
 
     // Draft: every column but generated ones; the primary key optional
     // and left out when nil.
@@ -76,6 +54,35 @@ extension TableModel {
       columnsExpression(),
       "public static let columns = TableColumns(qualifier: tableName)",
     ] + (primaryKey == nil ? [] : [draft])
+  }
+
+  /// `TableColumns`: a typed column per property (a column group's columns
+  /// for a group), qualified by the table's name or an alias.
+  func tableColumnsDeclaration() -> DeclSyntax {
+    let properties = columns.map { "  public let \($0.property): \(columnType($0))" }.joined(separator: "\n")
+    let assignments = columns.map {
+      "    self.\($0.property) = ChronicleQuery.TableColumn(\(stringLiteral($0.column)), qualifier: qualifier, keyPath: \\\(typeName).\($0.property))"
+    }.joined(separator: "\n")
+    let all = columns.map { "columns.\($0.property)" }.joined(separator: ", ")
+    let tableColumns: DeclSyntax = """
+      public struct TableColumns: \(raw: primaryKey == nil ? "ChronicleQuery.TableDefinition" : "ChronicleQuery.PrimaryKeyedTableDefinition") {
+        public typealias QueryValue = \(raw: typeName)
+      \(raw: primaryKey.map { "  public typealias PrimaryKey = \($0.valueType)\n" } ?? "")\(raw: properties)
+        public let _qualifier: String
+        public init(qualifier: String) {
+          self._qualifier = qualifier
+      \(raw: assignments)
+        }
+      \(raw: primaryKey.map { "  public var primaryKey: \(columnType($0)) { \($0.property) }\n" } ?? "")  public var queryFragment: ChronicleQuery.QueryFragment {
+          [\(raw: columns.map { "\($0.property).queryFragment" }.joined(separator: ", "))].joined(separator: ", ")
+        }
+        public static var allColumns: [any ChronicleQuery.TableColumnExpression<\(raw: typeName)>] {
+          let columns = TableColumns(qualifier: \(raw: typeName).tableName)
+          return [\(raw: all)]
+        }
+      }
+      """
+    return tableColumns
   }
 
   func decoderInitializer() -> String { ColumnModel.decoderInitializer(columns) }
