@@ -40,6 +40,19 @@ struct MergeStateKeyTests {
     }
   }
 
+  /// A key of one integer is built on the stack; inside a longer key the
+  /// same integer is written by the general encoder: both give the same bytes.
+  @Test func aSingleIntegerKeyIsEncodedAsInsideALongerKey() throws {
+    var random = SeededGenerator(seed: 20261126)
+    let integers = (0..<500).map { _ in Int64.random(in: Int64.min...Int64.max, using: &random) >> Int64.random(in: 0...63, using: &random) }
+    for integer in integers + [0, -1, 1, 255, 256, -256, -257, .min, .max] {
+      let alone = try MergeStateKey.encode([.integer(integer)])
+      let inLongerKey = try MergeStateKey.encode([.integer(integer), .null])
+      #expect(alone == inLongerKey.dropLast(), "seed 20261126: \(integer)")
+      #expect(try MergeStateKey.decode(alone) == [.integer(integer)], "seed 20261126: \(integer)")
+    }
+  }
+
   @Test func integersTakeTheBytesTheirMagnitudeNeeds() throws {
     let sizes = try [0, 1, 255, 256, 65_535, -1, -256, -257, .max, .min].map { try MergeStateKey.encode([.integer($0)]).count }
     #expect(sizes == [1, 2, 2, 3, 3, 2, 2, 3, 9, 9])

@@ -44,7 +44,7 @@ struct MergeStateReadAheadTests {
         let table = Int.random(in: 0..<20, using: &random) == 0 ? "b" : "a"
         asked.append("\(table)\(id)")
         let key = try MergeStore.encodeKey([.integer(id)])
-        let found = try readAhead.state(table: table, key: key, in: store)
+        let found = try readAhead.state(table: table, key: key, in: store).map { try store.decode($0, table: table) }
         let expected = try store.load(table: table, key: key)
         #expect(found == expected, "seed \(seed): \(table) \(id) after \(asked.suffix(8))")
         if found != expected { return }

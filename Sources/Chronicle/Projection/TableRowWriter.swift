@@ -8,7 +8,8 @@ import GRDBSQLite
 ///
 /// Values and keys are given in the table's column order (``TableShape``):
 /// a key is its key columns' values in key order; a row is one optional value
-/// per column (nil: the column takes its default).
+/// per column (nil: the column takes its default), as a slice of the
+/// caller's storage (a merge batch keeps every row in one array).
 final class TableRowWriter {
   let shape: TableShape
   /// Each column's index in ``shape``, by name.
@@ -61,7 +62,7 @@ final class TableRowWriter {
   // MARK: - Writing
 
   /// Inserts a row with the columns it has values for (the others take their defaults).
-  func insert(_ row: [SQLiteValue?]) throws {
+  func insert(_ row: ArraySlice<SQLiteValue?>) throws {
     let statement = try cached(&inserts, row) { Self.insertSQL(shape, columns: $0) }
     try statement.run { binding in
       for value in row { if let value { try binding.bind(value) } }
@@ -71,7 +72,7 @@ final class TableRowWriter {
 
   /// Inserts `count` rows, the one `row` gives for each index: runs of rows
   /// with values for the same columns go ``rowsPerInsert`` to a statement.
-  func insert(count: Int, _ row: (Int) -> [SQLiteValue?]) throws {
+  func insert(count: Int, _ row: (Int) -> ArraySlice<SQLiteValue?>) throws {
     var start = 0
     while start < count {
       let first = row(start)
@@ -98,7 +99,7 @@ final class TableRowWriter {
   static let rowsPerInsert = 64
 
   /// Sets the columns that `row` has values for (nil: unchanged) on the row with `key`.
-  func update(_ row: [SQLiteValue?], key: [SQLiteValue]) throws {
+  func update(_ row: ArraySlice<SQLiteValue?>, key: ArraySlice<SQLiteValue>) throws {
     guard row.contains(where: { $0 != nil }) else { return }
     let statement = try cached(&updates, row) { Self.updateSQL(shape, columns: $0) }
     try statement.run { binding in
@@ -109,7 +110,7 @@ final class TableRowWriter {
   }
 
   /// Whether the row with `key` is in the table.
-  func contains(key: [SQLiteValue]) throws -> Bool {
+  func contains(key: some Sequence<SQLiteValue>) throws -> Bool {
     if presenceStatement == nil {
       presenceStatement = try db.makeStatement(sql: "SELECT 1 FROM main.\(quotedIdentifier(shape.name)) WHERE \(Self.keyCondition(shape))")
     }
@@ -117,7 +118,7 @@ final class TableRowWriter {
   }
 
   /// Deletes the row with `key` and returns its values; nil when it is absent.
-  func takeOut(key: [SQLiteValue]) throws -> [SQLiteValue]? {
+  func takeOut(key: some Sequence<SQLiteValue>) throws -> [SQLiteValue]? {
     if selectStatement == nil { selectStatement = try db.makeStatement(sql: Self.selectSQL(shape)) }
     let count = Int32(shape.columns.count)
     guard let row = try selectStatement!.firstRow(key, { handle in
@@ -140,10 +141,10 @@ final class TableRowWriter {
   /// The statement for the columns `row` has values for, prepared on first
   /// use; statements are found by a bit per column (a table of up to 64
   /// columns), so finding one hashes no array.
-  private func cached(_ statements: inout ColumnSetStatements, _ row: [SQLiteValue?], _ sql: ([Int]) -> String) throws -> Statement {
+  private func cached(_ statements: inout ColumnSetStatements, _ row: ArraySlice<SQLiteValue?>, _ sql: ([Int]) -> String) throws -> Statement {
     let mask = Self.columnMask(row)
     if let mask, let statement = statements.byMask[mask] { return statement }
-    let columns = row.indices.filter { row[$0] != nil }
+    let columns = row.enumerated().filter { $0.element != nil }.map(\.offset)
     if mask == nil, let statement = statements.byColumns[columns] { return statement }
     let statement = try db.makeStatement(sql: sql(columns))
     if let mask { statements.byMask[mask] = statement } else { statements.byColumns[columns] = statement }
@@ -151,10 +152,14 @@ final class TableRowWriter {
   }
 
   /// Bit `i` set when `row` has a value for column `i`; nil for a table of more than 64 columns.
-  private static func columnMask(_ row: [SQLiteValue?]) -> UInt64? {
+  private static func columnMask(_ row: ArraySlice<SQLiteValue?>) -> UInt64? {
     guard row.count <= 64 else { return nil }
     var mask: UInt64 = 0
-    for (index, value) in row.enumerated() where value != nil { mask |= 1 << UInt64(index) }
+    var bit: UInt64 = 1
+    for value in row {
+      if value != nil { mask |= bit }
+      bit <<= 1
+    }
     return mask
   }
 }

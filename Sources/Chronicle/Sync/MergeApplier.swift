@@ -458,18 +458,24 @@ final class MergeApplier {
   private func applyRowOperation(
     _ operation: EventOperation, plan: TablePlan, version: WriteVersion, sameEpoch: Bool, _ mismatch: (String) -> SyncError
   ) throws {
-    let shape = plan.shape!
     /// The batch's row with the key whose values `value(i)` gives for the
     /// event's key column `i` (`count` of them).
     func row(keyCount count: Int, _ value: (Int) -> SQLiteValue) throws -> Int {
       guard count == plan.keyOrder.count else { throw mismatch("the primary key of \(plan.descriptor.name) differs here") }
-      let orderedKey = plan.keyOrder.map(value)
-      return try batch.row(ofTable: plan.table, key: try MergeStore.encodeKey(orderedKey), orderedKey: orderedKey)
+      let keyOrder = plan.keyOrder
+      // The usual key, one integer, is encoded without an array of its values.
+      let key: Data
+      if count == 1, case .integer(let integer) = value(keyOrder[0]) {
+        key = MergeStateKey.encode(integer)
+      } else {
+        key = try MergeStore.encodeKey(keyOrder.map(value))
+      }
+      return try batch.row(ofTable: plan.table, key: key) { value(keyOrder[$0]) }
     }
     /// Merges the write of one column of the event's table.
     func write(_ row: Int, _ column: Int, _ value: SQLiteValue) throws {
       if let local = plan.localColumns[column] {
-        batch.mergeWrite(row: row, column: local, name: shape.columns[local], value: value, version: version)
+        batch.mergeWrite(row: row, column: local, value: value, version: version)
       } else if sameEpoch {
         throw mismatch("no column \(plan.descriptor.name).\(plan.descriptor.columns[column]) here")
       }
@@ -600,7 +606,7 @@ final class MergeApplier {
         values: columns.map { values[$0]! })?.first == .integer(1)
       if orphan { return false }
     }
-    try writer(for: shape).insert(shape.columns.map { values[$0] })
+    try writer(for: shape).insert(shape.columns.map { values[$0] }[...])
     state.retained = nil
     state.parkedReason = nil
     try store.save(table: table, key: key, state)

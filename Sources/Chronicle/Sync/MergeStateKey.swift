@@ -30,6 +30,8 @@ enum MergeStateKey {
   }
 
   static func encode(_ values: [SQLiteValue]) throws(EventFormatError) -> Data {
+    // The usual key, one integer, is built on the stack: a merge encodes one per row change.
+    if values.count == 1, case .integer(let integer) = values[0] { return encode(integer) }
     var writer = BinaryWriter(capacity: 16)
     for value in values {
       switch value {
@@ -53,6 +55,22 @@ enum MergeStateKey {
       }
     }
     return Data(writer.bytes)
+  }
+
+  /// The key of one integer, as ``encode(_:)`` writes it.
+  static func encode(_ integer: Int64) -> Data {
+    let magnitude = integer < 0 ? ~UInt64(bitPattern: integer) : UInt64(integer)
+    let count = (64 - magnitude.leadingZeroBitCount + 7) / 8
+    let length = integer < 0 ? max(count, 1) : count
+    var bytes: (UInt64, UInt64) = (0, 0)
+    return withUnsafeMutableBytes(of: &bytes) { buffer in
+      buffer[0] = integer < 0 ? Tag.zero.rawValue - 1 - UInt8(length) : Tag.zero.rawValue + UInt8(length)
+      for index in 0..<length {
+        let byte = UInt8(truncatingIfNeeded: magnitude >> (8 * (length - 1 - index)))
+        buffer[1 + index] = integer < 0 ? ~byte : byte
+      }
+      return Data(buffer[..<(1 + length)])
+    }
   }
 
   /// A negative integer is stored as the complement of its magnitude less

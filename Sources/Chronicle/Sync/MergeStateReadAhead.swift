@@ -27,8 +27,8 @@ struct MergeStateReadAhead {
   private var span = 1
   static let largestSpan = 256
 
-  /// The state stored for `key` of `table`, nil when none is.
-  mutating func state(table: String, key: Data, in store: MergeStore) throws -> RowMergeState? {
+  /// The state stored for `key` of `table`, not decoded; nil when none is.
+  mutating func state(table: String, key: Data, in store: MergeStore) throws -> StoredMergeState? {
     if table != self.table || MergeStore.keyPrecedes(key, lower) || upper.map({ MergeStore.keyPrecedes($0, key) }) == true {
       try read(table: table, from: key, in: store)
     }
@@ -38,7 +38,7 @@ struct MergeStateReadAhead {
     while next < states.count, MergeStore.keyPrecedes(states[next].key, key) { next += 1 }
     guard next < states.count, states[next].key == key else { return nil }
     next += 1
-    return try store.decode(states[next - 1], table: table)
+    return states[next - 1]
   }
 
   /// Forgets what was read (`chronicle_rows` is about to change).

@@ -32,8 +32,9 @@ struct MergeStore {
     /// Saving ``MergeStore/statesPerSave`` states at once into `chronicle_rows`.
     var saveMany: Statement?
     var saveElsewhere: [String: Statement] = [:]
-    /// Bytes encoded for a save, reused from one to the next.
-    var scratch = BinaryWriter(capacity: 64)
+    /// A save's clocks and retained values, encoded; reused from one save to the next.
+    var clocks = BinaryWriter(capacity: 64)
+    var retained = BinaryWriter(capacity: 64)
   }
 
   init(db: Database, schema: String = "main") {
@@ -115,14 +116,35 @@ struct MergeStore {
       statement = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).\(rows)", states: 1))
       if rows == "chronicle_rows" { statements.save = statement } else { statements.saveElsewhere[rows] = statement }
     }
-    try statement.run { binding in try bind(table: table, key: key, state, to: &binding) }
+    let tableNumber = try dictionary.number(ofName: table)
+    try statement.run { binding in
+      try bind(&binding) { clocks, retained in
+        try state.encodeClocks(to: &clocks, dictionary)
+        if let values = state.retained { try RowMergeState.encodeValues(values, to: &retained) }
+        return EncodedState(table: tableNumber, key: key, parkedReason: state.parkedReason, hasRetained: state.retained != nil)
+      }
+    }
   }
 
-  /// Saves `count` states into `chronicle_rows`, the one `entry` gives for
-  /// each index, ``statesPerSave`` to a statement: a merge saves every row
-  /// it touched, and one statement per row would cost SQLite more than
+  /// A state whose clocks and retained values its caller has encoded (into
+  /// the buffers ``save(count:_:)`` hands it), with what else is saved of it.
+  struct EncodedState {
+    /// The table's name number.
+    var table: Int64
+    var key: Data
+    var parkedReason: RowMergeState.ParkedReason?
+    /// Whether retained values were encoded (NULL otherwise: the row is in its table).
+    var hasRetained: Bool
+  }
+
+  /// Encodes a state's clocks and retained values into a buffer each.
+  typealias StateEncoder = (_ clocks: inout BinaryWriter, _ retained: inout BinaryWriter) throws -> EncodedState
+
+  /// Saves `count` states into `chronicle_rows`, the one `encode` writes
+  /// for each index, ``statesPerSave`` to a statement: a merge saves every
+  /// row it touched, and one statement per row would cost SQLite more than
   /// writing the rows does.
-  func save(count: Int, _ entry: (Int) throws -> (table: String, key: Data, state: RowMergeState)) throws {
+  func save(count: Int, _ encode: (_ index: Int, _ clocks: inout BinaryWriter, _ retained: inout BinaryWriter) throws -> EncodedState) throws {
     var index = 0
     if count >= Self.statesPerSave {
       if statements.saveMany == nil {
@@ -132,16 +154,17 @@ struct MergeStore {
       while count - index >= Self.statesPerSave {
         try statement.run { binding in
           for position in index..<(index + Self.statesPerSave) {
-            let (table, key, state) = try entry(position)
-            try bind(table: table, key: key, state, to: &binding)
+            try bind(&binding) { try encode(position, &$0, &$1) }
           }
         }
         index += Self.statesPerSave
       }
     }
+    if index < count, statements.save == nil {
+      statements.save = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).chronicle_rows", states: 1))
+    }
     for position in index..<count {
-      let (table, key, state) = try entry(position)
-      try save(table: table, key: key, state)
+      try statements.save!.run { binding in try bind(&binding) { try encode(position, &$0, &$1) } }
     }
   }
 
@@ -153,20 +176,18 @@ struct MergeStore {
       + repeatElement("(?, ?, ?, ?, ?)", count: states).joined(separator: ", ")
   }
 
-  /// Binds a state's five columns, in `saveSQL`'s order.
-  private func bind(table: String, key: Data, _ state: RowMergeState, to binding: inout StatementBinding) throws {
+  /// Binds a state's five columns, in `saveSQL`'s order, as `encode` gives them.
+  private func bind(_ binding: inout StatementBinding, _ encode: StateEncoder) throws {
     let statements = self.statements
-    statements.scratch.removeAll()
-    try state.encodeClocks(to: &statements.scratch, dictionary)
-    try binding.bind(try dictionary.number(ofName: table))
-    try key.withUnsafeBytes { try binding.bindBlob($0) }
-    try statements.scratch.bytes.withUnsafeBytes { try binding.bindBlob($0) }
+    statements.clocks.removeAll()
+    statements.retained.removeAll()
+    let state = try encode(&statements.clocks, &statements.retained)
+    try binding.bind(state.table)
+    try state.key.withUnsafeBytes { try binding.bindBlob($0) }
+    try statements.clocks.bytes.withUnsafeBytes { try binding.bindBlob($0) }
     if let reason = state.parkedReason { try binding.bind(.text(reason.rawValue)) } else { try binding.bindNull() }
-    if let retained = state.retained {
-      // The clocks are bound (SQLite copied them): the bytes can be reused.
-      statements.scratch.removeAll()
-      try RowMergeState.encodeValues(retained, to: &statements.scratch)
-      try statements.scratch.bytes.withUnsafeBytes { try binding.bindBlob($0) }
+    if state.hasRetained {
+      try statements.retained.bytes.withUnsafeBytes { try binding.bindBlob($0) }
     } else {
       try binding.bindNull()
     }
