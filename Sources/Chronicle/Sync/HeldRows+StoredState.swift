@@ -9,8 +9,31 @@ struct StoredTableForm {
   var columnNumbers: [Int64]
   /// The column indexes in name-number order: the order states store columns in.
   var columnsInNumberOrder: [Int]
-  /// The column index of each name number met (-1: a name the table does not have).
-  var columnOfNumber: [Int64: Int]
+  /// The column index of each name number below ``numbersInArray`` (-1: a
+  /// name the table does not have; -2: not looked up yet), by number.
+  var columnOfNumber: [Int]
+  /// The same for larger numbers.
+  var columnOfLargerNumber: [Int64: Int] = [:]
+  static let numbersInArray = 4_096
+
+  /// The column index of a name number looked up before (-1: the table has
+  /// no such column); nil when it was not.
+  func column(ofNumber number: Int64) -> Int? {
+    if number >= 0, number < Self.numbersInArray {
+      let column = number < columnOfNumber.count ? columnOfNumber[Int(number)] : -2
+      return column == -2 ? nil : column
+    }
+    return columnOfLargerNumber[number]
+  }
+
+  mutating func setColumn(_ column: Int, ofNumber number: Int64) {
+    guard number >= 0, number < Self.numbersInArray else {
+      columnOfLargerNumber[number] = column
+      return
+    }
+    if number >= columnOfNumber.count { columnOfNumber += repeatElement(-2, count: Int(number) + 1 - columnOfNumber.count) }
+    columnOfNumber[Int(number)] = column
+  }
 }
 
 /// A held row's merge state read from and written to `chronicle_rows`:
@@ -24,9 +47,9 @@ extension HeldRows {
     let shape = tables[table].shape
     let tableNumber = try dictionary.number(ofName: shape.name)
     let numbers = try shape.columns.map { try dictionary.number(ofName: $0) }
-    let form = StoredTableForm(
-      table: tableNumber, columnNumbers: numbers, columnsInNumberOrder: numbers.indices.sorted { numbers[$0] < numbers[$1] },
-      columnOfNumber: Dictionary(zip(numbers, numbers.indices), uniquingKeysWith: { first, _ in first }))
+    var form = StoredTableForm(
+      table: tableNumber, columnNumbers: numbers, columnsInNumberOrder: numbers.indices.sorted { numbers[$0] < numbers[$1] }, columnOfNumber: [])
+    for (column, number) in numbers.enumerated() { form.setColumn(column, ofNumber: number) }
     tables[table].form = form
     return form
   }
@@ -102,9 +125,9 @@ extension HeldRows {
 
   /// The column of a table named by `number`, -1 when the table has no such column.
   private mutating func columnIndex(ofNumber number: Int64, in form: inout StoredTableForm, table: Int, _ dictionary: MergeDictionary) throws -> Int {
-    if let column = form.columnOfNumber[number] { return column }
+    if let column = form.column(ofNumber: number) { return column }
     let column = tables[table].columnIndex[try dictionary.name(number)] ?? -1
-    form.columnOfNumber[number] = column
+    form.setColumn(column, ofNumber: number)
     tables[table].form = form
     return column
   }

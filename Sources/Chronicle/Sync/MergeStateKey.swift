@@ -69,7 +69,7 @@ enum MergeStateKey {
         let byte = UInt8(truncatingIfNeeded: magnitude >> (8 * (length - 1 - index)))
         buffer[1 + index] = integer < 0 ? ~byte : byte
       }
-      return Data(buffer[..<(1 + length)])
+      return Data(bytes: buffer.baseAddress!, count: 1 + length)
     }
   }
 

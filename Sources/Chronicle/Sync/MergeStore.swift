@@ -32,9 +32,6 @@ struct MergeStore {
     /// Saving ``MergeStore/statesPerSave`` states at once into `chronicle_rows`.
     var saveMany: Statement?
     var saveElsewhere: [String: Statement] = [:]
-    /// A save's clocks and retained values, encoded; reused from one save to the next.
-    var clocks = BinaryWriter(capacity: 64)
-    var retained = BinaryWriter(capacity: 64)
   }
 
   init(db: Database, schema: String = "main") {
@@ -53,9 +50,15 @@ struct MergeStore {
   static func keyPrecedes(_ a: Data, _ b: Data) -> Bool {
     a.withUnsafeBytes { left in
       b.withUnsafeBytes { right in
-        guard let l = left.baseAddress, let r = right.baseAddress else { return left.count < right.count }
-        let common = memcmp(l, r, min(left.count, right.count))
-        return common != 0 ? common < 0 : left.count < right.count
+        // Keys are mostly a few bytes (an integer and its tag): compared
+        // here byte by byte, which beats a call to memcmp for so few.
+        let common = min(left.count, right.count)
+        if common <= 16 {
+          for index in 0..<common where left[index] != right[index] { return left[index] < right[index] }
+          return left.count < right.count
+        }
+        let order = memcmp(left.baseAddress!, right.baseAddress!, common)
+        return order != 0 ? order < 0 : left.count < right.count
       }
     }
   }
@@ -117,8 +120,10 @@ struct MergeStore {
       if rows == "chronicle_rows" { statements.save = statement } else { statements.saveElsewhere[rows] = statement }
     }
     let tableNumber = try dictionary.number(ofName: table)
+    var clocks = BinaryWriter(capacity: 64)
+    var retained = BinaryWriter(capacity: 64)
     try statement.run { binding in
-      try bind(&binding) { clocks, retained in
+      try bind(&binding, &clocks, &retained) { clocks, retained in
         try state.encodeClocks(to: &clocks, dictionary)
         if let values = state.retained { try RowMergeState.encodeValues(values, to: &retained) }
         return EncodedState(table: tableNumber, key: key, parkedReason: state.parkedReason, hasRetained: state.retained != nil)
@@ -146,6 +151,10 @@ struct MergeStore {
   /// writing the rows does.
   func save(count: Int, _ encode: (_ index: Int, _ clocks: inout BinaryWriter, _ retained: inout BinaryWriter) throws -> EncodedState) throws {
     var index = 0
+    // Encoded into buffers of this call (the store's own would be checked
+    // for exclusive access at every byte), reused from one state to the next.
+    var clocks = BinaryWriter(capacity: 64)
+    var retained = BinaryWriter(capacity: 64)
     if count >= Self.statesPerSave {
       if statements.saveMany == nil {
         statements.saveMany = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).chronicle_rows", states: Self.statesPerSave))
@@ -154,7 +163,7 @@ struct MergeStore {
       while count - index >= Self.statesPerSave {
         try statement.run { binding in
           for position in index..<(index + Self.statesPerSave) {
-            try bind(&binding) { try encode(position, &$0, &$1) }
+            try bind(&binding, &clocks, &retained) { try encode(position, &$0, &$1) }
           }
         }
         index += Self.statesPerSave
@@ -164,7 +173,7 @@ struct MergeStore {
       statements.save = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).chronicle_rows", states: 1))
     }
     for position in index..<count {
-      try statements.save!.run { binding in try bind(&binding) { try encode(position, &$0, &$1) } }
+      try statements.save!.run { binding in try bind(&binding, &clocks, &retained) { try encode(position, &$0, &$1) } }
     }
   }
 
@@ -176,18 +185,18 @@ struct MergeStore {
       + repeatElement("(?, ?, ?, ?, ?)", count: states).joined(separator: ", ")
   }
 
-  /// Binds a state's five columns, in `saveSQL`'s order, as `encode` gives them.
-  private func bind(_ binding: inout StatementBinding, _ encode: StateEncoder) throws {
-    let statements = self.statements
-    statements.clocks.removeAll()
-    statements.retained.removeAll()
-    let state = try encode(&statements.clocks, &statements.retained)
+  /// Binds a state's five columns, in `saveSQL`'s order, as `encode` gives
+  /// them (its clocks and retained values encoded into the buffers given).
+  private func bind(_ binding: inout StatementBinding, _ clocks: inout BinaryWriter, _ retained: inout BinaryWriter, _ encode: StateEncoder) throws {
+    clocks.removeAll()
+    retained.removeAll()
+    let state = try encode(&clocks, &retained)
     try binding.bind(state.table)
     try state.key.withUnsafeBytes { try binding.bindBlob($0) }
-    try statements.clocks.bytes.withUnsafeBytes { try binding.bindBlob($0) }
+    try clocks.bytes.withUnsafeBytes { try binding.bindBlob($0) }
     if let reason = state.parkedReason { try binding.bind(.text(reason.rawValue)) } else { try binding.bindNull() }
     if state.hasRetained {
-      try statements.retained.bytes.withUnsafeBytes { try binding.bindBlob($0) }
+      try retained.bytes.withUnsafeBytes { try binding.bindBlob($0) }
     } else {
       try binding.bindNull()
     }
