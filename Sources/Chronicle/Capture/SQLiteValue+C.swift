@@ -73,3 +73,5 @@ extension SQLiteValue {
 
 /// SQLITE_TRANSIENT: SQLite copies the bound bytes.
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// `SQLITE_STATIC`: SQLite uses the bytes where they are, without copying them.
+let sqliteStatic: sqlite3_destructor_type? = nil

@@ -97,9 +97,12 @@ package struct StatementBinding {
     try check(sqlite3_bind_null(handle, index))
   }
 
-  /// Binds `bytes` as a BLOB (SQLite copies them).
-  mutating func bindBlob(_ bytes: UnsafeRawBufferPointer) throws {
-    try check(sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), sqliteTransient))
+  /// Binds `bytes` as a BLOB. SQLite copies them, unless `copied` is
+  /// false: then they must stay where they are, unchanged, until the
+  /// statement has run.
+  mutating func bindBlob(_ bytes: UnsafeRawBufferPointer, copied: Bool = true) throws {
+    try check(sqlite3_bind_blob(
+      handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), copied ? sqliteTransient : sqliteStatic))
   }
 
   private mutating func check(_ code: Int32) throws {

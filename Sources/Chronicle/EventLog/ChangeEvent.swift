@@ -41,11 +41,13 @@ public struct ChangeEvent: Hashable, Sendable {
 
   /// Names of the tables whose rows this event changes.
   public var changedTableNames: Set<String> {
-    var names = Set<String>()
+    // Marked by index first: an event's operations mostly change few
+    // tables, and hashing a name per operation costs more than the marks.
+    var changed = [Bool](repeating: false, count: tables.count)
     for operation in operations {
-      if let table = operation.tableIndex { names.insert(tables[table].name) }
+      if let table = operation.tableIndex { changed[table] = true }
     }
-    return names
+    return Set(tables.indices.lazy.filter { changed[$0] }.map { tables[$0].name })
   }
 }
 

@@ -143,11 +143,20 @@ final class TableRowWriter {
   /// columns), so finding one hashes no array.
   private func cached(_ statements: inout ColumnSetStatements, _ row: ArraySlice<SQLiteValue?>, _ sql: ([Int]) -> String) throws -> Statement {
     let mask = Self.columnMask(row)
-    if let mask, let statement = statements.byMask[mask] { return statement }
+    if let mask, let last = statements.last, last.mask == mask { return last.statement }
+    if let mask, let statement = statements.byMask[mask] {
+      statements.last = (mask, statement)
+      return statement
+    }
     let columns = row.enumerated().filter { $0.element != nil }.map(\.offset)
     if mask == nil, let statement = statements.byColumns[columns] { return statement }
     let statement = try db.makeStatement(sql: sql(columns))
-    if let mask { statements.byMask[mask] = statement } else { statements.byColumns[columns] = statement }
+    if let mask {
+      statements.byMask[mask] = statement
+      statements.last = (mask, statement)
+    } else {
+      statements.byColumns[columns] = statement
+    }
     return statement
   }
 
@@ -170,4 +179,6 @@ private struct ColumnSetStatements {
   var byMask: [UInt64: Statement] = [:]
   /// Wider tables: the column indexes.
   var byColumns: [[Int]: Statement] = [:]
+  /// The statement found last: rows of a batch mostly write the same columns.
+  var last: (mask: UInt64, statement: Statement)?
 }

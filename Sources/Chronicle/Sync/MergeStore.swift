@@ -120,14 +120,10 @@ struct MergeStore {
       if rows == "chronicle_rows" { statements.save = statement } else { statements.saveElsewhere[rows] = statement }
     }
     let tableNumber = try dictionary.number(ofName: table)
-    var clocks = BinaryWriter(capacity: 64)
-    var retained = BinaryWriter(capacity: 64)
-    try statement.run { binding in
-      try bind(&binding, &clocks, &retained) { clocks, retained in
-        try state.encodeClocks(to: &clocks, dictionary)
-        if let values = state.retained { try RowMergeState.encodeValues(values, to: &retained) }
-        return EncodedState(table: tableNumber, key: key, parkedReason: state.parkedReason, hasRetained: state.retained != nil)
-      }
+    try save(0..<1, perStatement: 1, with: statement) { _, clocks, retained in
+      try state.encodeClocks(to: &clocks, dictionary)
+      if let values = state.retained { try RowMergeState.encodeValues(values, to: &retained) }
+      return EncodedState(table: tableNumber, key: key, parkedReason: state.parkedReason, hasRetained: state.retained != nil)
     }
   }
 
@@ -142,38 +138,27 @@ struct MergeStore {
     var hasRetained: Bool
   }
 
-  /// Encodes a state's clocks and retained values into a buffer each.
-  typealias StateEncoder = (_ clocks: inout BinaryWriter, _ retained: inout BinaryWriter) throws -> EncodedState
+  /// Appends the clocks of the state at an index to the first buffer, and
+  /// its retained values (if it has any) to the second, which is empty.
+  typealias StateEncoder = (_ index: Int, _ clocks: inout BinaryWriter, _ retained: inout BinaryWriter) throws -> EncodedState
 
   /// Saves `count` states into `chronicle_rows`, the one `encode` writes
   /// for each index, ``statesPerSave`` to a statement: a merge saves every
   /// row it touched, and one statement per row would cost SQLite more than
   /// writing the rows does.
-  func save(count: Int, _ encode: (_ index: Int, _ clocks: inout BinaryWriter, _ retained: inout BinaryWriter) throws -> EncodedState) throws {
-    var index = 0
-    // Encoded into buffers of this call (the store's own would be checked
-    // for exclusive access at every byte), reused from one state to the next.
-    var clocks = BinaryWriter(capacity: 64)
-    var retained = BinaryWriter(capacity: 64)
-    if count >= Self.statesPerSave {
+  func save(count: Int, _ encode: StateEncoder) throws {
+    let many = count - count % Self.statesPerSave
+    if many > 0 {
       if statements.saveMany == nil {
         statements.saveMany = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).chronicle_rows", states: Self.statesPerSave))
       }
-      let statement = statements.saveMany!
-      while count - index >= Self.statesPerSave {
-        try statement.run { binding in
-          for position in index..<(index + Self.statesPerSave) {
-            try bind(&binding, &clocks, &retained) { try encode(position, &$0, &$1) }
-          }
-        }
-        index += Self.statesPerSave
+      try save(0..<many, perStatement: Self.statesPerSave, with: statements.saveMany!, encode)
+    }
+    if many < count {
+      if statements.save == nil {
+        statements.save = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).chronicle_rows", states: 1))
       }
-    }
-    if index < count, statements.save == nil {
-      statements.save = try db.makeStatement(sql: Self.saveSQL(into: "\(schema).chronicle_rows", states: 1))
-    }
-    for position in index..<count {
-      try statements.save!.run { binding in try bind(&binding, &clocks, &retained) { try encode(position, &$0, &$1) } }
+      try save(many..<count, perStatement: 1, with: statements.save!, encode)
     }
   }
 
@@ -185,20 +170,56 @@ struct MergeStore {
       + repeatElement("(?, ?, ?, ?, ?)", count: states).joined(separator: ", ")
   }
 
-  /// Binds a state's five columns, in `saveSQL`'s order, as `encode` gives
-  /// them (its clocks and retained values encoded into the buffers given).
-  private func bind(_ binding: inout StatementBinding, _ clocks: inout BinaryWriter, _ retained: inout BinaryWriter, _ encode: StateEncoder) throws {
-    clocks.removeAll()
-    retained.removeAll()
-    let state = try encode(&clocks, &retained)
-    try binding.bind(state.table)
-    try state.key.withUnsafeBytes { try binding.bindBlob($0) }
-    try clocks.bytes.withUnsafeBytes { try binding.bindBlob($0) }
-    if let reason = state.parkedReason { try binding.bind(.text(reason.rawValue)) } else { try binding.bindNull() }
-    if state.hasRetained {
-      try retained.bytes.withUnsafeBytes { try binding.bindBlob($0) }
-    } else {
-      try binding.bindNull()
+  /// Where one state's bytes lie in the buffer of a statement's states.
+  private struct EncodedSpan {
+    var table: Int64
+    var parkedReason: RowMergeState.ParkedReason?
+    var clocks: Range<Int>
+    var key: Range<Int>
+    var retained: Range<Int>?
+  }
+
+  /// Saves the states at `positions` with `statement`, `perStatement` to a
+  /// run of it (`positions` holds a whole number of runs). A run's states
+  /// are encoded one after the other into one buffer (of this call: a
+  /// buffer of the store's would be checked for exclusive access at every
+  /// byte), then bound where they lie, which stays put until the statement
+  /// has run: SQLite copies none of their bytes.
+  private func save(_ positions: Range<Int>, perStatement: Int, with statement: Statement, _ encode: StateEncoder) throws {
+    var encoded = BinaryWriter(capacity: perStatement * 48)
+    var retained = BinaryWriter(capacity: 64)
+    var spans: [EncodedSpan] = []
+    spans.reserveCapacity(perStatement)
+    for start in stride(from: positions.lowerBound, to: positions.upperBound, by: perStatement) {
+      encoded.removeAll()
+      spans.removeAll(keepingCapacity: true)
+      for position in start..<(start + perStatement) {
+        retained.removeAll()
+        let clocksStart = encoded.count
+        let state = try encode(position, &encoded, &retained)
+        let keyStart = encoded.count
+        state.key.withUnsafeBytes { encoded.writeBytes($0) }
+        let retainedStart = encoded.count
+        if state.hasRetained { encoded.writeBytes(retained.bytes) }
+        spans.append(EncodedSpan(
+          table: state.table, parkedReason: state.parkedReason, clocks: clocksStart..<keyStart, key: keyStart..<retainedStart,
+          retained: state.hasRetained ? retainedStart..<encoded.count : nil))
+      }
+      try encoded.bytes.withUnsafeBytes { bytes in
+        try statement.run { binding in
+          for span in spans {
+            try binding.bind(span.table)
+            try binding.bindBlob(UnsafeRawBufferPointer(rebasing: bytes[span.key]), copied: false)
+            try binding.bindBlob(UnsafeRawBufferPointer(rebasing: bytes[span.clocks]), copied: false)
+            if let reason = span.parkedReason { try binding.bind(.text(reason.rawValue)) } else { try binding.bindNull() }
+            if let range = span.retained {
+              try binding.bindBlob(UnsafeRawBufferPointer(rebasing: bytes[range]), copied: false)
+            } else {
+              try binding.bindNull()
+            }
+          }
+        }
+      }
     }
   }
 
