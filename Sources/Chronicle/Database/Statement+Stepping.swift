@@ -105,6 +105,17 @@ package struct StatementBinding {
       handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), copied ? sqliteTransient : sqliteStatic))
   }
 
+  /// Binds UTF-8 `bytes` as TEXT where they lie: they must stay there,
+  /// unchanged, until the statement has run. (Empty text is still TEXT:
+  /// SQLite reads a NULL pointer as NULL.)
+  mutating func bindText(_ bytes: UnsafeRawBufferPointer) throws {
+    guard let start = bytes.baseAddress, !bytes.isEmpty else {
+      try check(sqlite3_bind_text(handle, index, "", 0, sqliteTransient))
+      return
+    }
+    try check(sqlite3_bind_text(handle, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), sqliteStatic))
+  }
+
   private mutating func check(_ code: Int32) throws {
     guard code == SQLITE_OK else { throw Statement.error(code, handle) }
     index += 1

@@ -24,6 +24,9 @@ final class TableRowWriter {
   private var deleteStatement: Statement?
   /// Whether rows were written since observers were last told.
   private var hasWritten = false
+  /// The text and blob bytes of the last statement's values, kept for the
+  /// next one's (see ``withStableBytes(_:)``).
+  private var stableBytes = StableValueBytes()
 
   init(_ db: Database, shape: TableShape) {
     self.db = db
@@ -82,9 +85,16 @@ final class TableRowWriter {
       }
       if end - start == Self.rowsPerInsert {
         let statement = try cached(&multiRowInserts, first) { Self.insertSQL(shape, columns: $0, rows: Self.rowsPerInsert) }
-        try statement.run { binding in
+        try withStableBytes { bytes in
           for index in start..<end {
-            for value in row(index) { if let value { try binding.bind(value) } }
+            for value in row(index) { if let value { bytes.collect(value) } }
+          }
+          try bytes.withBinder { binder in
+            try statement.run { binding in
+              for index in start..<end {
+                for value in row(index) { if let value { try binder.bind(value, to: &binding) } }
+              }
+            }
           }
         }
         hasWritten = true
@@ -102,11 +112,29 @@ final class TableRowWriter {
   func update(_ row: ArraySlice<SQLiteValue?>, key: ArraySlice<SQLiteValue>) throws {
     guard row.contains(where: { $0 != nil }) else { return }
     let statement = try cached(&updates, row) { Self.updateSQL(shape, columns: $0) }
-    try statement.run { binding in
-      for value in row { if let value { try binding.bind(value) } }
-      for value in key { try binding.bind(value) }
+    try withStableBytes { bytes in
+      for value in row { if let value { bytes.collect(value) } }
+      for value in key { bytes.collect(value) }
+      try bytes.withBinder { binder in
+        try statement.run { binding in
+          for value in row { if let value { try binder.bind(value, to: &binding) } }
+          for value in key { try binder.bind(value, to: &binding) }
+        }
+      }
     }
     hasWritten = true
+  }
+
+  /// Runs `body` with the writer's buffer for the text and blob bytes of a
+  /// statement's values, emptied, as a value of its own: accessed through
+  /// the writer (a class), it would be checked for exclusive access at
+  /// every value.
+  private func withStableBytes(_ body: (inout StableValueBytes) throws -> Void) throws {
+    var bytes = stableBytes
+    stableBytes = StableValueBytes()
+    bytes.removeAll()
+    defer { stableBytes = bytes }
+    try body(&bytes)
   }
 
   /// Whether the row with `key` is in the table.

@@ -50,6 +50,17 @@ struct HeldRows {
     var columnIndex: [String: Int]
     /// Its numbers in the store's dictionary, found on first use.
     var form: StoredTableForm?
+    /// The shape's column and key column counts, read for every row
+    /// (reading them through `shape` would retain its arrays each time).
+    let columnCount: Int
+    let keyCount: Int
+
+    init(shape: TableShape, columnIndex: [String: Int]) {
+      self.shape = shape
+      self.columnIndex = columnIndex
+      columnCount = shape.columns.count
+      keyCount = shape.primaryKey.count
+    }
   }
 
   /// A row of the batch: its table's position and its key.
@@ -100,11 +111,11 @@ struct HeldRows {
     table: Int, key: Data, keyValue: (Int) -> SQLiteValue, stored: StoredMergeState?, dictionary: MergeDictionary,
     catchesUp: Bool, isInTable: (ArraySlice<SQLiteValue>) throws -> Bool
   ) throws -> Int {
-    let shape = tables[table].shape
+    let (columnCount, keyCount) = (tables[table].columnCount, tables[table].keyCount)
     var row = Row(table: table, key: key, keyStart: keyValues.count, slotStart: values.count)
-    for position in 0..<shape.primaryKey.count { keyValues.append(keyValue(position)) }
-    values.append(contentsOf: repeatElement(nil, count: shape.columns.count))
-    clocks.append(contentsOf: repeatElement(BatchVersions.none, count: shape.columns.count))
+    for position in 0..<keyCount { keyValues.append(keyValue(position)) }
+    values.append(contentsOf: repeatElement(nil, count: columnCount))
+    clocks.append(contentsOf: repeatElement(BatchVersions.none, count: columnCount))
     // A row with no stored state is out of its table, with no values yet.
     var retained = stored == nil ? [] : stored!.retained
     if let stored { try load(stored, into: &row, dictionary) }
@@ -166,12 +177,12 @@ struct HeldRows {
 
   /// Where a row's values and clocks are, one slot per column of its table.
   func slots(of position: Int) -> Range<Int> {
-    rows[position].slotStart..<(rows[position].slotStart + tables[rows[position].table].shape.columns.count)
+    rows[position].slotStart..<(rows[position].slotStart + tables[rows[position].table].columnCount)
   }
 
   /// Where a row's key values are, in key order.
   func keySlots(of position: Int) -> Range<Int> {
-    rows[position].keyStart..<(rows[position].keyStart + tables[rows[position].table].shape.primaryKey.count)
+    rows[position].keyStart..<(rows[position].keyStart + tables[rows[position].table].keyCount)
   }
 
   // MARK: - Flushing
