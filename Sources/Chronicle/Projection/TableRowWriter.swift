@@ -126,9 +126,9 @@ final class TableRowWriter {
   }
 
   /// Runs `body` with the writer's buffer for the text and blob bytes of a
-  /// statement's values, emptied, as a value of its own: accessed through
-  /// the writer (a class), it would be checked for exclusive access at
-  /// every value.
+  /// statement's values (see ``StableValueBytes``), emptied. The buffer is
+  /// taken out of the writer while in use: accessed through the writer (a
+  /// class), it would be checked for exclusive access at every value.
   private func withStableBytes(_ body: (inout StableValueBytes) throws -> Void) throws {
     var bytes = stableBytes
     stableBytes = StableValueBytes()

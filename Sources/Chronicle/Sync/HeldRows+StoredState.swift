@@ -1,41 +1,5 @@
 import Foundation
 
-/// What loading and saving the merge state of a table's rows needs from
-/// the store's ``MergeDictionary``, found once per batch.
-struct StoredTableForm {
-  /// The table's name number.
-  var table: Int64
-  /// Each column's name number, by column index.
-  var columnNumbers: [Int64]
-  /// The column indexes in name-number order: the order states store columns in.
-  var columnsInNumberOrder: [Int]
-  /// The column index of each name number below ``numbersInArray`` (-1: a
-  /// name the table does not have; -2: not looked up yet), by number.
-  var columnOfNumber: [Int]
-  /// The same for larger numbers.
-  var columnOfLargerNumber: [Int64: Int] = [:]
-  static let numbersInArray = 4_096
-
-  /// The column index of a name number looked up before (-1: the table has
-  /// no such column); nil when it was not.
-  func column(ofNumber number: Int64) -> Int? {
-    if number >= 0, number < Self.numbersInArray {
-      let column = number < columnOfNumber.count ? columnOfNumber[Int(number)] : -2
-      return column == -2 ? nil : column
-    }
-    return columnOfLargerNumber[number]
-  }
-
-  mutating func setColumn(_ column: Int, ofNumber number: Int64) {
-    guard number >= 0, number < Self.numbersInArray else {
-      columnOfLargerNumber[number] = column
-      return
-    }
-    if number >= columnOfNumber.count { columnOfNumber += repeatElement(-2, count: Int(number) + 1 - columnOfNumber.count) }
-    columnOfNumber[Int(number)] = column
-  }
-}
-
 /// A held row's merge state read from and written to `chronicle_rows`:
 /// the stored form of ``RowMergeState`` (see
 /// ``RowMergeState/encodeClocks(to:_:)``, which this writes byte for byte),
@@ -182,25 +146,14 @@ extension HeldRows {
       }
       for column in 0..<columnCount { note(clocks[row.slotStart + column]) }
       for (_, version) in others { note(version) }
-      writer.writeVarint(distinctCount)
-      var previous: UInt64?
-      for number in distinct[..<distinctCount] {
-        let timestamp = versions[number].timestamp.rawValue
-        if let previous { writer.writeVarint(timestamp - previous) } else { writer.writeUInt64BigEndian(timestamp) }
-        previous = timestamp
-        writer.writeVarint(UInt64(try versions.originNumber(of: number, dictionary)))
+      try RowMergeState.writeVersions(count: distinctCount, to: &writer) { index in
+        (versions[distinct[index]].timestamp.rawValue, try versions.originNumber(of: distinct[index], dictionary))
       }
       try withUnsafeTemporaryAllocation(of: (number: Int64, version: Int).self, capacity: max(count, 1)) { columns in
         var filled = 0
         func add(number: Int64, version: Int32) {
-          let entry = (number: number, version: distinct[..<distinctCount].firstIndex(of: version)!)
-          var slot = filled
-          while slot > 0, entry.number < columns[slot - 1].number {
-            columns[slot] = columns[slot - 1]
-            slot -= 1
-          }
-          columns[slot] = entry
-          filled += 1
+          RowMergeState.insertInNumberOrder(
+            (number: number, version: distinct[..<distinctCount].firstIndex(of: version)!), into: columns, filled: &filled)
         }
         // The table's columns come in number order already: only other
         // columns' entries move.
@@ -208,13 +161,7 @@ extension HeldRows {
           add(number: form.columnNumbers[column], version: clocks[row.slotStart + column])
         }
         for (name, version) in others { add(number: try dictionary.number(ofName: name), version: version) }
-        writer.writeVarint(filled)
-        var previousNumber: Int64 = 0
-        for column in columns[..<filled] {
-          writer.writeVarint(UInt64(column.number - previousNumber) << 4 | UInt64(min(column.version, 15)))
-          if column.version >= 15 { writer.writeVarint(column.version - 15) }
-          previousNumber = column.number
-        }
+        RowMergeState.writeColumns(columns[..<filled], to: &writer)
       }
     }
   }

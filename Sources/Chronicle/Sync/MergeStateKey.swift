@@ -59,6 +59,17 @@ enum MergeStateKey {
 
   /// The key of one integer, as ``encode(_:)`` writes it.
   static func encode(_ integer: Int64) -> Data {
+    withIntegerBytes(integer) { Data(bytes: $0.baseAddress!, count: $0.count) }
+  }
+
+  private static func writeInteger(_ integer: Int64, to writer: inout BinaryWriter) {
+    withIntegerBytes(integer) { writer.writeBytes($0) }
+  }
+
+  /// Calls `body` with an integer's tag and bytes, built on the stack. A
+  /// negative integer is stored as the complement of its magnitude less
+  /// one, so that among negatives of one length the larger magnitude sorts first.
+  private static func withIntegerBytes<T>(_ integer: Int64, _ body: (UnsafeRawBufferPointer) -> T) -> T {
     let magnitude = integer < 0 ? ~UInt64(bitPattern: integer) : UInt64(integer)
     let count = (64 - magnitude.leadingZeroBitCount + 7) / 8
     let length = integer < 0 ? max(count, 1) : count
@@ -69,22 +80,7 @@ enum MergeStateKey {
         let byte = UInt8(truncatingIfNeeded: magnitude >> (8 * (length - 1 - index)))
         buffer[1 + index] = integer < 0 ? ~byte : byte
       }
-      return Data(bytes: buffer.baseAddress!, count: 1 + length)
-    }
-  }
-
-  /// A negative integer is stored as the complement of its magnitude less
-  /// one, so that among negatives of one length the larger magnitude sorts first.
-  private static func writeInteger(_ integer: Int64, to writer: inout BinaryWriter) {
-    let magnitude = integer < 0 ? ~UInt64(bitPattern: integer) : UInt64(integer)
-    let count = (64 - magnitude.leadingZeroBitCount + 7) / 8
-    if integer < 0 {
-      let length = max(count, 1)
-      writer.writeByte(Tag.zero.rawValue - 1 - UInt8(length))
-      for index in (0..<length).reversed() { writer.writeByte(~UInt8(truncatingIfNeeded: magnitude >> (8 * index))) }
-    } else {
-      writer.writeByte(Tag.zero.rawValue + UInt8(count))
-      for index in (0..<count).reversed() { writer.writeByte(UInt8(truncatingIfNeeded: magnitude >> (8 * index))) }
+      return body(UnsafeRawBufferPointer(rebasing: buffer[..<(1 + length)]))
     }
   }
 

@@ -89,33 +89,56 @@ struct RowMergeState: Equatable {
           distinct += 1
         }
         defer { _ = versions[..<distinct].deinitialize() }
-        writer.writeVarint(distinct)
-        var previous: UInt64?
-        for version in versions[..<distinct] {
-          let timestamp = version.timestamp.rawValue
-          if let previous { writer.writeVarint(timestamp - previous) } else { writer.writeUInt64BigEndian(timestamp) }
-          previous = timestamp
-          writer.writeVarint(UInt64(try dictionary.number(ofOrigin: version.origin)))
+        try Self.writeVersions(count: distinct, to: &writer) { index in
+          (versions[index].timestamp.rawValue, try dictionary.number(ofOrigin: versions[index].origin))
         }
         var filled = 0
         for (column, version) in clocks {
           let entry = (number: try dictionary.number(ofName: column), version: versions[..<distinct].firstIndex(of: version)!)
-          var slot = filled
-          while slot > 0, entry.number < columns[slot - 1].number {
-            columns[slot] = columns[slot - 1]
-            slot -= 1
-          }
-          columns[slot] = entry
-          filled += 1
+          Self.insertInNumberOrder(entry, into: columns, filled: &filled)
         }
-        writer.writeVarint(filled)
-        var previousNumber: Int64 = 0
-        for column in columns[..<filled] {
-          writer.writeVarint(UInt64(column.number - previousNumber) << 4 | UInt64(min(column.version, 15)))
-          if column.version >= 15 { writer.writeVarint(column.version - 15) }
-          previousNumber = column.number
-        }
+        Self.writeColumns(columns[..<filled], to: &writer)
       }
+    }
+  }
+
+  /// Writes the distinct versions of ``encodeClocks(to:_:)``, `count` of
+  /// them, oldest first, as `version` gives each: its clock reading and the
+  /// dictionary number of its origin.
+  static func writeVersions(count: Int, to writer: inout BinaryWriter, _ version: (Int) throws -> (timestamp: UInt64, origin: Int64)) rethrows {
+    writer.writeVarint(count)
+    var previous: UInt64?
+    for index in 0..<count {
+      let (timestamp, origin) = try version(index)
+      if let previous { writer.writeVarint(timestamp - previous) } else { writer.writeUInt64BigEndian(timestamp) }
+      previous = timestamp
+      writer.writeVarint(UInt64(origin))
+    }
+  }
+
+  /// Puts a column's entry (its name number, and its version's place among
+  /// the distinct versions) among the `filled` first of `columns`, kept in
+  /// name-number order: a row has few columns, sorted as they come.
+  static func insertInNumberOrder(
+    _ entry: (number: Int64, version: Int), into columns: UnsafeMutableBufferPointer<(number: Int64, version: Int)>, filled: inout Int
+  ) {
+    var slot = filled
+    while slot > 0, entry.number < columns[slot - 1].number {
+      columns[slot] = columns[slot - 1]
+      slot -= 1
+    }
+    columns[slot] = entry
+    filled += 1
+  }
+
+  /// Writes the columns of ``encodeClocks(to:_:)``, given in name-number order.
+  static func writeColumns(_ columns: Slice<UnsafeMutableBufferPointer<(number: Int64, version: Int)>>, to writer: inout BinaryWriter) {
+    writer.writeVarint(columns.count)
+    var previousNumber: Int64 = 0
+    for column in columns {
+      writer.writeVarint(UInt64(column.number - previousNumber) << 4 | UInt64(min(column.version, 15)))
+      if column.version >= 15 { writer.writeVarint(column.version - 15) }
+      previousNumber = column.number
     }
   }
 
