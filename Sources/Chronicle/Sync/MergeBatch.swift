@@ -22,12 +22,14 @@ final class MergeBatch {
   private var lagsBehindLocalWrites: [Bool] = []
   /// Rows held before the batch flushes itself.
   var capacity = MergeBatch.defaultCapacity
-  /// 10,000 rows: about 15 MB (a held row cost about 1.5 KB of peak RSS in
-  /// a TCP pull, measured with 2,000, 10,000 and 50,000). On the sync bench
-  /// (a history of inserts, then updates of every row), 50,000 rows merged
-  /// 100,000 changes in 3.3x the time of plain upserts (each row's insert
-  /// and update written once), but a TCP client's peak RSS rose by 60 MB;
-  /// 2,000 and 10,000 rows gave the same TCP time.
+  /// 10,000 rows. Measured when a held row was a `RowMergeState` and
+  /// arrays of its own (before ``HeldRows``): about 1.5 KB of peak RSS per
+  /// held row in a TCP pull (with 2,000, 10,000 and 50,000); on the sync
+  /// bench (a history of inserts, then updates of every row), 50,000 rows
+  /// merged 100,000 changes in 3.3x the time of plain upserts (each row's
+  /// insert and update written once), but a TCP client's peak RSS rose by
+  /// 60 MB; 2,000 and 10,000 rows gave the same TCP time. Not measured
+  /// again since.
   static let defaultCapacity = 10_000
   private var held = HeldRows()
   private var writers: [TableRowWriter] = []
