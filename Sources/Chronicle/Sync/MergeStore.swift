@@ -32,6 +32,19 @@ struct MergeStore {
     /// Saving ``MergeStore/statesPerSave`` states at once into `chronicle_rows`.
     var saveMany: Statement?
     var saveElsewhere: [String: Statement] = [:]
+    /// What a save encodes, kept from one save to the next (a fold saves
+    /// states one at a time).
+    var saveBuffers = SaveBuffers()
+  }
+
+  /// A run of a save statement's states, encoded.
+  private struct SaveBuffers {
+    /// Every state's clocks, key and retained values, one after the other.
+    var encoded = BinaryWriter(capacity: 64 * 48)
+    /// One state's retained values, before they join `encoded`.
+    var retained = BinaryWriter(capacity: 64)
+    /// Where each state's bytes lie in `encoded`.
+    var spans: [EncodedSpan] = []
   }
 
   init(db: Database, schema: String = "main") {
@@ -181,31 +194,33 @@ struct MergeStore {
 
   /// Saves the states at `positions` with `statement`, `perStatement` to a
   /// run of it (`positions` holds a whole number of runs). A run's states
-  /// are encoded one after the other into one buffer (of this call: a
-  /// buffer of the store's would be checked for exclusive access at every
-  /// byte), then bound where they lie, which stays put until the statement
-  /// has run: SQLite copies none of their bytes.
+  /// are encoded one after the other into one buffer, then bound where they
+  /// lie, which stays put until the statement has run: SQLite copies none
+  /// of their bytes. The buffers are the store's, taken out while in use
+  /// (inside the store's class they would be checked for exclusive access
+  /// at every byte).
   private func save(_ positions: Range<Int>, perStatement: Int, with statement: Statement, _ encode: StateEncoder) throws {
-    var encoded = BinaryWriter(capacity: perStatement * 48)
-    var retained = BinaryWriter(capacity: 64)
-    var spans: [EncodedSpan] = []
-    spans.reserveCapacity(perStatement)
+    let statements = self.statements
+    var buffers = statements.saveBuffers
+    statements.saveBuffers = SaveBuffers()
+    defer { statements.saveBuffers = buffers }
     for start in stride(from: positions.lowerBound, to: positions.upperBound, by: perStatement) {
-      encoded.removeAll()
-      spans.removeAll(keepingCapacity: true)
+      buffers.encoded.removeAll()
+      buffers.spans.removeAll(keepingCapacity: true)
       for position in start..<(start + perStatement) {
-        retained.removeAll()
-        let clocksStart = encoded.count
-        let state = try encode(position, &encoded, &retained)
-        let keyStart = encoded.count
-        state.key.withUnsafeBytes { encoded.writeBytes($0) }
-        let retainedStart = encoded.count
-        if state.hasRetained { encoded.writeBytes(retained.bytes) }
-        spans.append(EncodedSpan(
+        buffers.retained.removeAll()
+        let clocksStart = buffers.encoded.count
+        let state = try encode(position, &buffers.encoded, &buffers.retained)
+        let keyStart = buffers.encoded.count
+        state.key.withUnsafeBytes { buffers.encoded.writeBytes($0) }
+        let retainedStart = buffers.encoded.count
+        if state.hasRetained { buffers.encoded.writeBytes(buffers.retained.bytes) }
+        buffers.spans.append(EncodedSpan(
           table: state.table, parkedReason: state.parkedReason, clocks: clocksStart..<keyStart, key: keyStart..<retainedStart,
-          retained: state.hasRetained ? retainedStart..<encoded.count : nil))
+          retained: state.hasRetained ? retainedStart..<buffers.encoded.count : nil))
       }
-      try encoded.bytes.withUnsafeBytes { bytes in
+      let spans = buffers.spans
+      try buffers.encoded.bytes.withUnsafeBytes { bytes in
         try statement.run { binding in
           for span in spans {
             try binding.bind(span.table)
