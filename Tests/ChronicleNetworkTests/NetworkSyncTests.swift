@@ -295,7 +295,7 @@ struct NetworkSyncTests {
     }
     #expect(seen.withLock { $0 }.filter { $0.totalEvents > 10 }.isEmpty, "the server prepared: \(seen.withLock { $0 })")
     let (mergeStates, foldMark) = try await server.read { db in
-      (try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows") ?? 0,
+      (try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM chronicle_rows) + (SELECT count(*) FROM chronicle_integer_rows)") ?? 0,
        try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'merge_folded_through'"))
     }
     #expect(mergeStates == 3 && foldMark == nil, "\(mergeStates) merge states, fold mark \(String(describing: foldMark))")

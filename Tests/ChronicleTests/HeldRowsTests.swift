@@ -59,6 +59,9 @@ struct HeldRowsTests {
   }
 
   private func storedStates(_ db: Database) throws -> [[DatabaseValue]] {
-    try Row.fetchAll(db, sql: "SELECT row_key, clocks, parked_reason, retained FROM chronicle_rows ORDER BY row_key").map { Array($0.databaseValues) }
+    try Row.fetchAll(db, sql: """
+      SELECT 0, row_key, clocks, parked_reason, retained FROM chronicle_rows
+      UNION ALL SELECT 1, table_and_key, clocks, parked_reason, retained FROM chronicle_integer_rows ORDER BY 1, 2
+      """).map { Array($0.databaseValues) }
   }
 }

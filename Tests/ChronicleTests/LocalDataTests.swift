@@ -48,7 +48,7 @@ struct LocalDataTests {
     #expect(storedPeer == Data(b.peerID.bytes))
     #expect(try count(b, "lists") == 0 && count(b, "items") == 0)
     #expect(try count(b, "drafts") == 1)
-    #expect(try count(b, "chronicle_rows") == 0)
+    #expect(try count(b, "chronicle_rows") == 0 && count(b, "chronicle_integer_rows") == 0)
     let log = try b.log.events()
     #expect(log.count == 1)
     let first = try #require(log.first).event

@@ -101,13 +101,16 @@ struct MergeStateKeyTests {
     #expect(try archive.read { db in try Self.sorted(MergeStore(db: db).allStates()) } == before)
 
     let reopened = try Chronicle.open(path: directory.path("bob.sqlite"))
-    let (converted, version, oldTables) = try reopened.read { db in
+    let (converted, version, oldTables, integerRows) = try reopened.read { db in
       (try Self.sorted(MergeStore(db: db).allStates()),
        try Int.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'schema_version'"),
-       try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info('chronicle_rows') WHERE name = 'table_name'"))
+       try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info('chronicle_rows') WHERE name = 'table_name'"),
+       try Int64.fetchAll(db, sql: "SELECT table_and_key & 0xFFFFFFFFFF FROM chronicle_integer_rows ORDER BY 1"))
     }
     #expect(converted == before)
-    #expect(version == 5 && oldTables == 0)
+    #expect(version == 6 && oldTables == 0)
+    // Version 6 keeps the states of keys from 0 to 2^40 - 1 by row id; -300's stays in chronicle_rows.
+    #expect(integerRows == [1, 5, 70000])
     // Alice renames every list after Bob's delete: the two live lists take the
     // new names, and the deleted one comes back whole (its retained values).
     clock.advance(by: 10)

@@ -99,7 +99,7 @@ struct MergeStatementsTests {
       """
     }
     #expect(try bob.digests() == alice.digests())
-    #expect(try bob.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows") } == 71)
+    #expect(try bob.read { db in try mergeStateCount(db) } == 71)
   }
 
   @Test func aRowWhoseParentIsAbsentIsParkedUntilItArrives() throws {

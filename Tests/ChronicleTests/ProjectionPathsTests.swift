@@ -75,7 +75,10 @@ struct ProjectionPathsTests {
       // versions gone): the rebuild must give it back, not keep what it finds.
       if name == "fresh" {
         try plainConnection(peer.path).write { db in
-          try db.execute(sql: "UPDATE chronicle_rows SET clocks = X'01' WHERE (table_number, row_key) = (SELECT table_number, row_key FROM chronicle_rows LIMIT 1)")
+          try db.execute(sql: "UPDATE chronicle_integer_rows SET clocks = X'01' WHERE table_and_key = (SELECT min(table_and_key) FROM chronicle_integer_rows)")
+          if db.changesCount == 0 {
+            try db.execute(sql: "UPDATE chronicle_rows SET clocks = X'01' WHERE (table_number, row_key) = (SELECT table_number, row_key FROM chronicle_rows LIMIT 1)")
+          }
         }
       }
       let report = try peer.rebuild()

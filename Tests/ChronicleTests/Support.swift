@@ -63,10 +63,16 @@ func plainConnection(_ path: String) throws -> DatabaseQueue {
   return try DatabaseQueue(path: path, configuration: configuration)
 }
 
+/// How many rows' merge state a file keeps (`chronicle_rows` and `chronicle_integer_rows`).
+func mergeStateCount(_ db: Database) throws -> Int {
+  try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM chronicle_rows) + (SELECT count(*) FROM chronicle_integer_rows)") ?? 0
+}
+
 /// Replaces Chronicle's merge-state tables with those of internal schema
 /// version 4 and before (empty), as an older file has them.
 let version4MergeStateTables = """
   DROP TABLE chronicle_merge_names; DROP TABLE chronicle_merge_origins; DROP TABLE chronicle_rows; DROP TABLE chronicle_baseline_rows;
+  DROP TABLE chronicle_integer_rows;
   CREATE TABLE chronicle_rows (
     table_name TEXT NOT NULL, row_key BLOB NOT NULL, clocks BLOB NOT NULL, deleted_hlc INTEGER,
     deleted_origin BLOB, retained BLOB, parked_reason TEXT, PRIMARY KEY (table_name, row_key)

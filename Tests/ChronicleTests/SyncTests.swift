@@ -307,7 +307,7 @@ struct FoldChunkingTests {
 @Suite("Merge state is built when a row change is first merged")
 struct LazyFoldTests {
   func mergeStateRows(_ database: ChronicleDatabase) throws -> Int {
-    try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_rows") ?? 0 }
+    try database.read { db in try mergeStateCount(db) }
   }
 
   func foldMark(_ database: ChronicleDatabase) throws -> Int64? {

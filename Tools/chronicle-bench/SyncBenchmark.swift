@@ -132,7 +132,7 @@ func runSyncBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) async
   print("\nsync: \(workload.rowChanges) row changes (\(workload.rows) inserts, then \(workload.rows) two-column updates) in \(events) events, into a fresh peer")
   print("  bundle size: \(directorySend.bytes) bytes, \(String(format: "%.1f", Double(directorySend.bytes) / changes)) bytes/change")
   if let stored {
-    print("  merge state: \(String(format: "%.1f", stored.mergeState)) bytes/row in chronicle_rows; the items table itself: \(String(format: "%.1f", stored.table)) bytes/row")
+    print("  merge state: \(String(format: "%.1f", stored.mergeState)) bytes/row in chronicle_rows and chronicle_integer_rows; the items table itself: \(String(format: "%.1f", stored.table)) bytes/row")
   }
   print("step".padding(toLength: 46, withPad: " ", startingAt: 0) + "changes/s     ratio vs GRDB upserts")
   print("plain GRDB upserts, 1 transaction".padding(toLength: 46, withPad: " ", startingAt: 0)
@@ -159,7 +159,7 @@ struct StoredBytes {
       func bytes(_ name: String) throws -> Double {
         Double(try Int.fetchOne(db, sql: "SELECT SUM(pgsize) FROM dbstat WHERE name = ?", arguments: [name]) ?? 0) / Double(rows)
       }
-      return StoredBytes(mergeState: try bytes("chronicle_rows"), table: try bytes("items"))
+      return StoredBytes(mergeState: try bytes("chronicle_rows") + bytes("chronicle_integer_rows"), table: try bytes("items"))
     }
   }
 }

@@ -75,6 +75,35 @@ extension Statement {
   }
 }
 
+/// A statement stepped by its caller, one row at a time, to read two side
+/// by side; reset when released.
+package final class SteppedRows {
+  private let statement: Statement
+  var handle: OpaquePointer { statement.sqliteStatement }
+
+  /// Binds `values` in order to `statement`, which is not stepped yet.
+  package init(_ statement: Statement, _ values: some Sequence<SQLiteValue>) throws {
+    self.statement = statement
+    let handle = statement.sqliteStatement
+    sqlite3_reset(handle)
+    for (index, value) in zip(Int32(1)..., values) {
+      let code = value.bind(to: handle, at: index)
+      guard code == SQLITE_OK else { throw Statement.error(code, handle) }
+    }
+  }
+
+  /// Steps to the next row: the statement's handle at it, or nil past the last.
+  package func next() throws -> OpaquePointer? {
+    switch sqlite3_step(handle) {
+    case SQLITE_ROW: return handle
+    case SQLITE_DONE: return nil
+    case let code: throw Statement.error(code, handle)
+    }
+  }
+
+  deinit { sqlite3_reset(statement.sqliteStatement) }
+}
+
 /// The parameters of a statement being bound, one after the other (see
 /// ``GRDB/Statement/run(binding:)``).
 package struct StatementBinding {

@@ -183,12 +183,10 @@ extension ChronicleDatabase {
             // unless this file holds the same already.
             try MergeDictionary.adoptNumbers(from: "chronicle_rebuild", db)
             if try !MergeStore.storedStatesAreEqual(db, to: "chronicle_rebuild") {
-              let columns = "table_number, row_key, clocks, parked_reason, retained"
-              try db.execute(sql: "DELETE FROM main.chronicle_rows")
-              try db.execute(sql: "INSERT INTO main.chronicle_rows (\(columns)) SELECT \(columns) FROM chronicle_rebuild.chronicle_rows")
+              try MergeStore.copyStoredStates(db, from: "chronicle_rebuild")
             }
           } else {
-            try db.execute(sql: "DELETE FROM main.chronicle_rows")
+            try MergeStore.deleteAllStates(db)
             // Numbers given here meanwhile mean something else there: re-encoded on the way.
             let live = MergeStore(db: db)
             try MergeStore(db: db, schema: "chronicle_rebuild").forEachState { try live.save(table: $0.table, key: $0.key, $0.state) }

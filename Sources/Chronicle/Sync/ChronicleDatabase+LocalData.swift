@@ -47,6 +47,7 @@ extension ChronicleDatabase {
               DELETE FROM chronicle_events;
               DELETE FROM chronicle_event_tables;
               DELETE FROM chronicle_rows;
+              DELETE FROM chronicle_integer_rows;
               DELETE FROM chronicle_schema;
               DELETE FROM chronicle_devices;
               DELETE FROM chronicle_group;

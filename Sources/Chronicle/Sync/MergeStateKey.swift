@@ -84,6 +84,43 @@ enum MergeStateKey {
     }
   }
 
+  /// Keys of one integer from 0 through `smallIntegerLimit - 1` (tags 0x21
+  /// to 0x26) are stored in `chronicle_integer_rows` (see ``IntegerRowID``).
+  static let smallIntegerLimit: Int64 = 1 << 40
+
+  /// The integer of a key that is one integer from 0 through
+  /// `smallIntegerLimit - 1`, as ``encode(_:)-(Int64)`` writes it; nil for any other key.
+  static func smallInteger(_ key: Data) -> Int64? {
+    key.withUnsafeBytes { bytes in
+      guard let tag = bytes.first, tag >= Tag.zero.rawValue, tag <= Tag.zero.rawValue + 5,
+        bytes.count == 1 + Int(tag - Tag.zero.rawValue)
+      else { return nil }
+      var value: Int64 = 0
+      for index in 1..<bytes.count { value = value << 8 | Int64(bytes[index]) }
+      return value
+    }
+  }
+
+  /// The least integer from 0 through `smallIntegerLimit - 1` whose key
+  /// sorts at or after `key`; nil when every one of them sorts before it.
+  static func firstSmallInteger(notBefore key: Data) -> Int64? {
+    guard let tag = key.first, tag >= Tag.zero.rawValue else { return 0 }
+    guard tag <= Tag.zero.rawValue + 5 else { return nil }
+    let length = Int(tag - Tag.zero.rawValue)
+    // The integers of this length start with the key's bytes (missing ones read as zero).
+    var value: Int64 = 0
+    for index in 0..<length {
+      let position = key.startIndex + 1 + index
+      value = value << 8 | Int64(position < key.endIndex ? key[position] : 0)
+    }
+    if length > 0, value < 1 << (8 * (length - 1)) {
+      value = 1 << (8 * (length - 1))  // not a key this encoding writes: every integer of the length sorts after it
+    } else if key.count > 1 + length {
+      value += 1  // values after an integer: that integer's key sorts before
+    }
+    return value < smallIntegerLimit ? value : nil
+  }
+
   /// The integer whose tag is `tag` (0x18 to 0x29, but 0x20), or nil when it is not one.
   private static func readInteger(tag: UInt8, from reader: inout BinaryReader) throws(EventFormatError) -> Int64? {
     guard tag >= Tag.zero.rawValue - 9, tag <= Tag.zero.rawValue + 8, tag != Tag.fixedWidthInteger.rawValue else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Converts the merge state of a file from before internal schema version 5
 /// (names, peer ids and 8-byte integers spelled out on every row) into the
@@ -13,6 +14,27 @@ enum MergeStateUpgrade {
     for (old, new) in [("chronicle_rows_version4", "chronicle_rows"), ("chronicle_baseline_rows_version4", "chronicle_baseline_rows")] {
       try forEachVersion4State(in: "temp.\(old)", db) { try store.save(table: $0.table, key: $0.key, $0.state, in: new) }
       try db.execute(sql: "DROP TABLE temp.\(old)")
+    }
+  }
+
+  /// Moves the states whose keys are one integer from 0 through 2^40 − 1
+  /// from `chronicle_rows` into `chronicle_integer_rows` (internal schema
+  /// version 6), bytes unchanged.
+  static func moveIntegerKeyStates(_ db: Database) throws {
+    var moves: [(id: IntegerRowID, table: Int64, key: Data)] = []
+    try db.makeStatement(sql: "SELECT table_number, row_key FROM main.chronicle_rows").forEachRow([]) { row in
+      let table = sqlite3_column_int64(row, 0)
+      let key = Data(SQLiteValue.blobBytes(row, column: 1))
+      if let id = IntegerRowID(table: table, key: key) { moves.append((id, table, key)) }
+    }
+    let copy = try db.makeStatement(sql: """
+      INSERT INTO main.chronicle_integer_rows (table_and_key, clocks, parked_reason, retained)
+      SELECT ?, clocks, parked_reason, retained FROM main.chronicle_rows WHERE table_number = ? AND row_key = ?
+      """)
+    let delete = try db.makeStatement(sql: "DELETE FROM main.chronicle_rows WHERE table_number = ? AND row_key = ?")
+    for move in moves {
+      try copy.run([.integer(move.id.rawValue), .integer(move.table), .blob(move.key)])
+      try delete.run([.integer(move.table), .blob(move.key)])
     }
   }
 
