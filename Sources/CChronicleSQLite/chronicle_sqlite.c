@@ -39,3 +39,14 @@ int chronicle_define_guard_function(sqlite3 *db, const char *name) {
   return sqlite3_create_function_v2(db, name, 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
                                     chronicle_guard_function, NULL, NULL, NULL);
 }
+
+int chronicle_set_triggers_enabled(sqlite3 *db, int enabled) {
+  int now = 0;
+  return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, enabled, &now);
+}
+
+int chronicle_triggers_enabled(sqlite3 *db) {
+  int now = 0;
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &now);
+  return now;
+}

@@ -59,6 +59,35 @@ struct GuardTriggerTests {
     #expect(refusal("INSERT INTO scratch VALUES (1, 'fine')", tool) == nil)
   }
 
+  @Test func aMergeSkipsTheGuardsWhenNoOtherTriggerExistsAndTurnsTriggersBackOn() throws {
+    let directory = try TemporaryDirectory()
+    let a = try Chronicle.open(path: directory.path("a.sqlite"))
+    let b = try Chronicle.open(path: directory.path("b.sqlite"))
+    for peer in [a, b] {
+      try peer.write { db in
+        try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT; CREATE TABLE audit (title TEXT)")
+      }
+    }
+    // Guards only: skipped for the step, on again after it.
+    let (before, during, after) = try b.writer.writeWithoutTransaction { db in
+      (GuardTriggers.triggersEnabled(db), try GuardTriggers.skipped(db) { GuardTriggers.triggersEnabled(db) }, GuardTriggers.triggersEnabled(db))
+    }
+    #expect(before && !during && after)
+    try a.write { db in try db.execute(sql: "INSERT INTO items VALUES (1, 'one'), (2, 'two')") }
+    try push(a, to: b)
+    // An app trigger created after a merge fires on local writes, and on the next merge (triggers stayed on).
+    try b.write { db in try db.execute(sql: "CREATE TRIGGER items_audit AFTER INSERT ON items BEGIN INSERT INTO audit VALUES (new.title); END") }
+    let kept = try b.writer.writeWithoutTransaction { db in try GuardTriggers.skipped(db) { GuardTriggers.triggersEnabled(db) } }
+    #expect(kept, "an app trigger keeps triggers on")
+    try b.write { db in try db.execute(sql: "INSERT INTO items VALUES (3, 'three')") }
+    try a.write { db in try db.execute(sql: "INSERT INTO items VALUES (4, 'four')") }
+    try push(a, to: b)
+    #expect(try b.read { db in try String.fetchAll(db, sql: "SELECT title FROM audit ORDER BY title") } == ["four", "three"])
+    #expect(try b.read { db in try String.fetchAll(db, sql: "SELECT title FROM items ORDER BY id") } == ["one", "two", "three", "four"])
+    // Other tools are still refused.
+    #expect(refusal("INSERT INTO items VALUES (9, 'x')", try otherTool(directory.path("b.sqlite"))) != nil)
+  }
+
   @Test func tablesCreatedRenamedOrRebuiltLaterAreGuardedAndGuardsDroppedByHandComeBack() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("app.sqlite")

@@ -43,4 +43,12 @@ int chronicle_preupdate_hook_available(void);
 /// Returns the SQLite result code.
 int chronicle_define_guard_function(sqlite3 *db, const char *name);
 
+/// Turns the connection's triggers on (1) or off (0), as
+/// SQLITE_DBCONFIG_ENABLE_TRIGGER does (a variadic call Swift cannot make).
+/// Returns SQLite's result code.
+int chronicle_set_triggers_enabled(sqlite3 *db, int enabled);
+
+/// 1 when the connection's triggers are on, 0 when off.
+int chronicle_triggers_enabled(sqlite3 *db);
+
 #endif

@@ -17,12 +17,18 @@ extension CaptureSession {
   /// event. With `foreignKeysOff`, foreign keys are off for the step (no
   /// cascades: rows arrive in any order) and back on after it; call it
   /// outside a transaction then, as SQLite ignores the pragma inside one.
-  func uncaptured<T>(_ db: Database, foreignKeysOff: Bool = false, _ body: (UncapturedWrites) throws -> T) throws -> T {
+  /// With `guardsSkipped`, the guard triggers do not run for the step when
+  /// no other trigger exists (``GuardTriggers/skipped(_:_:)``): for steps
+  /// that write many rows.
+  func uncaptured<T>(
+    _ db: Database, foreignKeysOff: Bool = false, guardsSkipped: Bool = false, _ body: (UncapturedWrites) throws -> T
+  ) throws -> T {
     if foreignKeysOff { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
     defer { if foreignKeysOff { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
     let wasSuspended = isSuspended
     isSuspended = true
     defer { isSuspended = wasSuspended }
+    if guardsSkipped { return try GuardTriggers.skipped(db) { try body(UncapturedWrites(session: self)) } }
     return try body(UncapturedWrites(session: self))
   }
 }

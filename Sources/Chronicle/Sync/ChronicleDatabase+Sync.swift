@@ -203,7 +203,7 @@ extension ChronicleDatabase {
     return try writer.writeWithoutTransaction { db in
       // Foreign keys off: rows arrive in any order, and a cascade here would
       // delete rows that no event deleted (settleForeignKeys checks instead).
-      try session.uncaptured(db, foreignKeysOff: true) { uncaptured in
+      try session.uncaptured(db, foreignKeysOff: true, guardsSkipped: true) { uncaptured in
         var report = MergeReport()
         try db.inTransaction(.immediate) {
           // A merge comes back to pages of its tables and their merge state
