@@ -12,5 +12,18 @@ public final class TemporaryDirectory {
   /// The path of `name` inside the directory.
   public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-  deinit { try? FileManager.default.removeItem(at: url) }
+  /// Removes the directory and what is in it. Databases of the test may
+  /// still be closing on other threads, deleting their `-wal` and `-shm`
+  /// files meanwhile, which fails a single `removeItem` midway (and left
+  /// hundreds of directories behind per run): each entry goes on its own,
+  /// a few rounds over.
+  deinit {
+    let files = FileManager.default
+    for _ in 0..<5 {
+      for entry in (try? files.contentsOfDirectory(atPath: url.path)) ?? [] {
+        try? files.removeItem(at: url.appendingPathComponent(entry))
+      }
+      if (try? files.removeItem(at: url)) != nil || !files.fileExists(atPath: url.path) { return }
+    }
+  }
 }
