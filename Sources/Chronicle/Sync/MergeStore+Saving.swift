@@ -64,10 +64,14 @@ extension MergeStore {
       }
     }
     // What is left of each run, one state to a statement.
-    for (run, integer) in [(buffers.integer, true), (buffers.keyed, false)] where !run.spans.isEmpty {
-      let statement = try elsewhere.map(saveStatement(into:)) ?? saveStatement(integer: integer, states: 1)
-      for span in run.spans.indices { try write(run, spans: span..<(span + 1), with: statement) }
+    if !buffers.integer.spans.isEmpty { try writeOneByOne(buffers.integer, with: try saveStatement(integer: true, states: 1)) }
+    if !buffers.keyed.spans.isEmpty {
+      try writeOneByOne(buffers.keyed, with: try elsewhere.map(saveStatement(into:)) ?? saveStatement(integer: false, states: 1))
     }
+  }
+
+  private func writeOneByOne(_ run: SaveRun, with statement: Statement) throws {
+    for span in run.spans.indices { try write(run, spans: span..<(span + 1), with: statement) }
   }
 
   /// The statement that saves `states` states into `chronicle_integer_rows`

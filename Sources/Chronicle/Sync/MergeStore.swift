@@ -58,9 +58,10 @@ struct MergeStore {
   /// upgraded, keeps every state in `chronicle_rows`.
   func hasIntegerRows() throws -> Bool {
     if let known = statements.hasIntegerRows { return known }
-    let found = try Bool.fetchOne(db, sql: """
-      SELECT count(*) > 0 FROM \(schema).sqlite_master WHERE type = 'table' AND name = 'chronicle_integer_rows'
-      """) ?? false
+    // A cached statement: stores are made per transaction (capture's deletes) or event (replay).
+    let found = try db.cachedStatement(sql: """
+      SELECT count(*) FROM \(schema).sqlite_master WHERE type = 'table' AND name = 'chronicle_integer_rows'
+      """).firstRow([]) { row in sqlite3_column_int64(row, 0) > 0 } ?? false
     statements.hasIntegerRows = found
     return found
   }
