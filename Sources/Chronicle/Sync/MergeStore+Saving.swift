@@ -39,8 +39,8 @@ extension MergeStore {
     // The buffers are the store's, taken out while in use (inside the
     // store's class they would be checked for exclusive access at every byte).
     let statements = self.statements
-    var buffers = statements.saveBuffers
-    statements.saveBuffers = SaveBuffers()
+    var buffers = statements.saveBuffers ?? SaveBuffers()
+    statements.saveBuffers = nil
     defer { statements.saveBuffers = buffers }
     buffers.keyed.removeAll()
     buffers.integer.removeAll()
@@ -74,27 +74,16 @@ extension MergeStore {
     for span in run.spans.indices { try write(run, spans: span..<(span + 1), with: statement) }
   }
 
-  /// The statement that saves `states` states into `chronicle_integer_rows`
-  /// or `chronicle_rows`.
+  /// The statement that saves `states` states (1 or ``statesPerSave``)
+  /// into `chronicle_integer_rows` or `chronicle_rows`, prepared on first use.
   private func saveStatement(integer: Bool, states: Int) throws -> Statement {
-    switch (integer, states) {
-    case (true, 1):
-      if let statement = statements.saveInteger { return statement }
-      statements.saveInteger = try db.makeStatement(sql: Self.saveSQL(integer: true, into: "\(schema).chronicle_integer_rows", states: 1))
-      return statements.saveInteger!
-    case (true, _):
-      if let statement = statements.saveIntegerMany { return statement }
-      statements.saveIntegerMany = try db.makeStatement(sql: Self.saveSQL(integer: true, into: "\(schema).chronicle_integer_rows", states: states))
-      return statements.saveIntegerMany!
-    case (false, 1):
-      if let statement = statements.save { return statement }
-      statements.save = try db.makeStatement(sql: Self.saveSQL(integer: false, into: "\(schema).chronicle_rows", states: 1))
-      return statements.save!
-    case (false, _):
-      if let statement = statements.saveMany { return statement }
-      statements.saveMany = try db.makeStatement(sql: Self.saveSQL(integer: false, into: "\(schema).chronicle_rows", states: states))
-      return statements.saveMany!
-    }
+    let slot: ReferenceWritableKeyPath<Statements, Statement?> =
+      integer ? (states == 1 ? \.saveInteger : \.saveIntegerMany) : (states == 1 ? \.save : \.saveMany)
+    if let statement = statements[keyPath: slot] { return statement }
+    let rows = integer ? "chronicle_integer_rows" : "chronicle_rows"
+    let statement = try db.makeStatement(sql: Self.saveSQL(integer: integer, into: "\(schema).\(rows)", states: states))
+    statements[keyPath: slot] = statement
+    return statement
   }
 
   /// The statement that saves one state into the table named `rows`.

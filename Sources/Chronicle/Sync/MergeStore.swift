@@ -41,8 +41,8 @@ struct MergeStore {
     /// Saving into other tables by name (baselines).
     var saveElsewhere: [String: Statement] = [:]
     /// What a save encodes, kept from one save to the next (a fold saves
-    /// states one at a time).
-    var saveBuffers = SaveBuffers()
+    /// states one at a time); nil while a save holds them.
+    var saveBuffers: SaveBuffers? = SaveBuffers()
     /// Whether the file has `chronicle_integer_rows`; nil until asked.
     var hasIntegerRows: Bool?
   }
