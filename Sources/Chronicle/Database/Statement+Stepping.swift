@@ -63,7 +63,7 @@ extension Statement {
     }
   }
 
-  private func bind(_ values: some Sequence<SQLiteValue>, to handle: OpaquePointer) throws {
+  fileprivate func bind(_ values: some Sequence<SQLiteValue>, to handle: OpaquePointer) throws {
     for (index, value) in zip(Int32(1)..., values) {
       let code = value.bind(to: handle, at: index)
       guard code == SQLITE_OK else { throw Self.error(code, handle) }
@@ -86,10 +86,7 @@ package final class SteppedRows {
     self.statement = statement
     let handle = statement.sqliteStatement
     sqlite3_reset(handle)
-    for (index, value) in zip(Int32(1)..., values) {
-      let code = value.bind(to: handle, at: index)
-      guard code == SQLITE_OK else { throw Statement.error(code, handle) }
-    }
+    try statement.bind(values, to: handle)
   }
 
   /// Steps to the next row: the statement's handle at it, or nil past the last.
