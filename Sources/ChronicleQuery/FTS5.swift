@@ -64,7 +64,7 @@ extension TableDefinition where QueryValue: FTS5 {
   /// weights, or the ranking function the table was configured with; lower
   /// is better. Only in a query with ``match(_:)``.
   public var rank: SQLQueryExpression<Double?> {
-    SQLQueryExpression(QueryFragment(sql: "\(quotedIdentifier(_qualifier)).\"rank\""))
+    SQLQueryExpression(QueryFragment(sql: QueryValue.columnPrefix(_qualifier) + "\"rank\""))
   }
 }
 

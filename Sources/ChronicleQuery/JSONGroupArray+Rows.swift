@@ -45,9 +45,9 @@ extension TableDefinition where QueryValue: Codable {
   /// Values keep their stored form (booleans as 0/1, dates as text), which
   /// is how the row is decoded.
   public func jsonObject() -> SQLQueryExpression<CodableJSONRepresentation<QueryValue>> {
-    let qualifier = quotedIdentifier(_qualifier)
+    let prefix = QueryValue.columnPrefix(_qualifier)
     let members = Self.allColumns.flatMap(\.names).map { name in
-      QueryBinding.text(name).sqlLiteral + ", " + qualifier + "." + quotedIdentifier(name)
+      QueryBinding.text(name).sqlLiteral + ", " + prefix + quotedIdentifier(name)
     }
     return SQLQueryExpression(QueryFragment(sql: "json_object(" + members.joined(separator: ", ") + ")"))
   }

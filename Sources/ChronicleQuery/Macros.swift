@@ -13,12 +13,19 @@
 /// On an enum whose cases each hold one value, the table's rows are the
 /// cases (upstream's `@CasePathable @Table enum`): each case's value has
 /// columns of its own, NULL for the other cases, as in an enum `@Selection`.
-@attached(member, names: named(TableColumns), named(columns), named(tableName), named(Draft), named(Columns), named(init(decoder:)))
+///
+/// `schema:` names the database the table lives in (`"main"`, `"temp"`, an
+/// attached database's name): statements then name the table and qualify
+/// its columns by it (`"main"."reminders"."id"`). Chronicle records only
+/// the writes to tables of `main`.
+@attached(
+  member, names: named(TableColumns), named(columns), named(tableName), named(schemaName), named(Draft), named(Columns),
+  named(init(decoder:)))
 @attached(
   extension, conformances: Table, PrimaryKeyedTable, Selection, EnumSelection,
   names: named(init(decoder:)), named(appendColumns(named:of:to:)), named(Columns), named(columnName(of:)),
   named(columnNames(forProperty:)), arbitrary)
-public macro Table(_ name: String? = nil) = #externalMacro(module: "ChronicleQueryMacros", type: "TableMacro")
+public macro Table(_ name: String? = nil, schema: String? = nil) = #externalMacro(module: "ChronicleQueryMacros", type: "TableMacro")
 
 /// Customizes a column: its name in the database, a representation type
 /// for storage (`as: Date.UnixTimeRepresentation.self`), a column the

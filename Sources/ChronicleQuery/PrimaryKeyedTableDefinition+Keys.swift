@@ -36,6 +36,6 @@ extension PrimaryKeyedTableDefinition {
   /// For a key of several columns, its first column is tested.
   var foundRowCondition: QueryFragment {
     let key = primaryKey
-    return QueryFragment(sql: "(\(quotedIdentifier(key.qualifier)).\(quotedIdentifier(key.names[0])) IS NOT NULL)")
+    return QueryFragment(sql: "(\(QueryValue.columnPrefix(key.qualifier))\(quotedIdentifier(key.names[0])) IS NOT NULL)")
   }
 }

@@ -13,10 +13,32 @@ public protocol Table: QueryRepresentable, Sendable where QueryOutput == Self {
   /// The name a statement reads the table under (`"reminders" AS "rs"`),
   /// or nil: the table's own. Set by ``TableAlias``.
   static var tableAlias: String? { get }
+  /// The schema the table lives in (`"main"`, `"temp"`, an attached
+  /// database), or nil to let SQLite find it: `@Table(schema: "main")`.
+  static var schemaName: String? { get }
 }
 
 extension Table {
   public static var tableAlias: String? { nil }
+  public static var schemaName: String? { nil }
+
+  /// The table's name as a statement writes it: `"reminders"`, or
+  /// `"main"."reminders"` for a table of a named schema.
+  @usableFromInline
+  static var quotedTableName: String {
+    guard let schemaName else { return quotedIdentifier(tableName) }
+    return "\(quotedIdentifier(schemaName)).\(quotedIdentifier(tableName))"
+  }
+
+  /// What SQL writes before a column of this table qualified by
+  /// `qualifier`: the table's own name with its schema
+  /// (`"main"."reminders".`), an alias, `excluded`, `new` or `old` as it is,
+  /// and nothing for the empty qualifier of a RETURNING clause.
+  @usableFromInline
+  static func columnPrefix(_ qualifier: String) -> String {
+    if qualifier.isEmpty { return "" }
+    return (qualifier == tableName && tableAlias == nil ? quotedTableName : quotedIdentifier(qualifier)) + "."
+  }
 
   /// A column of the table, qualified by its name: `Reminder.title` is
   /// `Reminder.columns.title`.
@@ -28,16 +50,15 @@ extension Table {
   /// `"reminders" AS "rs"` for an alias.
   @usableFromInline
   static var qualifiedSource: String {
-    let table = quotedIdentifier(tableName)
-    guard let tableAlias else { return table }
-    return "\(table) AS \(quotedIdentifier(tableAlias))"
+    guard let tableAlias else { return quotedTableName }
+    return "\(quotedTableName) AS \(quotedIdentifier(tableAlias))"
   }
 
-  /// The columns as a RETURNING clause names them: by the table's own
-  /// name, even when the statement reads it under an alias (SQLite reads
-  /// `RETURNING "rs"."id"` as "no such column").
+  /// The columns as a RETURNING clause names them: unqualified, as upstream
+  /// writes them. SQLite refuses them qualified by an alias or a schema
+  /// (`RETURNING "rs"."id"`, `"main"."reminders"."id"`: "no such column").
   @usableFromInline
-  static var returningColumns: TableColumns { TableColumns(qualifier: tableName) }
+  static var returningColumns: TableColumns { TableColumns(qualifier: "") }
 
   /// A row reads every column of the table.
   public static var queryColumnCount: Int { TableColumns.allColumns.reduce(0) { $0 + $1.names.count } }
@@ -76,7 +97,7 @@ extension TableDefinition {
   /// `Reminder.find(id).select(\.rowid)`. A model that declares `rowid`
   /// (an FTS5 table) reads its own column.
   public var rowid: SQLQueryExpression<Int> {
-    SQLQueryExpression(QueryFragment(sql: quotedIdentifier(_qualifier) + ".\"rowid\""))
+    SQLQueryExpression(QueryFragment(sql: QueryValue.columnPrefix(_qualifier) + "\"rowid\""))
   }
 }
 
@@ -145,8 +166,8 @@ public struct TableColumn<Root: Table, Value: QueryRepresentable>: QueryExpressi
   }
 
   public var queryFragment: QueryFragment {
-    let qualifier = quotedIdentifier(self.qualifier)
-    return QueryFragment(sql: names.map { "\(qualifier).\(quotedIdentifier($0))" }.joined(separator: ", "))
+    let prefix = Root.columnPrefix(qualifier)
+    return QueryFragment(sql: names.map { prefix + quotedIdentifier($0) }.joined(separator: ", "))
   }
 
   public func appendValues(of row: Root, to values: inout [(column: String, value: QueryBinding)]) {

@@ -45,6 +45,7 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
 
   public static var tableName: String { Base.tableName }
   public static var tableAlias: String? { Name.aliasName }
+  public static var schemaName: String? { Base.schemaName }
   public static var columns: TableColumns { TableColumns(qualifier: Name.aliasName) }
 
   public init(decoder: inout QueryDecoder) throws {

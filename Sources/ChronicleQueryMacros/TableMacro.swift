@@ -14,7 +14,9 @@ extension TableMacro: MemberMacro {
     if let enumDecl = declaration.as(EnumDeclSyntax.self) {
       guard let cases = EnumSelection.readCases(of: enumDecl, report: { context.diagnose(Diagnostic(node: $1, message: $0)) }) else { return [] }
       let typeName = enumDecl.name.trimmedDescription
-      return EnumTable.members(cases, typeName: typeName, tableName: TableModel.tableName(node: node, typeName: typeName))
+      return EnumTable.members(
+        cases, typeName: typeName, tableName: TableModel.tableName(node: node, typeName: typeName),
+        schemaName: TableModel.schemaName(node: node))
     }
     guard let model = TableModel.read(node: node, declaration: declaration, context: context) else { return [] }
     return model.memberDeclarations()

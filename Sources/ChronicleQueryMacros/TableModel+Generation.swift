@@ -50,10 +50,16 @@ extension TableModel {
       """
     return [
       "public static let tableName = \(raw: stringLiteral(tableName))",
+    ] + schemaDeclaration() + [
       tableColumns,
       columnsExpression(),
       "public static let columns = TableColumns(qualifier: tableName)",
     ] + (primaryKey == nil ? [] : [draft])
+  }
+
+  /// `schemaName`, when `@Table(schema:)` names one.
+  func schemaDeclaration() -> [DeclSyntax] {
+    schemaName.map { ["public static let schemaName: String? = \(raw: stringLiteral($0))"] } ?? []
   }
 
   /// `TableColumns`: a typed column per property (a column group's columns

@@ -22,6 +22,8 @@ struct ColumnModel {
 struct TableModel {
   var typeName: String
   var tableName: String
+  /// The schema `@Table(…, schema: "main")` names, or nil.
+  var schemaName: String? = nil
   var columns: [ColumnModel]
   /// The primary key; nil for a table without one (a join table, a log):
   /// it is then a `Table` but not a `PrimaryKeyedTable`, and has no `Draft`.
@@ -52,20 +54,26 @@ struct TableModel {
     // Swift (a join table, a view, a row of other tables' rows).
     let keyIndex = columns.firstIndex(where: \.isPrimaryKey) ?? columns.firstIndex { $0.property == "id" }
     guard let keyIndex else {
-      return TableModel(typeName: typeName, tableName: tableName, columns: columns, primaryKey: nil)
+      return TableModel(typeName: typeName, tableName: tableName, schemaName: schemaName(node: node), columns: columns, primaryKey: nil)
     }
     columns[keyIndex].isPrimaryKey = true
-    return TableModel(typeName: typeName, tableName: tableName, columns: columns, primaryKey: columns[keyIndex])
+    return TableModel(
+      typeName: typeName, tableName: tableName, schemaName: schemaName(node: node), columns: columns, primaryKey: columns[keyIndex])
   }
 
   /// The name `@Table("…")` gives, or the type's default table name.
   static func tableName(node: AttributeSyntax, typeName: String) -> String {
-    if let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first,
-       let literal = argument.expression.as(StringLiteralExprSyntax.self),
-       let text = literal.representedLiteralValue {
-      return text
-    }
-    return defaultTableName(typeName)
+    stringArgument(labeled: nil, of: node) ?? defaultTableName(typeName)
+  }
+
+  /// The schema `@Table(schema: "…")` gives, or nil.
+  static func schemaName(node: AttributeSyntax) -> String? {
+    stringArgument(labeled: "schema", of: node)
+  }
+
+  private static func stringArgument(labeled label: String?, of node: AttributeSyntax) -> String? {
+    guard let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first(where: { $0.label?.text == label }) else { return nil }
+    return argument.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
   }
 
   /// The type of a literal or constructor call initializer.

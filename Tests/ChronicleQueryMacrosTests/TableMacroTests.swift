@@ -100,6 +100,64 @@ struct TableMacroTests {
 
   /// A join table or a log has no primary key: it is a plain `Table`
   /// (select, insert, delete by condition) with no `Draft` and no `find`.
+  /// `schema:` alone keeps the default table name and adds `schemaName`.
+  @Test func aSchemaNamedWithoutATableName() {
+    assertMacro {
+      """
+      @Table(schema: "temp")
+      struct Scratch {
+        var note: String
+      }
+      """
+    } expansion: {
+      #"""
+      struct Scratch {
+        var note: String
+
+        public static let tableName = "scratches"
+
+        public static let schemaName: String? = "temp"
+
+        public struct TableColumns: ChronicleQuery.TableDefinition {
+          public typealias QueryValue = Scratch
+          public let note: ChronicleQuery.TableColumn<Scratch, String>
+          public let _qualifier: String
+          public init(qualifier: String) {
+            self._qualifier = qualifier
+            self.note = ChronicleQuery.TableColumn("note", qualifier: qualifier, keyPath: \Scratch.note)
+          }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [note.queryFragment].joined(separator: ", ")
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<Scratch>] {
+            let columns = TableColumns(qualifier: Scratch.tableName)
+            return [columns.note]
+          }
+        }
+
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Scratch
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(note: some ChronicleQuery.QueryExpression<String>) {
+            self.queryFragment = [note.queryFragment].joined(separator: ", ")
+          }
+        }
+
+        public static let columns = TableColumns(qualifier: tableName)
+      }
+
+      extension Scratch: ChronicleQuery.Table {
+        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        self.note = try decoder.decode(String.self).queryOutput
+        }
+        public static func appendColumns(named name: String, of output: Scratch, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        String.appendColumns(named: "note", of: output.note, to: &values)
+        }
+      }
+      """#
+    }
+  }
+
   @Test func aStructWithoutPrimaryKeyIsAPlainTable() {
     assertMacro {
       """

@@ -148,7 +148,7 @@ struct DocumentationExampleTests {
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
       INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 1)
-      INSERT INTO "reminders" ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES ('00000000-0000-0000-0000-000000000001', 'Milk', NULL, 0, NULL, NULL, 0.0) RETURNING "reminders"."id"
+      INSERT INTO "reminders" ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES ('00000000-0000-0000-0000-000000000001', 'Milk', NULL, 0, NULL, NULL, 0.0) RETURNING "id"
       INSERT INTO "tags" ("title", "uses") VALUES ('home', 0), ('work', 0)
       INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) ON CONFLICT ("title") DO UPDATE SET "uses" = ("tags"."uses" + "excluded"."uses")
       """
@@ -210,7 +210,7 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      DELETE FROM "reminders" WHERE "reminders"."isCompleted" RETURNING "reminders"."title"
+      DELETE FROM "reminders" WHERE "reminders"."isCompleted" RETURNING "title"
       DELETE FROM "reminders" WHERE ("reminders"."score" < 0.0)
       """
     }

@@ -38,8 +38,8 @@ struct InsertFormTests {
       .returning(\.title)
     assertInlineSnapshot(of: insert.parts(maxBindings: 4).map(\.description).joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('a', 1), ('b', 2) RETURNING "tags"."title"
-      INSERT INTO "tags" ("title", "uses") VALUES ('c', 3) RETURNING "tags"."title"
+      INSERT INTO "tags" ("title", "uses") VALUES ('a', 1), ('b', 2) RETURNING "title"
+      INSERT INTO "tags" ("title", "uses") VALUES ('c', 3) RETURNING "title"
       """
     }
     #expect(insert.parts(maxBindings: 6) == [insert.query])
@@ -74,7 +74,7 @@ struct InsertFormTests {
       + ["returned: " + inserted.joined(separator: ", ")] + stored.map { "\($0.0) \($0.1)" }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 0) RETURNING "remindersLists"."title"; INSERT INTO "remindersLists" ("title", "position") VALUES ('Work', 2), ('Errands', 3) RETURNING "remindersLists"."title"; INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-0000000000aa', 'Keyed', 4) RETURNING "remindersLists"."title"
+      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 0) RETURNING "title"; INSERT INTO "remindersLists" ("title", "position") VALUES ('Work', 2), ('Errands', 3) RETURNING "title"; INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-0000000000aa', 'Keyed', 4) RETURNING "title"
       INSERT INTO "remindersLists" ("title", "position") VALUES ('Garden', 0)
       nothing: "" (0 statements)
       returned: Home, Work, Errands, Keyed

@@ -78,7 +78,7 @@ struct QuerySQLTests {
       of: Reminder.find(listID).update { $0.title = "Milk"; $0.toggle(\.isCompleted); $0.notes = nil as String? }.returning(\.title).query.description,
       as: .lines) {
       """
-      UPDATE "reminders" SET "title" = 'Milk', "isCompleted" = NOT ("reminders"."isCompleted"), "notes" = NULL WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000aa')) RETURNING "reminders"."title"
+      UPDATE "reminders" SET "title" = 'Milk', "isCompleted" = NOT ("reminders"."isCompleted"), "notes" = NULL WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000aa')) RETURNING "title"
       """
     }
     assertInlineSnapshot(of: Reminder.where { $0.score < 0.5 }.delete().query.description, as: .lines) {

@@ -190,6 +190,43 @@ struct RepresentationTests {
     }
   }
 
+  /// An enum that is not `QueryBindable` stored by its raw value through
+  /// `@Column(as: Ranking.RawRepresentation.self)`: bound, filtered on,
+  /// returned, read back; a raw value with no case is an error naming it.
+  @Test func rawRepresentableValuesAreStoredByTheirRawValue() throws {
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
+    try database.write { db in
+      try db.execute(sql: #"CREATE TABLE "rankedItems" ("id" INTEGER PRIMARY KEY, "ranking" INTEGER NOT NULL, "backupRanking" INTEGER) STRICT"#)
+      try db.execute(sql: #"INSERT INTO "rankedItems" VALUES (1, 2, NULL), (2, 0, 2)"#)
+    }
+    let insert = RankedItem.insert { RankedItem.Draft(id: 3, ranking: .medium, backupRanking: .high) }.returning(\.self)
+    let filtered = RankedItem.where { $0.backupRanking.eq(#bind(.high, as: Ranking.RawRepresentation.self)) }.order(by: \.id).select { ($0.id, $0.ranking) }
+    let update = RankedItem.where { $0.id.eq(1) }.update { $0.backupRanking = Ranking.low }.returning(\.backupRanking)
+    let statements: [any QueryStatement] = [insert, filtered, update, RankedItem.order(by: \.id)]
+    assertInlineSnapshot(of: try database.sqlAndRows(of: statements), as: .lines) {
+      """
+      INSERT INTO "rankedItems" ("id", "ranking", "backupRanking") VALUES (3, 1, 2) RETURNING "id", "ranking", "backupRanking"
+        RankedItem(id: 3, ranking: ChronicleQueryTests.Ranking.medium, backupRanking: Optional(ChronicleQueryTests.Ranking.high))
+      SELECT "rankedItems"."id", "rankedItems"."ranking" FROM "rankedItems" WHERE ("rankedItems"."backupRanking" = 2) ORDER BY "rankedItems"."id"
+        (2, ChronicleQueryTests.Ranking.low)
+        (3, ChronicleQueryTests.Ranking.medium)
+      UPDATE "rankedItems" SET "backupRanking" = 0 WHERE ("rankedItems"."id" = 1) RETURNING "backupRanking"
+        Optional(ChronicleQueryTests.Ranking.low)
+      SELECT "rankedItems"."id", "rankedItems"."ranking", "rankedItems"."backupRanking" FROM "rankedItems" ORDER BY "rankedItems"."id"
+        RankedItem(id: 1, ranking: ChronicleQueryTests.Ranking.high, backupRanking: Optional(ChronicleQueryTests.Ranking.low))
+        RankedItem(id: 2, ranking: ChronicleQueryTests.Ranking.low, backupRanking: Optional(ChronicleQueryTests.Ranking.high))
+        RankedItem(id: 3, ranking: ChronicleQueryTests.Ranking.medium, backupRanking: Optional(ChronicleQueryTests.Ranking.high))
+      """
+    }
+    try database.write { db in try db.execute(sql: #"UPDATE "rankedItems" SET "ranking" = 7 WHERE "id" = 2"#) }
+    let error = #expect(throws: QueryDecodingError.self) {
+      _ = try database.read { db in try RankedItem.order(by: \.id).fetchAll(db) }
+    }
+    #expect(error?.column == "ranking")
+    #expect("\(error.map { "\($0)" } ?? "")".contains("not 7"))
+  }
+
   @Test func badValuesFailWithTheirReasonAndWriteNothing() throws {
     let fixture = try seeded()
     let unencodable = Session.where { $0.id.eq(2) }.update { $0.settings = SessionSettings(volume: .nan, muted: true) }
@@ -246,6 +283,17 @@ struct SessionNote: Equatable, Codable {
 struct SessionSummary: Equatable {
   var title: String
   @Column(as: [SessionNote].JSONRepresentation.self) var notes: [SessionNote]
+}
+
+enum Ranking: Int {
+  case low, medium, high
+}
+
+@Table
+struct RankedItem {
+  let id: Int
+  @Column(as: Ranking.RawRepresentation.self) var ranking: Ranking
+  @Column(as: Ranking?.RawRepresentation.self) var backupRanking: Ranking?
 }
 
 @Table

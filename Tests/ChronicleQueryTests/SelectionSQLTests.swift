@@ -64,12 +64,12 @@ struct SelectionSQLTests {
     assertInlineSnapshot(
       of: Tag.insert { Tag(title: "home", useCount: 1) }.returning { ($0.title, $0.useCount) }.query.description, as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) RETURNING "tags"."title", "tags"."uses"
+      INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) RETURNING "title", "uses"
       """
     }
     assertInlineSnapshot(of: Tag.where { $0.useCount == 0 }.delete().returning(\.title).query.description, as: .lines) {
       """
-      DELETE FROM "tags" WHERE ("tags"."uses" = 0) RETURNING "tags"."title"
+      DELETE FROM "tags" WHERE ("tags"."uses" = 0) RETURNING "title"
       """
     }
   }

@@ -58,11 +58,11 @@ struct TableAliasTests {
         -> Milk, Jam (50% off)
       SELECT "shop"."title" FROM "reminders" AS "shop" WHERE ("shop"."notes" IS NOT NULL)
         -> Eggs
-      UPDATE "reminders" AS "rs" SET "title" = ("rs"."title" || ' 2') WHERE ("rs"."title" = 'Milk') RETURNING "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      UPDATE "reminders" AS "rs" SET "title" = ("rs"."title" || ' 2') WHERE ("rs"."title" = 'Milk') RETURNING "id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score"
         -> Milk 2 true 3.0
-      DELETE FROM "reminders" AS "rs" WHERE ("rs"."title" = 'Bread') RETURNING "reminders"."title", "reminders"."score"
+      DELETE FROM "reminders" AS "rs" WHERE ("rs"."title" = 'Bread') RETURNING "title", "score"
         -> Bread 2.0
-      INSERT INTO "remindersLists" AS "rs" ("title") VALUES ('cruise') RETURNING "remindersLists"."title"
+      INSERT INTO "remindersLists" AS "rs" ("title") VALUES ('cruise') RETURNING "title"
         -> cruise
       (["Eggs", "Jam (50% off)", "Milk 2"], ["Home", "cruise"])
       """

@@ -199,12 +199,12 @@ extension WithBuilderTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) INSERT INTO "reminders" ("remindersListID", "title", "isCompleted") SELECT "reminders"."remindersListID", upper("openReminders"."title"), 1 FROM "openReminders" JOIN "reminders" ON ("openReminders"."title" = "reminders"."title") ORDER BY "openReminders"."score" LIMIT 1 RETURNING "reminders"."title", "reminders"."isCompleted"
+      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) INSERT INTO "reminders" ("remindersListID", "title", "isCompleted") SELECT "reminders"."remindersListID", upper("openReminders"."title"), 1 FROM "openReminders" JOIN "reminders" ON ("openReminders"."title" = "reminders"."title") ORDER BY "openReminders"."score" LIMIT 1 RETURNING "title", "isCompleted"
       ("EGGS", true)
-      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) UPDATE "reminders" SET "title" = ("reminders"."title" || '!') WHERE ("reminders"."title" IN (SELECT "openReminders"."title" FROM "openReminders")) RETURNING "reminders"."title"
+      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) UPDATE "reminders" SET "title" = ("reminders"."title" || '!') WHERE ("reminders"."title" IN (SELECT "openReminders"."title" FROM "openReminders")) RETURNING "title"
       Bread!
       Eggs!
-      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) DELETE FROM "reminders" WHERE ("reminders"."title" IN (SELECT "openReminders"."title" FROM "openReminders" WHERE ("openReminders"."score" > 1.0))) RETURNING "reminders"."title"
+      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) DELETE FROM "reminders" WHERE ("reminders"."title" IN (SELECT "openReminders"."title" FROM "openReminders" WHERE ("openReminders"."score" > 1.0))) RETURNING "title"
       Bread!
       left:
       EGGS
