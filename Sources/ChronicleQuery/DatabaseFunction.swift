@@ -41,6 +41,15 @@ public protocol AggregateDatabaseFunction: Sendable {
   func finalize(_ elements: [Element]) throws -> Output.QueryOutput
 }
 
+extension AggregateDatabaseFunction {
+  /// The function called on `arguments` (one per column of a row's
+  /// element), over the rows `filter` keeps: `name(…) FILTER (WHERE …)`.
+  /// What `@DatabaseFunction`'s `callAsFunction` renders.
+  public func aggregateCall(_ arguments: [QueryFragment], filter: (any QueryExpression<Bool>)?) -> SQLQueryExpression<Output> {
+    aggregate(quotedIdentifier(name), arguments, filter: filter)
+  }
+}
+
 /// A database function's result could not be returned to SQL.
 public struct DatabaseFunctionError: Error, CustomStringConvertible {
   public var function: String

@@ -121,7 +121,19 @@ public macro Selection() = #externalMacro(module: "ChronicleQueryMacros", type: 
 ///
 /// Parameters and the result are column types or `@Table` rows (a row
 /// passes every column). A function whose only parameter is
-/// `some Sequence<T>` (or `[T]`) is an aggregate over a group's rows.
+/// `some Sequence<T>` (or `[T]`) is an aggregate over a group's rows; a
+/// tuple element takes an argument per member, labeled as the member, and
+/// every aggregate takes SQL's `FILTER (WHERE …)` as `filter:`:
+///
+/// ```swift
+/// @DatabaseFunction
+/// func joined(_ parts: some Sequence<(String, separator: String)>) -> String? { … }
+/// Item.select { $joined($0.name, separator: ", ", filter: $0.isActive) }
+/// // SELECT "joined"("items"."name", ', ') FILTER (WHERE "items"."isActive") FROM "items"
+/// ```
+///
+/// SQLite gives an aggregate its rows one at a time; the function is called
+/// once per group with the group's values gathered in an array.
 ///
 /// - Parameters:
 ///   - name: the name in SQL; the Swift function's name by default.

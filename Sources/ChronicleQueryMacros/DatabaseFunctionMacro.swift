@@ -82,22 +82,55 @@ public enum DatabaseFunctionMacro: PeerMacro {
   private static func aggregate(
     _ parameter: Parameter, element: String, returnType: String, swiftName: String, throwing: String, accessPrefix: String
   ) -> String {
-    var calls = [callAsFunction([(parameter, element)], returnType: returnType, accessPrefix: accessPrefix)]
-    // An optional element also takes a non-optional column.
-    if let wrapped = unwrappedOptional(element) {
-      calls.append(callAsFunction([(parameter, wrapped)], returnType: returnType, accessPrefix: accessPrefix))
+    // A tuple element (`some Sequence<(String, separator: String)>`) takes
+    // one SQL argument per member, labeled as the member is.
+    let members = tupleMembers(element) ?? [(parameter.label, element)]
+    var calls = [aggregateCall(members, returnType: returnType, accessPrefix: accessPrefix)]
+    // Optional members also take non-optional columns.
+    let unwrapped = members.map { ($0.label, unwrappedOptional($0.type) ?? $0.type) }
+    if unwrapped.map(\.1) != members.map(\.type) {
+      calls.append(aggregateCall(unwrapped, returnType: returnType, accessPrefix: accessPrefix))
     }
+    let count = members.map { "\($0.type).queryColumnCount" }.joined(separator: " + ")
+    let reads = members.indices.map { "let member\($0) = try arguments.decode(\(members[$0].type).self).queryOutput" }
+    let value = members.count == 1
+      ? "member0"
+      : "(" + members.indices.map { index in members[index].label.map { "\($0): member\(index)" } ?? "member\(index)" }.joined(separator: ", ") + ")"
     return """
         \(accessPrefix)typealias Element = \(element)
-        \(accessPrefix)var argumentCount: Int { \(element).queryColumnCount }
+        \(accessPrefix)var argumentCount: Int { \(count) }
         \(accessPrefix)func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(element) {
-          try arguments.decode(\(element).self).queryOutput
+          \(reads.joined(separator: "\n    "))
+          return \(value)
         }
         \(accessPrefix)func finalize(_ elements: [\(element)]) throws -> \(swiftResult(returnType)) {
           \(throwing)\(swiftName)(\(parameter.argumentLabel("elements")))
         }
       \(calls.joined(separator: "\n"))
       """
+  }
+
+  /// An aggregate's `callAsFunction`: an expression per member, then SQL's
+  /// `FILTER (WHERE …)` as `filter:`.
+  private static func aggregateCall(_ members: [(label: String?, type: String)], returnType: String, accessPrefix: String) -> String {
+    let declared = members.enumerated().map { index, member in
+      "\(member.label ?? "_") argument\(index): some ChronicleQuery.QueryExpression<\(member.type)>"
+    } + ["filter: (any ChronicleQuery.QueryExpression<Bool>)? = nil"]
+    let fragments = members.indices.map { "argument\($0).queryFragment" }.joined(separator: ", ")
+    return """
+        \(accessPrefix)func callAsFunction(\(declared.joined(separator: ", "))) -> ChronicleQuery.SQLQueryExpression<\(returnType)> {
+          aggregateCall([\(fragments)], filter: filter)
+        }
+      """
+  }
+
+  /// The labels and types of a tuple of two or more members: `(String,
+  /// separator: String)`; nil for any other type.
+  private static func tupleMembers(_ type: String) -> [(label: String?, type: String)]? {
+    guard let tuple = TypeSyntax(stringLiteral: type).as(TupleTypeSyntax.self), tuple.elements.count > 1 else { return nil }
+    return tuple.elements.map { member in
+      (member.firstName.flatMap { $0.text == "_" ? nil : $0.text }, member.type.trimmedDescription)
+    }
   }
 
   /// `callAsFunction` with the function's labels, taking expressions of `types`.

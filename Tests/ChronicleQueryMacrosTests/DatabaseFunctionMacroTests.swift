@@ -43,6 +43,51 @@ struct DatabaseFunctionMacroTests {
     }
   }
 
+  @Test func aggregateOfATuple() {
+    assertMacro {
+      """
+      @DatabaseFunction
+      func joined(_ parts: some Sequence<(String, separator: String?)>) -> String? {
+        nil
+      }
+      """
+    } expansion: {
+      """
+      func joined(_ parts: some Sequence<(String, separator: String?)>) -> String? {
+        nil
+      }
+
+      struct __macro_local_6joinedfMu_: ChronicleQuery.AggregateDatabaseFunction {
+        typealias Output = String?
+        let name = "joined"
+        let isDeterministic = false
+        init() {
+        }
+        typealias Element = (String, separator: String?)
+        var argumentCount: Int {
+          String.queryColumnCount + String?.queryColumnCount
+        }
+        func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> (String, separator: String?) {
+          let member0 = try arguments.decode(String.self).queryOutput
+          let member1 = try arguments.decode(String?.self).queryOutput
+          return (member0, separator: member1)
+        }
+        func finalize(_ elements: [(String, separator: String?)]) throws -> String? {
+          joined(elements)
+        }
+        func callAsFunction(_ argument0: some ChronicleQuery.QueryExpression<String>, separator argument1: some ChronicleQuery.QueryExpression<String?>, filter: (any ChronicleQuery.QueryExpression<Bool>)? = nil) -> ChronicleQuery.SQLQueryExpression<String?> {
+          aggregateCall([argument0.queryFragment, argument1.queryFragment], filter: filter)
+        }
+        func callAsFunction(_ argument0: some ChronicleQuery.QueryExpression<String>, separator argument1: some ChronicleQuery.QueryExpression<String>, filter: (any ChronicleQuery.QueryExpression<Bool>)? = nil) -> ChronicleQuery.SQLQueryExpression<String?> {
+          aggregateCall([argument0.queryFragment, argument1.queryFragment], filter: filter)
+        }
+      }
+
+      let $joined = __macro_local_6joinedfMu_()
+      """
+    }
+  }
+
   @Test func aggregate() {
     assertMacro {
       """
@@ -68,18 +113,17 @@ struct DatabaseFunctionMacroTests {
           Priority?.queryColumnCount
         }
         func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Priority? {
-          try arguments.decode(Priority?.self).queryOutput
+          let member0 = try arguments.decode(Priority?.self).queryOutput
+          return member0
         }
         func finalize(_ elements: [Priority?]) throws -> Priority? {
           mode(priority: elements)
         }
-        func callAsFunction(priority argument0: some ChronicleQuery.QueryExpression<Priority?>) -> ChronicleQuery.SQLQueryExpression<Priority?> {
-          ChronicleQuery.SQLQueryExpression(
-            ChronicleQuery.QueryFragment(sql: ChronicleQuery.quotedIdentifier(name) + "(") + [argument0.queryFragment].joined(separator: ", ") + ChronicleQuery.QueryFragment(sql: ")"))
+        func callAsFunction(priority argument0: some ChronicleQuery.QueryExpression<Priority?>, filter: (any ChronicleQuery.QueryExpression<Bool>)? = nil) -> ChronicleQuery.SQLQueryExpression<Priority?> {
+          aggregateCall([argument0.queryFragment], filter: filter)
         }
-        func callAsFunction(priority argument0: some ChronicleQuery.QueryExpression<Priority>) -> ChronicleQuery.SQLQueryExpression<Priority?> {
-          ChronicleQuery.SQLQueryExpression(
-            ChronicleQuery.QueryFragment(sql: ChronicleQuery.quotedIdentifier(name) + "(") + [argument0.queryFragment].joined(separator: ", ") + ChronicleQuery.QueryFragment(sql: ")"))
+        func callAsFunction(priority argument0: some ChronicleQuery.QueryExpression<Priority>, filter: (any ChronicleQuery.QueryExpression<Bool>)? = nil) -> ChronicleQuery.SQLQueryExpression<Priority?> {
+          aggregateCall([argument0.queryFragment], filter: filter)
         }
       }
 

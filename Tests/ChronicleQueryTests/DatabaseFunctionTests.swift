@@ -23,6 +23,9 @@ struct DatabaseFunctionTests {
       db.add(function: $isPastDue)
       db.add(function: TextFunctions.$initials)
       db.add(function: $noteCompleted)
+      db.add(function: $joined)
+      db.add(function: $sumAll)
+      db.add(function: $firstValue)
     }
     database = try Chronicle.open(path: directory.path("app.sqlite"), configuration: configuration)
     let (home, work, empty, now) = (home, work, empty, now)
@@ -72,6 +75,46 @@ struct DatabaseFunctionTests {
     #expect(rows.map(\.2) == [2, 4.5, nil])
     // Over a whole table, through a non-optional column.
     #expect(try database.read { db in try Reminder.select { $median(values: $0.score) }.fetchOne(db) } == 4)
+  }
+
+  @Test("an aggregate of two columns, labeled as its element's members, with a filter")
+  func aggregateOfSeveralColumns() throws {
+    let perList = RemindersList.group(by: \.id).join(Reminder.all) { $0.id.eq($1.remindersListID) }
+      .order { list, _ in list.position }
+      .select { ($0.title, $joined($1.title, separator: " / ")) }
+    let open = Reminder.order(by: \.title).select { $joined($0.title, separator: ", ", filter: !$0.isCompleted) }
+    assertInlineSnapshot(of: try database.sqlAndRows(of: [perList, open]), as: .lines) {
+      """
+      SELECT "remindersLists"."title", "joined"("reminders"."title", ' / ') FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id" ORDER BY "remindersLists"."position"
+        ("Home", Optional("Buy milk / Call mom / Water plants"))
+        ("Work", Optional("Finish report / Book travel"))
+      SELECT "joined"("reminders"."title", ', ') FILTER (WHERE NOT ("reminders"."isCompleted")) FROM "reminders" ORDER BY "reminders"."title"
+        Optional("Buy milk, Call mom, Finish report, Book travel")
+      """
+    }
+  }
+
+  /// Upstream's aggregate back-pressure cases: every one of 5,000 rows
+  /// reaches the function, groups keep their own values, a function that
+  /// reads one value still ends, and no rows at all give the empty
+  /// sequence's result.
+  @Test("an aggregate over thousands of rows, per group, stopping early, and over no rows")
+  func aggregatesOverManyRowsAndNone() throws {
+    let x = #sql("x", as: Int.self)
+    let (sum, first) = ($sumAll(x), $firstValue(x))
+    let all = #sql("SELECT \(sum) FROM counted", as: Int.self)
+    let perParity = #sql("SELECT \(sum) FROM counted GROUP BY x % 2 ORDER BY x % 2", as: Int.self)
+    let firstOnly = #sql("SELECT \(first) FROM counted", as: Int?.self)
+    let none = #sql("SELECT \(sum) FROM counted WHERE x < 0", as: Int.self)
+    let results = try database.write { db in
+      try db.execute(sql: "CREATE TEMP TABLE counted AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000) SELECT x FROM c")
+      return (try all.fetchAll(db), try perParity.fetchAll(db), try firstOnly.fetchAll(db), try none.fetchAll(db))
+    }
+    let (evens, odds) = (stride(from: 2, through: 5000, by: 2).reduce(0, +), stride(from: 1, through: 4999, by: 2).reduce(0, +))
+    #expect(results.0 == [5000 * 5001 / 2])
+    #expect(results.1 == [evens, odds])
+    #expect(results.2 == [1])
+    #expect(results.3 == [0])
   }
 
   @Test("a scalar function of a row and a date, in WHERE; a static one in SELECT")
@@ -127,7 +170,7 @@ struct DatabaseFunctionTests {
     #expect(completedTitles.withLock { $0 } == ["Buy milk", "direct", "sql"])
     assertInlineSnapshot(of: [trigger.query.description, direct.query.description].joined(separator: "\n"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "after_update_on_reminders@ChronicleQueryTests/DatabaseFunctionTests.swift:115:50" AFTER UPDATE OF "isCompleted" ON "reminders" FOR EACH ROW WHEN (NOT ("old"."isCompleted") AND "new"."isCompleted") BEGIN SELECT "noteCompleted"("new"."title"); END
+      CREATE TEMPORARY TRIGGER "after_update_on_reminders@ChronicleQueryTests/DatabaseFunctionTests.swift:158:50" AFTER UPDATE OF "isCompleted" ON "reminders" FOR EACH ROW WHEN (NOT ("old"."isCompleted") AND "new"."isCompleted") BEGIN SELECT "noteCompleted"("new"."title"); END
       SELECT "noteCompleted"('direct')
       """
     }

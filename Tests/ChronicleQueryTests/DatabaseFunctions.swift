@@ -50,3 +50,28 @@ let completedTitles = Mutex<[String]>([])
 func noteCompleted(title: String) {
   completedTitles.withLock { $0.append(title) }
 }
+
+/// An aggregate over two columns: each row's text and the separator
+/// written before it (upstream's multiple-argument aggregate).
+@DatabaseFunction
+func joined(_ parts: some Sequence<(String, separator: String)>) -> String? {
+  var iterator = parts.makeIterator()
+  guard var (result, _) = iterator.next() else { return nil }
+  while let (text, separator) = iterator.next() {
+    result += separator + text
+  }
+  return result
+}
+
+/// Sums a group's values, wrapping on overflow.
+@DatabaseFunction
+func sumAll(_ values: some Sequence<Int>) -> Int {
+  values.reduce(0, &+)
+}
+
+/// Reads one value of the group and stops there.
+@DatabaseFunction
+func firstValue(_ values: some Sequence<Int>) -> Int? {
+  var iterator = values.makeIterator()
+  return iterator.next()
+}
