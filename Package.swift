@@ -207,6 +207,7 @@ let package = Package(
       name: "ChronicleQueryMacrosTests",
       dependencies: [
         "ChronicleQueryMacros",
+        "ChronicleNaming",
         .product(name: "MacroTesting", package: "swift-macro-testing"),
       ]
     ),
