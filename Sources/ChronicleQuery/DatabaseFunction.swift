@@ -28,7 +28,6 @@ public protocol AggregateDatabaseFunction: Sendable {
   associatedtype Element
   /// The result's type.
   associatedtype Output: QueryRepresentable
-  init()
   /// The function's name in SQL.
   var name: String { get }
   /// How many SQL arguments a row passes.
@@ -55,6 +54,14 @@ public struct DatabaseFunctionError: Error, CustomStringConvertible {
   public var function: String
   public var reason: String
   public var description: String { "database function \(function): \(reason)" }
+
+  /// The error of an instance method's `$name` called after its instance
+  /// (a class, held weakly) was released.
+  public static func instanceReleased(_ function: String) -> DatabaseFunctionError {
+    DatabaseFunctionError(
+      function: function,
+      reason: "the instance whose method it calls was released; keep the instance alive while the connection may call it")
+  }
 }
 
 extension Database {
@@ -68,36 +75,14 @@ extension Database {
     })
   }
 
-  /// Registers an aggregate `@DatabaseFunction` on this connection.
-  public func add<F: AggregateDatabaseFunction>(function: F) {
-    add(function: DatabaseFunction(function.name, argumentCount: function.argumentCount, pure: function.isDeterministic, aggregate: AggregateRun<F>.self))
-  }
-
   /// Unregisters a `@DatabaseFunction` from this connection.
   public func remove(function: some ScalarDatabaseFunction) {
     remove(function: DatabaseFunction(function.name, argumentCount: function.argumentCount, pure: function.isDeterministic) { _ in nil })
   }
 }
 
-/// The state of one aggregate evaluation: the rows' values so far.
-private struct AggregateRun<F: AggregateDatabaseFunction>: DatabaseAggregate {
-  let function = F()
-  var elements: [F.Element] = []
-
-  init() {}
-
-  mutating func step(_ values: [DatabaseValue]) throws {
-    var decoder = QueryDecoder(arguments: values, function: function.name)
-    elements.append(try function.step(&decoder))
-  }
-
-  func finalize() throws -> (any DatabaseValueConvertible)? {
-    try resultValue(of: F.Output.self, function.finalize(elements), function: function.name)
-  }
-}
-
 /// `output` as the single SQL value a function returns.
-private func resultValue<Output: QueryRepresentable>(of type: Output.Type, _ output: Output.QueryOutput, function: String) throws -> DatabaseValue {
+func resultValue<Output: QueryRepresentable>(of type: Output.Type, _ output: Output.QueryOutput, function: String) throws -> DatabaseValue {
   var values: [(column: String, value: QueryBinding)] = []
   Output.appendColumns(named: "result", of: output, to: &values)
   guard values.count == 1 else {

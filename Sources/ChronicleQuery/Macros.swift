@@ -135,6 +135,13 @@ public macro Selection() = #externalMacro(module: "ChronicleQueryMacros", type: 
 /// SQLite gives an aggregate its rows one at a time; the function is called
 /// once per group with the group's values gathered in an array.
 ///
+/// On a global function or a static method, `$name` is a constant. On an
+/// instance method it is a property that calls the method on the instance
+/// it was read from (`logger.$log`): a struct's value, or a class's
+/// instance held weakly (a call after it is released fails the statement).
+/// The instance must be `Sendable`: every connection may call it. An
+/// actor's method is refused: SQLite calls functions synchronously.
+///
 /// - Parameters:
 ///   - name: the name in SQL; the Swift function's name by default.
 ///   - isDeterministic: whether the same arguments always give the same

@@ -24,8 +24,8 @@ public enum DatabaseFunctionMacro: PeerMacro {
     let declaredResult = signature.returnClause?.type.trimmedDescription
     let returnType = declaredResult.map { $0 == "Void" || $0 == "()" ? "ChronicleQuery.NoResult" : $0 } ?? "ChronicleQuery.NoResult"
     let peer = PeerFunction(function, attribute: node, in: context)
-    if !peer.isStatic, peer.isInType {
-      report(.instanceMethod, at: function.name)
+    if peer.owner?.isActor == true {
+      report(.actorMethod, at: function.name)
       return []
     }
     let (isStatic, accessPrefix, swiftName, sqlName) = (peer.isStatic, peer.accessPrefix, peer.swiftName, peer.sqlName)
@@ -34,16 +34,33 @@ public enum DatabaseFunctionMacro: PeerMacro {
     let parameters = signature.parameterClause.parameters.map(Parameter.init)
     let typeName = context.makeUniqueName(swiftName).text
     let owner = isStatic ? "static " : ""
+    // What the generated struct calls: the function, or the instance's method.
+    let callee: String
+    let ownerDeclaration: String
+    let peerDeclaration: String
+    if let instance = peer.owner {
+      callee = "owner.\(swiftName)"
+      ownerDeclaration = instance.isClass ? "weak let owner: \(instance.typeName)?" : "let owner: \(instance.typeName)"
+      peerDeclaration = "\(accessPrefix)var $\(swiftName): \(typeName) { \(typeName)(owner: self) }"
+    } else {
+      callee = swiftName
+      ownerDeclaration = "init() {}"
+      peerDeclaration = "\(accessPrefix)\(owner)let $\(swiftName) = \(typeName)()"
+    }
+    let ownerCheck = peer.owner?.isClass == true
+      ? "guard let owner else { throw ChronicleQuery.DatabaseFunctionError.instanceReleased(name) }\n    " : ""
 
     let body: String
     if parameters.count == 1, let element = parameters[0].sequenceElement {
-      body = aggregate(parameters[0], element: element, returnType: returnType, swiftName: swiftName, throwing: throwing, accessPrefix: accessPrefix)
+      body = aggregate(
+        parameters[0], element: element, returnType: returnType, callee: callee, ownerCheck: ownerCheck, throwing: throwing,
+        accessPrefix: accessPrefix)
     } else {
       if let sequence = parameters.first(where: { $0.sequenceElement != nil }) {
         report(.sequenceAmongOthers, at: sequence.syntax)
         return []
       }
-      body = scalar(parameters, returnType: returnType, swiftName: swiftName, throwing: throwing, accessPrefix: accessPrefix)
+      body = scalar(parameters, returnType: returnType, callee: callee, ownerCheck: ownerCheck, throwing: throwing, accessPrefix: accessPrefix)
     }
     let conformance = parameters.count == 1 && parameters[0].sequenceElement != nil
       ? "ChronicleQuery.AggregateDatabaseFunction" : "ChronicleQuery.ScalarDatabaseFunction"
@@ -53,16 +70,16 @@ public enum DatabaseFunctionMacro: PeerMacro {
         \(raw: accessPrefix)typealias Output = \(raw: returnType)
         \(raw: accessPrefix)let name = \(raw: stringLiteral(sqlName))
         \(raw: accessPrefix)let isDeterministic = \(raw: isDeterministic ? "true" : "false")
-        \(raw: accessPrefix)init() {}
+        \(raw: accessPrefix)\(raw: ownerDeclaration)
       \(raw: body)
       }
       """,
-      "\(raw: accessPrefix)\(raw: owner)let $\(raw: swiftName) = \(raw: typeName)()",
+      "\(raw: peerDeclaration)",
     ]
   }
 
   private static func scalar(
-    _ parameters: [Parameter], returnType: String, swiftName: String, throwing: String, accessPrefix: String
+    _ parameters: [Parameter], returnType: String, callee: String, ownerCheck: String, throwing: String, accessPrefix: String
   ) -> String {
     let count = parameters.isEmpty ? "0" : parameters.map { "\($0.type).queryColumnCount" }.joined(separator: " + ")
     let reads = parameters.enumerated().map { index, parameter in
@@ -73,14 +90,15 @@ public enum DatabaseFunctionMacro: PeerMacro {
         \(accessPrefix)var argumentCount: Int { \(count) }
         \(accessPrefix)func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(swiftResult(returnType)) {
       \(reads)
-          return \(throwing)\(swiftName)(\(call))
+          \(ownerCheck)return \(throwing)\(callee)(\(call))
         }
       \(callAsFunction(parameters.map { ($0, $0.type) }, returnType: returnType, accessPrefix: accessPrefix))
       """
   }
 
   private static func aggregate(
-    _ parameter: Parameter, element: String, returnType: String, swiftName: String, throwing: String, accessPrefix: String
+    _ parameter: Parameter, element: String, returnType: String, callee: String, ownerCheck: String, throwing: String,
+    accessPrefix: String
   ) -> String {
     // A tuple element (`some Sequence<(String, separator: String)>`) takes
     // one SQL argument per member, labeled as the member is.
@@ -104,7 +122,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
           return \(value)
         }
         \(accessPrefix)func finalize(_ elements: [\(element)]) throws -> \(swiftResult(returnType)) {
-          \(throwing)\(swiftName)(\(parameter.argumentLabel("elements")))
+          \(ownerCheck)return \(throwing)\(callee)(\(parameter.argumentLabel("elements")))
         }
       \(calls.joined(separator: "\n"))
       """
@@ -207,14 +225,14 @@ private struct Parameter {
 }
 
 enum FunctionDiagnostic: DiagnosticMessage {
-  case notAFunction, async, instanceMethod, sequenceAmongOthers
+  case notAFunction, async, actorMethod, sequenceAmongOthers
 
   var message: String {
     switch self {
     case .notAFunction: "@DatabaseFunction applies to a function"
     case .async: "@DatabaseFunction cannot call an async function: SQLite calls it synchronously, inside a statement"
-    case .instanceMethod:
-      "@DatabaseFunction applies to a global function or a static method: SQLite calls it with no instance. Make it static, or move it out of the type"
+    case .actorMethod:
+      "@DatabaseFunction cannot call an actor's method: SQLite calls it synchronously, outside the actor. Make it nonisolated or static, or move it out of the actor"
     case .sequenceAmongOthers:
       "an aggregate @DatabaseFunction takes one parameter, the sequence of the group's values; take the other values as part of each element, or write two functions"
     }

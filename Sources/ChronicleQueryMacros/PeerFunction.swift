@@ -8,6 +8,11 @@ struct PeerFunction {
   let isStatic: Bool
   /// Declared in a type (or an extension of one), not at file scope.
   let isInType: Bool
+  /// The type an instance method is called on, and whether it is a class
+  /// (held weakly, as upstream does, so that a connection does not keep it
+  /// alive); nil for a global or static function. An actor's method is
+  /// isolated and cannot be called synchronously: `isActor` tells.
+  let owner: (typeName: String, isClass: Bool, isActor: Bool)?
   /// The peer's access modifier and a space, or nothing: the function's own
   /// (`fileprivate` for a `private` one, so the peer is seen beside it).
   let accessPrefix: String
@@ -23,6 +28,22 @@ struct PeerFunction {
       $0.is(StructDeclSyntax.self) || $0.is(ClassDeclSyntax.self) || $0.is(EnumDeclSyntax.self)
         || $0.is(ExtensionDeclSyntax.self) || $0.is(ActorDeclSyntax.self)
     } ?? false
+    let context = context.lexicalContext.first
+    if isStatic || !isInType {
+      owner = nil
+    } else if let type = context?.as(StructDeclSyntax.self) {
+      owner = (type.name.text, false, false)
+    } else if let type = context?.as(EnumDeclSyntax.self) {
+      owner = (type.name.text, false, false)
+    } else if let type = context?.as(ClassDeclSyntax.self) {
+      owner = (type.name.text, true, false)
+    } else if let type = context?.as(ActorDeclSyntax.self) {
+      owner = (type.name.text, false, true)
+    } else {
+      // An extension: whether its type is a class is not known here, so
+      // the instance is held strongly.
+      owner = (context?.as(ExtensionDeclSyntax.self)?.extendedType.trimmedDescription ?? "Self", false, false)
+    }
     let access = modifiers.first { ["public", "package", "internal", "fileprivate", "private"].contains($0) }
     accessPrefix = access.map { $0 == "private" ? "fileprivate " : "\($0) " } ?? ""
     swiftName = function.name.text

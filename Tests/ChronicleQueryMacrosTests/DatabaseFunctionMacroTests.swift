@@ -73,7 +73,7 @@ struct DatabaseFunctionMacroTests {
           return (member0, separator: member1)
         }
         func finalize(_ elements: [(String, separator: String?)]) throws -> String? {
-          joined(elements)
+          return joined(elements)
         }
         func callAsFunction(_ argument0: some ChronicleQuery.QueryExpression<String>, separator argument1: some ChronicleQuery.QueryExpression<String?>, filter: (any ChronicleQuery.QueryExpression<Bool>)? = nil) -> ChronicleQuery.SQLQueryExpression<String?> {
           aggregateCall([argument0.queryFragment, argument1.queryFragment], filter: filter)
@@ -117,7 +117,7 @@ struct DatabaseFunctionMacroTests {
           return member0
         }
         func finalize(_ elements: [Priority?]) throws -> Priority? {
-          mode(priority: elements)
+          return mode(priority: elements)
         }
         func callAsFunction(priority argument0: some ChronicleQuery.QueryExpression<Priority?>, filter: (any ChronicleQuery.QueryExpression<Bool>)? = nil) -> ChronicleQuery.SQLQueryExpression<Priority?> {
           aggregateCall([argument0.queryFragment], filter: filter)
@@ -170,10 +170,88 @@ struct DatabaseFunctionMacroTests {
     }
   }
 
+  /// An instance method's `$name` calls the instance: a struct's held as
+  /// it is, a class's weakly (a released one fails the call).
+  @Test func instanceMethods() {
+    assertMacro {
+      """
+      struct Weights {
+        let factor: Int
+        @DatabaseFunction
+        func weighted(_ values: some Sequence<Int>) -> Int { 0 }
+      }
+      final class Logger {
+        @DatabaseFunction
+        func log(_ message: String) {}
+      }
+      """
+    } expansion: {
+      """
+      struct Weights {
+        let factor: Int
+        func weighted(_ values: some Sequence<Int>) -> Int { 0 }
+
+        struct __macro_local_8weightedfMu_: ChronicleQuery.AggregateDatabaseFunction {
+          typealias Output = Int
+          let name = "weighted"
+          let isDeterministic = false
+          let owner: Weights
+          typealias Element = Int
+          var argumentCount: Int {
+            Int.queryColumnCount
+          }
+          func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Int {
+            let member0 = try arguments.decode(Int.self).queryOutput
+            return member0
+          }
+          func finalize(_ elements: [Int]) throws -> Int {
+            return owner.weighted(elements)
+          }
+          func callAsFunction(_ argument0: some ChronicleQuery.QueryExpression<Int>, filter: (any ChronicleQuery.QueryExpression<Bool>)? = nil) -> ChronicleQuery.SQLQueryExpression<Int> {
+            aggregateCall([argument0.queryFragment], filter: filter)
+          }
+        }
+
+        var $weighted: __macro_local_8weightedfMu_ {
+          __macro_local_8weightedfMu_(owner: self)
+        }
+      }
+      final class Logger {
+        func log(_ message: String) {}
+
+        struct __macro_local_3logfMu_: ChronicleQuery.ScalarDatabaseFunction {
+          typealias Output = ChronicleQuery.NoResult
+          let name = "log"
+          let isDeterministic = false
+          weak let owner: Logger?
+          var argumentCount: Int {
+            String.queryColumnCount
+          }
+          func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Void {
+            let argument0 = try arguments.decode(String.self).queryOutput
+            guard let owner else {
+              throw ChronicleQuery.DatabaseFunctionError.instanceReleased(name)
+            }
+            return owner.log(argument0)
+          }
+          func callAsFunction(_ argument0: some ChronicleQuery.QueryExpression<String>) -> ChronicleQuery.SQLQueryExpression<ChronicleQuery.NoResult> {
+            ChronicleQuery.SQLQueryExpression(
+              ChronicleQuery.QueryFragment(sql: ChronicleQuery.quotedIdentifier(name) + "(") + [argument0.queryFragment].joined(separator: ", ") + ChronicleQuery.QueryFragment(sql: ")"))
+          }
+        }
+
+        var $log: __macro_local_3logfMu_ {
+          __macro_local_3logfMu_(owner: self)
+        }
+      }
+      """
+    }
+  }
+
   @Test func misuse() {
     assertMacro {
       """
-      struct Model {
+      actor Model {
         @DatabaseFunction
         func instance() -> Int { 1 }
       }
@@ -186,11 +264,11 @@ struct DatabaseFunctionMacroTests {
       """
     } diagnostics: {
       """
-      struct Model {
+      actor Model {
         @DatabaseFunction
         func instance() -> Int { 1 }
              ┬───────
-             ╰─ 🛑 @DatabaseFunction applies to a global function or a static method: SQLite calls it with no instance. Make it static, or move it out of the type
+             ╰─ 🛑 @DatabaseFunction cannot call an actor's method: SQLite calls it synchronously, outside the actor. Make it nonisolated or static, or move it out of the actor
       }
       @DatabaseFunction
       func later() async -> Int { 1 }

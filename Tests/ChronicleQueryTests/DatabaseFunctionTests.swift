@@ -117,6 +117,51 @@ struct DatabaseFunctionTests {
     #expect(results.3 == [0])
   }
 
+  @Test("an aggregate's argument of the wrong type fails the statement with the function named; text results keep their length")
+  func aggregateErrorsAndTextResults() throws {
+    let text = #sql("'seven'", as: Int.self)
+    let sum = $sumAll(text)
+    let wrong = #sql("SELECT \(sum)", as: Int.self)
+    let error = #expect(throws: DatabaseError.self) {
+      _ = try database.read { db in try wrong.fetchAll(db) }
+    }
+    #expect(error?.message?.contains("sumAll") == true)
+    let empty = Reminder.where { $0.title.eq("Buy milk") }.select { _ in $joined("", separator: "-") }
+    let withNUL = Reminder.where { $0.title.eq("Buy milk") }.select { _ in $joined("a\u{0}b", separator: "-") }
+    let results = try database.read { db in (try empty.fetchOne(db), try withNUL.fetchOne(db)) }
+    #expect(results.0 == .some(""))
+    #expect(results.1 == .some("a\u{0}b"))
+  }
+
+  @Test("instance methods: a struct's $name calls the value it was made from, a class's calls it while it lives")
+  func instanceMethods() throws {
+    let (double, triple) = (Weights(factor: 2), Weights(factor: 3))
+    let log = MessageLog()
+    let (sums, logged) = try database.write { db in
+      db.add(function: triple.$weightedSum)
+      db.add(function: double.$weighted)
+      db.add(function: log.$log)
+      let sums = try Reminder.order(by: \.title).select { _ in (triple.$weightedSum(#sql("1", as: Int.self)), double.$weighted(#sql("21", as: Int.self))) }
+        .fetchOne(db)
+      let logged = try Reminder.select { log.$log($0.title) }.fetchAll(db).count
+      return (sums, logged)
+    }
+    #expect(sums?.0 == 15 && sums?.1 == 42)
+    #expect(logged == 5)
+    #expect(log.messages.withLock { $0 }.sorted() == ["Book travel", "Buy milk", "Call mom", "Finish report", "Water plants"])
+
+    var released: MessageLog? = MessageLog()
+    let registered = released!.$log
+    released = nil
+    let error = #expect(throws: DatabaseError.self) {
+      try database.write { db in
+        db.add(function: registered)
+        _ = try Values(registered("late")).fetchAll(db)
+      }
+    }
+    #expect(error?.message?.contains("was released") == true)
+  }
+
   @Test("a scalar function of a row and a date, in WHERE; a static one in SELECT")
   func scalars() throws {
     let now = now
@@ -170,7 +215,7 @@ struct DatabaseFunctionTests {
     #expect(completedTitles.withLock { $0 } == ["Buy milk", "direct", "sql"])
     assertInlineSnapshot(of: [trigger.query.description, direct.query.description].joined(separator: "\n"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "after_update_on_reminders@ChronicleQueryTests/DatabaseFunctionTests.swift:158:50" AFTER UPDATE OF "isCompleted" ON "reminders" FOR EACH ROW WHEN (NOT ("old"."isCompleted") AND "new"."isCompleted") BEGIN SELECT "noteCompleted"("new"."title"); END
+      CREATE TEMPORARY TRIGGER "after_update_on_reminders@ChronicleQueryTests/DatabaseFunctionTests.swift:203:50" AFTER UPDATE OF "isCompleted" ON "reminders" FOR EACH ROW WHEN (NOT ("old"."isCompleted") AND "new"."isCompleted") BEGIN SELECT "noteCompleted"("new"."title"); END
       SELECT "noteCompleted"('direct')
       """
     }

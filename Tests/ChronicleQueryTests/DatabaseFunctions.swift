@@ -75,3 +75,29 @@ func firstValue(_ values: some Sequence<Int>) -> Int? {
   var iterator = values.makeIterator()
   return iterator.next()
 }
+
+/// Aggregates and scalars that are instance methods: a struct's `$name`
+/// holds the value it was made from.
+struct Weights {
+  let factor: Int
+
+  @DatabaseFunction
+  func weightedSum(_ values: some Sequence<Int>) -> Int {
+    values.reduce(0) { $0 + $1 * factor }
+  }
+
+  @DatabaseFunction
+  func weighted(_ value: Int) -> Int {
+    value * factor
+  }
+}
+
+/// A class's `$name` holds it weakly, as upstream does.
+final class MessageLog: Sendable {
+  let messages = Mutex<[String]>([])
+
+  @DatabaseFunction
+  func log(_ message: String) {
+    messages.withLock { $0.append(message) }
+  }
+}
