@@ -33,7 +33,7 @@ extension QueryFragment: ExpressibleByStringInterpolation {
     /// The table's quoted name, or its alias's for a table read under one:
     /// `\(Reminder.as(R.self))` is `"rs"`.
     public mutating func appendInterpolation<T: Table>(_ table: T.Type) {
-      fragment.append(T.tableAlias.map(quotedIdentifier) ?? T.quotedTableName)
+      fragment.append(T.quotedReference)
     }
 
     /// The table's columns, qualified, as a select list.

@@ -4,7 +4,7 @@ extension Table {
   /// Every column, qualified, in declaration order.
   @usableFromInline
   static var selectList: QueryFragment {
-    let table = tableAlias.map(quotedIdentifier) ?? quotedTableName
+    let table = quotedReference
     return QueryFragment(sql: TableColumns.allColumns.flatMap(\.names).map { "\(table).\(quotedIdentifier($0))" }.joined(separator: ", "))
   }
 

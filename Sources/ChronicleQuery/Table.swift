@@ -30,6 +30,11 @@ extension Table {
     return "\(quotedIdentifier(schemaName)).\(quotedIdentifier(tableName))"
   }
 
+  /// The name a statement refers to the table by: its alias, or its own
+  /// name with its schema (`"rs"`, `"main"."reminders"`).
+  @usableFromInline
+  static var quotedReference: String { tableAlias.map(quotedIdentifier) ?? quotedTableName }
+
   /// What SQL writes before a column of this table qualified by
   /// `qualifier`: the table's own name with its schema
   /// (`"main"."reminders".`), an alias, `excluded`, `new` or `old` as it is,
