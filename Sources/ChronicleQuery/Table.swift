@@ -191,6 +191,24 @@ extension TableColumn where Value: Selection {
   }
 }
 
+extension TableColumn {
+  /// A column of an optional group: `$0.size.width`, NULL where the group is
+  /// (upstream's optional column groups).
+  public subscript<Group: Selection, Member: QueryBindable>(dynamicMember member: KeyPath<Group, Member>) -> TableColumn<Root, Member?>
+  where Value == Group?, Member.QueryOutput == Member {
+    let column = Group.columnName(of: member) ?? "a property of \(Group.self) that is not a column (computed or @Ephemeral)"
+    return TableColumn<Root, Member?>(column, qualifier: qualifier, anyKeyPath: keyPath.appending(path: \Group?.[chaining: member]))
+  }
+}
+
+extension Optional {
+  /// The wrapped value's member, or nil: a key path component for a member
+  /// of an optional column group.
+  subscript<Member>(chaining member: KeyPath<Wrapped, Member>) -> Member? {
+    self?[keyPath: member]
+  }
+}
+
 /// Expressions built by the query builder (columns, operators, functions),
 /// as opposed to plain Swift values. Methods whose names Swift's own types
 /// already use (`contains`, `hasPrefix`, `hasSuffix`) live here.

@@ -36,7 +36,7 @@ extension ColumnModel {
         // where the default is repeated in its Draft.
         let defaultValue = initializer.map { SelfReferenceRewriter(typeName: structDecl.name.text).rewrite($0).trimmedDescription }
         var column = ColumnModel(
-          property: property, column: property, type: type, valueType: type,
+          property: property, identifier: identifier.identifier.text, column: property, type: type, valueType: type,
           isPrimaryKey: false, defaultValue: defaultValue)
         if let arguments = columnAttribute?.arguments?.as(LabeledExprListSyntax.self) {
           for argument in arguments {

@@ -10,7 +10,7 @@ enum EnumTable {
   static func members(_ cases: [EnumSelection.Case], typeName: String, tableName: String, schemaName: String?) -> [DeclSyntax] {
     let columns = cases.map { item in
       ColumnModel(
-        property: EnumSelection.identifier(item.name), column: item.column, type: item.valueType + "?",
+        property: item.name, identifier: EnumSelection.identifier(item.name), column: item.column, type: item.valueType + "?",
         valueType: item.storageType + "?", isPrimaryKey: false, defaultValue: nil)
     }
     let model = TableModel(typeName: typeName, tableName: tableName, schemaName: schemaName, columns: columns, primaryKey: nil)

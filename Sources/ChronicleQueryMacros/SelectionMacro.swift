@@ -24,8 +24,9 @@ public enum SelectionMacro: ExtensionMacro {
     // Qualified (`Outer.Row`): the extension sits at file scope, where a
     // nested type's own name does not resolve.
     let typeName = type.trimmedDescription
+    let access = TableModel.memberAccess(of: declaration, lexicalContext: context.lexicalContext)
     let names = columns.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.column)))" }
-    let lookups = columns.map { "  if keyPath == \\\(typeName).\($0.property) { return \(stringLiteral($0.column)) }" }.joined(separator: "\n")
+    let lookups = columns.map { "  if keyPath == \\\(typeName).\($0.identifier) { return \(stringLiteral($0.column)) }" }.joined(separator: "\n")
     // With @Table beside it, the table's expansion already reads and writes
     // rows: add only what a selection has beyond that.
     let isTable = declaration.attributes.contains {
@@ -35,7 +36,7 @@ public enum SelectionMacro: ExtensionMacro {
       // `Columns` comes with the table.
       let decl: DeclSyntax = """
         extension \(type.trimmed): ChronicleQuery.Selection {
-          public static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
+          \(raw: access)static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
           \(raw: lookups)
             return nil
           }
@@ -45,16 +46,16 @@ public enum SelectionMacro: ExtensionMacro {
     }
     let decl: DeclSyntax = """
       extension \(type.trimmed): ChronicleQuery.Selection {
-        \(ColumnModel.columnsExpression(columns, typeName: typeName))
-        \(raw: ColumnModel.decoderInitializer(columns))
-        public static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
+        \(ColumnModel.columnsExpression(columns, typeName: typeName, access: access))
+        \(raw: ColumnModel.decoderInitializer(columns, access: access))
+        \(raw: access)static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
         \(raw: lookups)
           return nil
         }
-        public static func columnNames(forProperty name: String) -> [String] {
+        \(raw: access)static func columnNames(forProperty name: String) -> [String] {
           \(raw: names.isEmpty ? "[]" : names.joined(separator: " + "))
         }
-        \(raw: ColumnModel.columnAppender(columns, typeName: typeName))
+        \(raw: ColumnModel.columnAppender(columns, typeName: typeName, access: access))
       }
       """
     return [decl.cast(ExtensionDeclSyntax.self)]

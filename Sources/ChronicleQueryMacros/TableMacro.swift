@@ -34,11 +34,12 @@ extension TableMacro: ExtensionMacro {
       let table: DeclSyntax = "extension \(type.trimmed): ChronicleQuery.Table {}"
       return [EnumSelection.expansion(cases, type: type), table].map { $0.cast(ExtensionDeclSyntax.self) }
     }
-    guard let model = TableModel.read(node: node, declaration: declaration, context: nil) else { return [] }
+    guard var model = TableModel.read(node: node, declaration: declaration, context: nil) else { return [] }
+    model.access = TableModel.memberAccess(of: declaration, lexicalContext: context.lexicalContext)
     let decl: DeclSyntax = """
       extension \(type.trimmed): \(raw: model.primaryKey == nil ? "ChronicleQuery.Table" : "ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable") {
         \(raw: model.decoderInitializer())
-        \(raw: ColumnModel.columnAppender(model.columns, typeName: type.trimmedDescription))
+        \(raw: ColumnModel.columnAppender(model.columns, typeName: type.trimmedDescription, access: model.access, throughTableColumns: true))
       }
       """
     return [decl.cast(ExtensionDeclSyntax.self)]

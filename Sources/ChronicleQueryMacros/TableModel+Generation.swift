@@ -14,34 +14,46 @@ extension TableModel {
     let columns = self.columns.filter { !$0.isGenerated }
     let draftProperties = columns.map { column -> String in
       column.isPrimaryKey && !column.isOptional
-        ? "  public var \(column.property): \(column.type)?"
-        : "  public var \(column.property): \(column.type)"
+        ? "  \(access)var \(column.identifier): \(column.type)?"
+        : "  \(access)var \(column.identifier): \(column.type)"
     }.joined(separator: "\n")
     let parameters = columns.map { column -> String in
-      if column.isPrimaryKey { return "\(column.property): \(column.isOptional ? column.type : column.type + "?") = nil" }
-      return "\(column.property): \(column.type)" + (column.defaultValue.map { " = \($0)" } ?? "")
+      if column.isPrimaryKey { return "\(column.identifier): \(column.isOptional ? column.type : column.type + "?") = nil" }
+      return "\(column.identifier): \(column.type)" + (column.defaultValue.map { " = \($0)" } ?? "")
     }.joined(separator: ", ")
-    let draftAssignments = columns.map { "    self.\($0.property) = \($0.property)" }.joined(separator: "\n")
-    let rowAssignments = columns.map { "    self.\($0.property) = row.\($0.property)" }.joined(separator: "\n")
+    let draftAssignments = columns.map { "    self.\($0.identifier) = \($0.identifier)" }.joined(separator: "\n")
+    let rowAssignments = columns.map { "    self.\($0.identifier) = row.\($0.identifier)" }.joined(separator: "\n")
     let values = columns.map { column -> String in
       if column.isPrimaryKey {
         let unwrappedType = column.valueType.hasSuffix("?") ? String(column.valueType.dropLast()) : column.valueType
         // Through appendColumns: a key of several columns (a @Selection type) appends each.
-        return "    if let \(column.property) { \(unwrappedType).appendColumns(named: \(stringLiteral(column.column)), of: \(column.property), to: &values) }"
+        return "    if let \(column.identifier) { \(unwrappedType).appendColumns(named: \(stringLiteral(column.column)), of: \(column.identifier), to: &values) }"
       }
-      return "    \(column.valueType).appendColumns(named: \(stringLiteral(column.column)), of: \(column.property), to: &values)"
+      return "    \(column.valueType).appendColumns(named: \(stringLiteral(column.column)), of: \(column.identifier), to: &values)"
     }.joined(separator: "\n")
+    // A draft's whole row as expressions: its primary key may be left out (NULL).
+    let draftColumns = columns.map { column -> ColumnModel in
+      guard column.isPrimaryKey else { return column }
+      var optional = column
+      optional.defaultValue = nil
+      if !column.isOptional {
+        optional.type += "?"
+        optional.valueType += "?"
+      }
+      return optional
+    }
     let draft: DeclSyntax = """
-      public struct Draft: ChronicleQuery.TableRowDraft {
-        public typealias Base = \(raw: typeName)
+      \(raw: access)struct Draft: ChronicleQuery.TableRowDraft {
+        \(raw: access)typealias Base = \(raw: typeName)
+        \(ColumnModel.columnsExpression(draftColumns, typeName: "Draft", access: access))
       \(raw: draftProperties)
-        public init(\(raw: parameters)) {
+        \(raw: access)init(\(raw: parameters)) {
       \(raw: draftAssignments)
         }
-        public init(_ row: \(raw: typeName)) {
+        \(raw: access)init(_ row: \(raw: typeName)) {
       \(raw: rowAssignments)
         }
-        public var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
+        \(raw: access)var insertValues: [(column: String, value: ChronicleQuery.QueryBinding)] {
           var values: [(column: String, value: ChronicleQuery.QueryBinding)] = []
       \(raw: values)
           return values
@@ -49,40 +61,40 @@ extension TableModel {
       }
       """
     return [
-      "public static let tableName = \(raw: stringLiteral(tableName))",
+      "\(raw: access)static let tableName = \(raw: stringLiteral(tableName))",
     ] + schemaDeclaration() + [
       tableColumns,
       columnsExpression(),
-      "public static let columns = TableColumns(qualifier: tableName)",
+      "\(raw: access)static let columns = TableColumns(qualifier: tableName)",
     ] + (primaryKey == nil ? [] : [draft])
   }
 
   /// `schemaName`, when `@Table(schema:)` names one.
   func schemaDeclaration() -> [DeclSyntax] {
-    schemaName.map { ["public static let schemaName: String? = \(raw: stringLiteral($0))"] } ?? []
+    schemaName.map { ["\(raw: access)static let schemaName: String? = \(raw: stringLiteral($0))"] } ?? []
   }
 
   /// `TableColumns`: a typed column per property (a column group's columns
   /// for a group), qualified by the table's name or an alias.
   func tableColumnsDeclaration() -> DeclSyntax {
-    let properties = columns.map { "  public let \($0.property): \(columnType($0))" }.joined(separator: "\n")
+    let properties = columns.map { "  \(access)let \($0.identifier): \(columnType($0))" }.joined(separator: "\n")
     let assignments = columns.map {
-      "    self.\($0.property) = ChronicleQuery.TableColumn(\(stringLiteral($0.column)), qualifier: qualifier, keyPath: \\\(typeName).\($0.property))"
+      "    self.\($0.identifier) = ChronicleQuery.TableColumn(\(stringLiteral($0.column)), qualifier: qualifier, keyPath: \\\(typeName).\($0.identifier))"
     }.joined(separator: "\n")
-    let all = columns.map { "columns.\($0.property)" }.joined(separator: ", ")
+    let all = columns.map { "columns.\($0.identifier)" }.joined(separator: ", ")
     let tableColumns: DeclSyntax = """
-      public struct TableColumns: \(raw: primaryKey == nil ? "ChronicleQuery.TableDefinition" : "ChronicleQuery.PrimaryKeyedTableDefinition") {
-        public typealias QueryValue = \(raw: typeName)
-      \(raw: primaryKey.map { "  public typealias PrimaryKey = \($0.valueType)\n" } ?? "")\(raw: properties)
-        public let _qualifier: String
-        public init(qualifier: String) {
+      \(raw: access)struct TableColumns: \(raw: primaryKey == nil ? "ChronicleQuery.TableDefinition" : "ChronicleQuery.PrimaryKeyedTableDefinition") {
+        \(raw: access)typealias QueryValue = \(raw: typeName)
+      \(raw: primaryKey.map { "  \(access)typealias PrimaryKey = \($0.valueType)\n" } ?? "")\(raw: properties)
+        \(raw: access)let _qualifier: String
+        \(raw: access)init(qualifier: String) {
           self._qualifier = qualifier
       \(raw: assignments)
         }
-      \(raw: primaryKey.map { "  public var primaryKey: \(columnType($0)) { \($0.property) }\n" } ?? "")  public var queryFragment: ChronicleQuery.QueryFragment {
-          [\(raw: columns.map { "\($0.property).queryFragment" }.joined(separator: ", "))].joined(separator: ", ")
+      \(raw: primaryKey.map { "  \(access)var primaryKey: \(columnType($0)) { \($0.identifier) }\n" } ?? "")  \(raw: access)var queryFragment: ChronicleQuery.QueryFragment {
+          [\(raw: columns.map { "\($0.identifier).queryFragment" }.joined(separator: ", "))].joined(separator: ", ")
         }
-        public static var allColumns: [any ChronicleQuery.TableColumnExpression<\(raw: typeName)>] {
+        \(raw: access)static var allColumns: [any ChronicleQuery.TableColumnExpression<\(raw: typeName)>] {
           let columns = TableColumns(qualifier: \(raw: typeName).tableName)
           return [\(raw: all)]
         }
@@ -91,13 +103,13 @@ extension TableModel {
     return tableColumns
   }
 
-  func decoderInitializer() -> String { ColumnModel.decoderInitializer(columns) }
+  func decoderInitializer() -> String { ColumnModel.decoderInitializer(columns, access: access, throughTableColumns: true) }
 
   /// `Columns`: a whole row written as expressions, one per column, to
   /// select (`select { Item.Columns(title: $0.title.upper(), …) }`) or to
   /// insert (`Item.insert { Item.Columns(title: #sql("'Foo'"), …) }`).
   func columnsExpression() -> DeclSyntax {
-    ColumnModel.columnsExpression(columns, typeName: typeName)
+    ColumnModel.columnsExpression(columns, typeName: typeName, access: access)
   }
 
   /// `appendColumns(named:of:to:)`: a whole row's values for an insert,
@@ -106,10 +118,18 @@ extension TableModel {
 
 extension ColumnModel {
   /// `init(decoder:)`: reads each column in declaration order.
-  static func decoderInitializer(_ columns: [ColumnModel]) -> String {
-    let lines = columns.map { "  self.\($0.property) = try decoder.decode(\($0.valueType).self).queryOutput" }.joined(separator: "\n")
+  /// - Parameter throughTableColumns: name each column's type through the
+  ///   table's `TableColumns` (`decoder.decode(Self.columns.title)`), for
+  ///   `@Table`'s extension, where a type nested beside the table does not
+  ///   resolve by name; a `@Selection` names the types.
+  static func decoderInitializer(_ columns: [ColumnModel], access: String, throughTableColumns: Bool = false) -> String {
+    let lines = columns.map {
+      throughTableColumns
+        ? "  self.\($0.identifier) = try decoder.decode(Self.columns.\($0.identifier))"
+        : "  self.\($0.identifier) = try decoder.decode(\($0.valueType).self).queryOutput"
+    }.joined(separator: "\n")
     return """
-      public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+      \(access)init(decoder: inout ChronicleQuery.QueryDecoder) throws {
       \(lines)
       }
       """
@@ -119,31 +139,41 @@ extension ColumnModel {
 extension ColumnModel {
   /// The `Columns` expression of a table or selection: its columns' values
   /// as expressions, in declaration order.
-  static func columnsExpression(_ columns: [ColumnModel], typeName: String) -> DeclSyntax {
-    // An optional member may be left out: NULL in each of its columns (as upstream).
+  static func columnsExpression(_ columns: [ColumnModel], typeName: String, access: String) -> DeclSyntax {
+    // A member whose property has a default may be left out: that value
+    // (as upstream); else an optional one: NULL in each of its columns.
     let parameters = columns.map { column in
-      "\(column.property): some ChronicleQuery.QueryExpression<\(column.valueType)>"
-        + (column.isOptional ? " = ChronicleQuery.SQLQueryExpression<\(column.valueType)>.null" : "")
+      let defaultArgument =
+        if let value = column.defaultValue, value != "nil" {
+          " = ChronicleQuery.SQLQueryExpression<\(column.valueType)>(value: \(value))"
+        } else if column.isOptional {
+          " = ChronicleQuery.SQLQueryExpression<\(column.valueType)>.null"
+        } else {
+          ""
+        }
+      return "\(column.identifier): some ChronicleQuery.QueryExpression<\(column.valueType)>" + defaultArgument
     }.joined(separator: ", ")
-    let fragments = columns.map { "\($0.property).queryFragment" }.joined(separator: ", ")
+    let fragments = columns.map { "\($0.identifier).queryFragment" }.joined(separator: ", ")
     return """
-      public struct Columns: ChronicleQuery.QueryExpression {
-        public typealias QueryValue = \(raw: typeName)
-        public let queryFragment: ChronicleQuery.QueryFragment
-        public init(\(raw: parameters)) {
+      \(raw: access)struct Columns: ChronicleQuery.QueryExpression {
+        \(raw: access)typealias QueryValue = \(raw: typeName)
+        \(raw: access)let queryFragment: ChronicleQuery.QueryFragment
+        \(raw: access)init(\(raw: parameters)) {
           self.queryFragment = [\(raw: fragments)].joined(separator: ", ")
         }
       }
       """
   }
 
-  static func columnAppender(_ columns: [ColumnModel], typeName: String) -> String {
+  static func columnAppender(_ columns: [ColumnModel], typeName: String, access: String, throughTableColumns: Bool = false) -> String {
     // Generated columns are read, never written.
     let lines = columns.filter { !$0.isGenerated }.map {
-      "  \($0.valueType).appendColumns(named: \(stringLiteral($0.column)), of: output.\($0.property), to: &values)"
+      throughTableColumns
+        ? "  ChronicleQuery.TableColumn.appendColumns(as: Self.columns.\($0.identifier), named: \(stringLiteral($0.column)), of: output.\($0.identifier), to: &values)"
+        : "  \($0.valueType).appendColumns(named: \(stringLiteral($0.column)), of: output.\($0.identifier), to: &values)"
     }.joined(separator: "\n")
     return """
-      public static func appendColumns(named name: String, of output: \(typeName), to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+      \(access)static func appendColumns(named name: String, of output: \(typeName), to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
       \(lines)
       }
       """

@@ -5,7 +5,10 @@ import SwiftSyntaxMacros
 
 /// A stored property that maps to a column.
 struct ColumnModel {
+  /// The property's name, without backticks: the column's default name.
   var property: String
+  /// The property's name as Swift code writes it (`` `class` ``).
+  var identifier: String
   var column: String
   /// The property's Swift type.
   var type: String
@@ -28,9 +31,31 @@ struct TableModel {
   /// The primary key; nil for a table without one (a join table, a log):
   /// it is then a `Table` but not a `PrimaryKeyedTable`, and has no `Draft`.
   var primaryKey: ColumnModel?
+  /// The access modifier of generated members (see ``memberAccess(of:in:)``).
+  var access = "public "
 
   /// Reads the declaration; reports problems to `context` (when given) and returns nil.
   static func read(node: AttributeSyntax, declaration: some DeclGroupSyntax, context: (any MacroExpansionContext)?) -> TableModel? {
+    guard var model = readModel(node: node, declaration: declaration, context: context) else { return nil }
+    model.access = memberAccess(of: declaration, lexicalContext: context?.lexicalContext ?? [])
+    return model
+  }
+
+  /// The modifier generated members take: `public` (needed when the type is
+  /// public, harmless when it is internal) unless the type, or one it is
+  /// nested in, is private or fileprivate; there a public (or, in the
+  /// generated extension, internal) member whose signature names the type
+  /// does not compile, so members are `fileprivate`.
+  static func memberAccess(of declaration: some DeclGroupSyntax, lexicalContext: [Syntax]) -> String {
+    func isPrivate(_ modifiers: DeclModifierListSyntax?) -> Bool {
+      modifiers?.contains { [.keyword(.private), .keyword(.fileprivate)].contains($0.name.tokenKind) } ?? false
+    }
+    if isPrivate(declaration.modifiers) { return "fileprivate " }
+    let enclosing = lexicalContext.compactMap { $0.asProtocol(WithModifiersSyntax.self)?.modifiers }
+    return enclosing.contains(where: isPrivate) ? "fileprivate " : "public "
+  }
+
+  private static func readModel(node: AttributeSyntax, declaration: some DeclGroupSyntax, context: (any MacroExpansionContext)?) -> TableModel? {
     func report(_ message: TableDiagnostic, at syntax: some SyntaxProtocol, fixIts: [FixIt] = []) {
       context?.diagnose(Diagnostic(node: Syntax(syntax), message: message, fixIts: fixIts))
     }
@@ -88,6 +113,10 @@ struct TableModel {
     if let call = expression.as(FunctionCallExprSyntax.self),
        let callee = call.calledExpression.as(DeclReferenceExprSyntax.self),
        callee.baseName.text.first?.isUppercase == true {
+      // `Optional("hi")`: the argument's type, optional.
+      if callee.baseName.text == "Optional", call.arguments.count == 1, let wrapped = call.arguments.first.flatMap({ inferType($0.expression) }) {
+        return wrapped + "?"
+      }
       return callee.baseName.text
     }
     return nil

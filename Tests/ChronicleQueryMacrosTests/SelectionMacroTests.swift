@@ -30,7 +30,7 @@ struct SelectionMacroTests {
         public struct Columns: ChronicleQuery.QueryExpression {
           public typealias QueryValue = Stats
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(title: some ChronicleQuery.QueryExpression<String>, count: some ChronicleQuery.QueryExpression<Count>, updatedAt: some ChronicleQuery.QueryExpression<Date?> = ChronicleQuery.SQLQueryExpression<Date?>.null) {
+          public init(title: some ChronicleQuery.QueryExpression<String>, count: some ChronicleQuery.QueryExpression<Count> = ChronicleQuery.SQLQueryExpression<Count>(value: 0), updatedAt: some ChronicleQuery.QueryExpression<Date?> = ChronicleQuery.SQLQueryExpression<Date?>.null) {
             self.queryFragment = [title.queryFragment, count.queryFragment, updatedAt.queryFragment].joined(separator: ", ")
           }
         }

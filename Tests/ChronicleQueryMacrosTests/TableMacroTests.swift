@@ -69,6 +69,13 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Item
+          public struct Columns: ChronicleQuery.QueryExpression {
+            public typealias QueryValue = Draft
+            public let queryFragment: ChronicleQuery.QueryFragment
+            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery.SQLQueryExpression<Int?>.null) {
+              self.queryFragment = [id.queryFragment].joined(separator: ", ")
+            }
+          }
           public var id: Int?
           public init(id: Int? = nil) {
             self.id = id
@@ -88,10 +95,10 @@ struct TableMacroTests {
 
       extension Item: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
-        self.id = try decoder.decode(Int.self).queryOutput
+        self.id = try decoder.decode(Self.columns.id)
         }
         public static func appendColumns(named name: String, of output: Item, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        Int.appendColumns(named: "id", of: output.id, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.id, named: "id", of: output.id, to: &values)
         }
       }
       """#
@@ -148,10 +155,10 @@ struct TableMacroTests {
 
       extension Scratch: ChronicleQuery.Table {
         public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
-        self.note = try decoder.decode(String.self).queryOutput
+        self.note = try decoder.decode(Self.columns.note)
         }
         public static func appendColumns(named name: String, of output: Scratch, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        String.appendColumns(named: "note", of: output.note, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.note, named: "note", of: output.note, to: &values)
         }
       }
       """#
@@ -207,12 +214,12 @@ struct TableMacroTests {
 
       extension ReminderTag: ChronicleQuery.Table {
         public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
-        self.reminderID = try decoder.decode(Int.self).queryOutput
-        self.tagID = try decoder.decode(Int.self).queryOutput
+        self.reminderID = try decoder.decode(Self.columns.reminderID)
+        self.tagID = try decoder.decode(Self.columns.tagID)
         }
         public static func appendColumns(named name: String, of output: ReminderTag, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        Int.appendColumns(named: "reminderID", of: output.reminderID, to: &values)
-        Int.appendColumns(named: "tagID", of: output.tagID, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.reminderID, named: "reminderID", of: output.reminderID, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.tagID, named: "tagID", of: output.tagID, to: &values)
         }
       }
       """#
@@ -264,7 +271,7 @@ struct TableMacroTests {
         public struct Columns: ChronicleQuery.QueryExpression {
           public typealias QueryValue = Tag
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(title: some ChronicleQuery.QueryExpression<String>, uses: some ChronicleQuery.QueryExpression<Int>) {
+          public init(title: some ChronicleQuery.QueryExpression<String>, uses: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: 0)) {
             self.queryFragment = [title.queryFragment, uses.queryFragment].joined(separator: ", ")
           }
         }
@@ -273,6 +280,13 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Tag
+          public struct Columns: ChronicleQuery.QueryExpression {
+            public typealias QueryValue = Draft
+            public let queryFragment: ChronicleQuery.QueryFragment
+            public init(title: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery.SQLQueryExpression<String?>.null, uses: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: 0)) {
+              self.queryFragment = [title.queryFragment, uses.queryFragment].joined(separator: ", ")
+            }
+          }
           public var title: String?
           public var uses: Int
           public init(title: String? = nil, uses: Int = 0) {
@@ -296,12 +310,12 @@ struct TableMacroTests {
 
       extension Tag: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
-        self.title = try decoder.decode(String.self).queryOutput
-        self.uses = try decoder.decode(Int.self).queryOutput
+        self.title = try decoder.decode(Self.columns.title)
+        self.uses = try decoder.decode(Self.columns.uses)
         }
         public static func appendColumns(named name: String, of output: Tag, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        String.appendColumns(named: "title", of: output.title, to: &values)
-        Int.appendColumns(named: "uses", of: output.uses, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.title, named: "title", of: output.title, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.uses, named: "uses", of: output.uses, to: &values)
         }
       }
       """#
@@ -387,7 +401,7 @@ struct TableMacroTests {
         public struct Columns: ChronicleQuery.QueryExpression {
           public typealias QueryValue = Item
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(id: some ChronicleQuery.QueryExpression<Int>, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation>, endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation> = ChronicleQuery.SQLQueryExpression<Date?.UnixTimeRepresentation>.null, startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?> = ChronicleQuery.SQLQueryExpression<Date.UnixTimeRepresentation?>.null) {
+          public init(id: some ChronicleQuery.QueryExpression<Int>, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation> = ChronicleQuery.SQLQueryExpression<[String].JSONRepresentation>(value: []), endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation> = ChronicleQuery.SQLQueryExpression<Date?.UnixTimeRepresentation>.null, startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?> = ChronicleQuery.SQLQueryExpression<Date.UnixTimeRepresentation?>.null) {
             self.queryFragment = [id.queryFragment, tags.queryFragment, endedAt.queryFragment, startedAt.queryFragment].joined(separator: ", ")
           }
         }
@@ -396,6 +410,13 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Item
+          public struct Columns: ChronicleQuery.QueryExpression {
+            public typealias QueryValue = Draft
+            public let queryFragment: ChronicleQuery.QueryFragment
+            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery.SQLQueryExpression<Int?>.null, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation> = ChronicleQuery.SQLQueryExpression<[String].JSONRepresentation>(value: []), endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation> = ChronicleQuery.SQLQueryExpression<Date?.UnixTimeRepresentation>.null, startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?> = ChronicleQuery.SQLQueryExpression<Date.UnixTimeRepresentation?>.null) {
+              self.queryFragment = [id.queryFragment, tags.queryFragment, endedAt.queryFragment, startedAt.queryFragment].joined(separator: ", ")
+            }
+          }
           public var id: Int?
           public var tags: [String]
           public var endedAt: Date?
@@ -427,16 +448,16 @@ struct TableMacroTests {
 
       extension Item: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
-        self.id = try decoder.decode(Int.self).queryOutput
-        self.tags = try decoder.decode([String].JSONRepresentation.self).queryOutput
-        self.endedAt = try decoder.decode(Date?.UnixTimeRepresentation.self).queryOutput
-        self.startedAt = try decoder.decode(Date.UnixTimeRepresentation?.self).queryOutput
+        self.id = try decoder.decode(Self.columns.id)
+        self.tags = try decoder.decode(Self.columns.tags)
+        self.endedAt = try decoder.decode(Self.columns.endedAt)
+        self.startedAt = try decoder.decode(Self.columns.startedAt)
         }
         public static func appendColumns(named name: String, of output: Item, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        Int.appendColumns(named: "id", of: output.id, to: &values)
-        [String].JSONRepresentation.appendColumns(named: "tags", of: output.tags, to: &values)
-        Date?.UnixTimeRepresentation.appendColumns(named: "endedAt", of: output.endedAt, to: &values)
-        Date.UnixTimeRepresentation?.appendColumns(named: "startedAt", of: output.startedAt, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.id, named: "id", of: output.id, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.tags, named: "tags", of: output.tags, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.endedAt, named: "endedAt", of: output.endedAt, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.startedAt, named: "startedAt", of: output.startedAt, to: &values)
         }
       }
       """#
@@ -494,7 +515,7 @@ struct TableMacroTests {
         public struct Columns: ChronicleQuery.QueryExpression {
           public typealias QueryValue = Chore
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(id: some ChronicleQuery.QueryExpression<Int>, color: some ChronicleQuery.QueryExpression<Int>, isOpen: some ChronicleQuery.QueryExpression<Bool>) {
+          public init(id: some ChronicleQuery.QueryExpression<Int>, color: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: Chore.defaultColor), isOpen: some ChronicleQuery.QueryExpression<Bool>) {
             self.queryFragment = [id.queryFragment, color.queryFragment, isOpen.queryFragment].joined(separator: ", ")
           }
         }
@@ -503,6 +524,13 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Chore
+          public struct Columns: ChronicleQuery.QueryExpression {
+            public typealias QueryValue = Draft
+            public let queryFragment: ChronicleQuery.QueryFragment
+            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery.SQLQueryExpression<Int?>.null, color: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: Chore.defaultColor)) {
+              self.queryFragment = [id.queryFragment, color.queryFragment].joined(separator: ", ")
+            }
+          }
           public var id: Int?
           public var color: Int
           public init(id: Int? = nil, color: Int = Chore.defaultColor) {
@@ -526,13 +554,13 @@ struct TableMacroTests {
 
       extension Chore: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
-        self.id = try decoder.decode(Int.self).queryOutput
-        self.color = try decoder.decode(Int.self).queryOutput
-        self.isOpen = try decoder.decode(Bool.self).queryOutput
+        self.id = try decoder.decode(Self.columns.id)
+        self.color = try decoder.decode(Self.columns.color)
+        self.isOpen = try decoder.decode(Self.columns.isOpen)
         }
         public static func appendColumns(named name: String, of output: Chore, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        Int.appendColumns(named: "id", of: output.id, to: &values)
-        Int.appendColumns(named: "color", of: output.color, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.id, named: "id", of: output.id, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.color, named: "color", of: output.color, to: &values)
         }
       }
       """#
@@ -588,7 +616,7 @@ struct TableMacroTests {
         public struct Columns: ChronicleQuery.QueryExpression {
           public typealias QueryValue = Category
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(id: some ChronicleQuery.QueryExpression<UUID>, title: some ChronicleQuery.QueryExpression<String>, notes: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery.SQLQueryExpression<String?>.null) {
+          public init(id: some ChronicleQuery.QueryExpression<UUID>, title: some ChronicleQuery.QueryExpression<String> = ChronicleQuery.SQLQueryExpression<String>(value: ""), notes: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery.SQLQueryExpression<String?>.null) {
             self.queryFragment = [id.queryFragment, title.queryFragment, notes.queryFragment].joined(separator: ", ")
           }
         }
@@ -597,6 +625,13 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Category
+          public struct Columns: ChronicleQuery.QueryExpression {
+            public typealias QueryValue = Draft
+            public let queryFragment: ChronicleQuery.QueryFragment
+            public init(id: some ChronicleQuery.QueryExpression<UUID?> = ChronicleQuery.SQLQueryExpression<UUID?>.null, title: some ChronicleQuery.QueryExpression<String> = ChronicleQuery.SQLQueryExpression<String>(value: ""), notes: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery.SQLQueryExpression<String?>.null) {
+              self.queryFragment = [id.queryFragment, title.queryFragment, notes.queryFragment].joined(separator: ", ")
+            }
+          }
           public var id: UUID?
           public var title: String
           public var notes: String?
@@ -624,14 +659,14 @@ struct TableMacroTests {
 
       extension Category: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
-        self.id = try decoder.decode(UUID.self).queryOutput
-        self.title = try decoder.decode(String.self).queryOutput
-        self.notes = try decoder.decode(String?.self).queryOutput
+        self.id = try decoder.decode(Self.columns.id)
+        self.title = try decoder.decode(Self.columns.title)
+        self.notes = try decoder.decode(Self.columns.notes)
         }
         public static func appendColumns(named name: String, of output: Category, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        UUID.appendColumns(named: "id", of: output.id, to: &values)
-        String.appendColumns(named: "name", of: output.title, to: &values)
-        String?.appendColumns(named: "notes", of: output.notes, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.id, named: "id", of: output.id, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.title, named: "name", of: output.title, to: &values)
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.notes, named: "notes", of: output.notes, to: &values)
         }
       }
       """#
@@ -765,6 +800,64 @@ struct TableMacroTests {
         case note(String)
       }
       """
+    }
+  }
+
+  /// A private type's members are fileprivate (a public member naming a
+  /// private type does not compile), and a property named by a keyword
+  /// keeps its backticks wherever Swift code names it.
+  @Test func aPrivateTypeWithAKeywordProperty() {
+    assertMacro {
+      """
+      @Table
+      private struct Entry {
+        var `default`: String
+      }
+      """
+    } expansion: {
+      #"""
+      private struct Entry {
+        var `default`: String
+
+        fileprivate static let tableName = "entries"
+
+        fileprivate struct TableColumns: ChronicleQuery.TableDefinition {
+          fileprivate typealias QueryValue = Entry
+          fileprivate let `default`: ChronicleQuery.TableColumn<Entry, String>
+          fileprivate let _qualifier: String
+          fileprivate init(qualifier: String) {
+            self._qualifier = qualifier
+            self.`default` = ChronicleQuery.TableColumn("default", qualifier: qualifier, keyPath: \Entry.`default`)
+          }
+          fileprivate var queryFragment: ChronicleQuery.QueryFragment {
+            [`default`.queryFragment].joined(separator: ", ")
+          }
+          fileprivate static var allColumns: [any ChronicleQuery.TableColumnExpression<Entry>] {
+            let columns = TableColumns(qualifier: Entry.tableName)
+            return [columns.`default`]
+          }
+        }
+
+        fileprivate struct Columns: ChronicleQuery.QueryExpression {
+          fileprivate typealias QueryValue = Entry
+          fileprivate let queryFragment: ChronicleQuery.QueryFragment
+          fileprivate init(`default`: some ChronicleQuery.QueryExpression<String>) {
+            self.queryFragment = [`default`.queryFragment].joined(separator: ", ")
+          }
+        }
+
+        fileprivate static let columns = TableColumns(qualifier: tableName)
+      }
+
+      extension Entry: ChronicleQuery.Table {
+        fileprivate init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        self.`default` = try decoder.decode(Self.columns.`default`)
+        }
+        fileprivate static func appendColumns(named name: String, of output: Entry, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.`default`, named: "default", of: output.`default`, to: &values)
+        }
+      }
+      """#
     }
   }
 }
