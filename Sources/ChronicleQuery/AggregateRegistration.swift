@@ -88,7 +88,7 @@ private final class AggregateEvaluation {
   init<F: AggregateDatabaseFunction>(_ function: F) {
     var elements: [F.Element] = []
     step = { values in
-      var decoder = QueryDecoder(arguments: values, function: function.name)
+      var decoder = SQLiteQueryDecoder(arguments: values, function: function.name)
       elements.append(try function.step(&decoder))
     }
     finish = { try resultValue(of: F.Output.self, function.finalize(elements), function: function.name) }

@@ -32,7 +32,7 @@ public struct CodableJSONRepresentation<Value: Codable>: QueryBindable {
     }
   }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     let probe = decoder
     let expected = "\(Value.self) (JSON)"
     guard let text = try decoder.decodeText(as: expected) else { throw probe.unexpectedNull(expected: expected) }

@@ -3,11 +3,11 @@
 public struct CompoundSelect<Output>: SelectStatement, @unchecked Sendable {
   public typealias QueryValue = Output
   let parts: [QueryFragment]
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
   public var tableName: String? { nil }
   public var query: QueryFragment { parts.joined(separator: " ") }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 }
 
 /// An operator between selects.

@@ -7,7 +7,7 @@ import Foundation
 extension Date: QueryBindable {
   public var queryBinding: QueryBinding { .text(SQLiteDateText.format(self)) }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     let probe = decoder
     switch probe.storageName(at: probe.columnIndex) {
     case "INTEGER", "REAL":

@@ -28,7 +28,7 @@ extension Date {
       .integer(Int64(queryOutput.timeIntervalSince1970.rounded(.down)))
     }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout some QueryDecoder) throws {
       let probe = decoder
       guard let seconds = try decoder.decodeDouble(as: "Date (seconds since 1970)") else {
         throw probe.unexpectedNull(expected: "Date (seconds since 1970)")
@@ -50,7 +50,7 @@ extension Date {
       .double(Self.unixEpoch + queryOutput.timeIntervalSince1970 / 86_400)
     }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout some QueryDecoder) throws {
       let probe = decoder
       guard let day = try decoder.decodeDouble(as: "Date (Julian day)") else {
         throw probe.unexpectedNull(expected: "Date (Julian day)")
@@ -73,7 +73,7 @@ extension Date {
 
     public var queryBinding: QueryBinding { queryOutput.queryBinding }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout some QueryDecoder) throws {
       queryOutput = try Date(decoder: &decoder)
     }
   }

@@ -37,11 +37,11 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   var selection: QueryFragment?
   /// Why the insert cannot run, found while building it.
   var problem: String?
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
   init(
     resolution: ConflictResolution?, columns: [String], rows: [[QueryBinding]], upsert: QueryFragment?,
-    returning: QueryFragment?, selection: QueryFragment? = nil, problem: String?, decode: @escaping (inout QueryDecoder) throws -> Output
+    returning: QueryFragment?, selection: QueryFragment? = nil, problem: String?, decode: @escaping (inout SQLiteQueryDecoder) throws -> Output
   ) {
     self.selection = selection
     self.resolution = resolution
@@ -54,7 +54,7 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   }
 
   public var tableName: String? { Into.tableName }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   /// The statement; rows that name other columns make one statement per
   /// run, separated by `;` (as a trigger body takes them).
@@ -171,7 +171,7 @@ public struct Insert<Into: Table, Output>: QueryStatement, @unchecked Sendable {
   }
 
   /// The same insert, returning `columns` of each inserted row.
-  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Insert<Into, NewOutput> {
+  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Insert<Into, NewOutput> {
     var insert = Insert<Into, NewOutput>(
       resolution: resolution, columns: self.columns, rows: rows, upsert: upsert,
       returning: columns.joined(separator: ", "), selection: selection, problem: problem, decode: decode)

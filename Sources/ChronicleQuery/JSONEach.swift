@@ -19,7 +19,7 @@ where Key: Sendable, Key.QueryOutput == Key, Element.QueryOutput: Sendable {
     self.value = value
   }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     key = try decoder.decode(Key.self)
     value = try decoder.decode(Element.self).queryOutput
   }

@@ -95,7 +95,7 @@ extension Array: JSONTableRows where Element: Table {
   static func decodeRows(fromJSON json: Data) throws -> [Element]? {
     guard let rows = try? JSONDecoder().decode([[JSONScalar]].self, from: json) else { return nil }
     return try rows.map { row in
-      var decoder = QueryDecoder(arguments: row.map(\.databaseValue), function: "json_group_array of \(Element.tableName)")
+      var decoder = SQLiteQueryDecoder(arguments: row.map(\.databaseValue), function: "json_group_array of \(Element.tableName)")
       return try Element(decoder: &decoder)
     }
   }
@@ -108,7 +108,7 @@ extension Table {
   static func decodeRow(fromJSON json: Data) throws -> Self? {
     guard let members = try? JSONDecoder().decode([String: JSONScalar].self, from: json) else { return nil }
     let values = TableColumns.allColumns.flatMap(\.names).map { members[$0]?.databaseValue ?? .null }
-    var decoder = QueryDecoder(arguments: values, function: "jsonObject of \(tableName)")
+    var decoder = SQLiteQueryDecoder(arguments: values, function: "jsonObject of \(tableName)")
     return try Self(decoder: &decoder)
   }
 }

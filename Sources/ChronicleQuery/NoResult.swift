@@ -10,5 +10,5 @@ public struct NoResult: QueryBindable, Sendable {
   public var queryBinding: QueryBinding { .null }
 
   /// Reads past the one column, whatever it holds.
-  public init(decoder: inout QueryDecoder) throws { decoder.skip() }
+  public init(decoder: inout some QueryDecoder) throws { decoder.skip() }
 }

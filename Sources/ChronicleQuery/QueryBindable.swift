@@ -2,7 +2,7 @@ import Foundation
 
 /// A type that reads itself from result columns.
 public protocol QueryDecodable {
-  init(decoder: inout QueryDecoder) throws
+  init(decoder: inout some QueryDecoder) throws
   /// How many result columns one value reads: 1 for a column's value, every
   /// column for a table row or a column group.
   static var queryColumnCount: Int { get }
@@ -59,7 +59,7 @@ extension QueryRepresentable where QueryOutput == Self {
 extension Bool: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { .integer(self ? 1 : 0) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     guard let value = try decoder.decodeInteger(as: "Bool") else { throw decoder.unexpectedNull(expected: "Bool") }
     self = value != 0
   }
@@ -68,7 +68,7 @@ extension Bool: QueryBindable {
 extension Int: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { .integer(Int64(self)) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     guard let value = try decoder.decodeInteger(as: "Int") else { throw decoder.unexpectedNull(expected: "Int") }
     self = Int(value)
   }
@@ -77,7 +77,7 @@ extension Int: QueryBindable {
 extension Int64: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { .integer(self) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     guard let value = try decoder.decodeInteger(as: "Int64") else { throw decoder.unexpectedNull(expected: "Int64") }
     self = value
   }
@@ -86,7 +86,7 @@ extension Int64: QueryBindable {
 extension Int32: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { .integer(Int64(self)) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     let probe = decoder
     guard let value = try decoder.decodeInteger(as: "Int32") else { throw decoder.unexpectedNull(expected: "Int32") }
     guard let narrow = Int32(exactly: value) else {
@@ -99,7 +99,7 @@ extension Int32: QueryBindable {
 extension Double: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { .double(self) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     guard let value = try decoder.decodeDouble(as: "Double") else { throw decoder.unexpectedNull(expected: "Double") }
     self = value
   }
@@ -108,7 +108,7 @@ extension Double: QueryBindable {
 extension String: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { .text(self) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     guard let value = try decoder.decodeText(as: "String") else { throw decoder.unexpectedNull(expected: "String") }
     self = value
   }
@@ -117,7 +117,7 @@ extension String: QueryBindable {
 extension Data: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { .blob(Array(self)) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     guard let value = try decoder.decodeBlob(as: "Data") else { throw decoder.unexpectedNull(expected: "Data") }
     self = Data(value)
   }
@@ -128,7 +128,7 @@ extension Array: QueryExpression, QueryDecodable, QueryRepresentable, QueryBinda
   public typealias QueryValue = Self
   @inlinable public var queryBinding: QueryBinding { .blob(self) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     guard let value = try decoder.decodeBlob(as: "[UInt8]") else { throw decoder.unexpectedNull(expected: "[UInt8]") }
     self = value
   }
@@ -138,7 +138,7 @@ extension UUID: QueryBindable {
   /// Lowercase text, as `uuid()` makes them.
   @inlinable public var queryBinding: QueryBinding { .text(uuidString.lowercased()) }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     let probe = decoder
     guard let text = try decoder.decodeText(as: "UUID") else { throw decoder.unexpectedNull(expected: "UUID") }
     guard let uuid = UUID(uuidString: text) else { throw probe.mismatch(expected: "UUID", storage: "TEXT holding a UUID, not '\(text)'") }
@@ -168,7 +168,7 @@ extension Optional: QueryDecodable where Wrapped: QueryDecodable {
   /// nil when every column of the value is NULL (a whole row: the missing
   /// side of an outer join).
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     let count = Wrapped.queryColumnCount
     if count == 1 {
       guard decoder.nextIsNull else {
@@ -200,7 +200,7 @@ extension Optional: QueryBindable where Wrapped: QueryBindable {
 extension QueryBindable where Self: RawRepresentable, RawValue: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { rawValue.queryBinding }
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     let probe = decoder
     let raw = try RawValue(decoder: &decoder)
     guard let value = Self(rawValue: raw) else {

@@ -3,11 +3,59 @@ import GRDB
 import GRDBSQLite
 
 /// Reads the columns of the current result row, left to right, or the
-/// arguments of a call to a Swift database function.
+/// arguments of a call to a Swift database function: what
+/// `init(decoder: inout some QueryDecoder)` reads, as upstream spells it.
 ///
 /// Generated `init(decoder:)` implementations call ``decode(_:)`` once per
-/// column, in the order the columns were selected.
-public struct QueryDecoder {
+/// column, in the order the columns were selected; a type of your own
+/// usually reads through a type it is stored as
+/// (`self.init(hex: try Int(decoder: &decoder))`).
+public protocol QueryDecoder {
+  /// The next column to read.
+  var columnIndex: Int32 { get }
+  /// Whether the next column is NULL (does not advance).
+  var nextIsNull: Bool { get }
+  /// Whether the next `count` columns are all NULL (does not advance).
+  func nextAreNull(_ count: Int) -> Bool
+  /// Skips the next column.
+  mutating func skip()
+  /// The storage class of column `index` of the current row, as SQLite
+  /// names it: INTEGER, REAL, TEXT, BLOB or NULL.
+  func storageName(at index: Int32) -> String
+  /// The next column as an integer; nil when NULL. `swiftType` names the
+  /// type being read, for the error when the column holds something else.
+  mutating func decodeInteger(as swiftType: String) throws -> Int64?
+  /// The next column as a double (INTEGER values convert); nil when NULL.
+  mutating func decodeDouble(as swiftType: String) throws -> Double?
+  /// The next column as text; nil when NULL.
+  mutating func decodeText(as swiftType: String) throws -> String?
+  /// The next column as bytes; nil when NULL.
+  mutating func decodeBlob(as swiftType: String) throws -> [UInt8]?
+  /// The error for the current column holding something else than `expected`.
+  func mismatch(expected: String, storage: String?) -> QueryDecodingError
+  /// The error for a row of an enum selection (`@Selection enum`) whose
+  /// cases' columns, from this column on, are all NULL.
+  func noCase(of type: String, cases: [String]) -> QueryDecodingError
+  /// The error for a NULL where `expected` allows none.
+  func unexpectedNull(expected: String) -> QueryDecodingError
+}
+
+extension QueryDecoder {
+  /// Decodes the next column (or columns, for a group or a row) as `T`.
+  @inlinable
+  public mutating func decode<T: QueryDecodable>(_ type: T.Type = T.self) throws -> T {
+    try T(decoder: &self)
+  }
+
+  /// The error for the current column holding something else than `expected`.
+  public func mismatch(expected: String) -> QueryDecodingError {
+    mismatch(expected: expected, storage: nil)
+  }
+}
+
+/// The ``QueryDecoder`` of a statement's result row or a database
+/// function's arguments, through SQLite's C API.
+public struct SQLiteQueryDecoder: QueryDecoder {
   @usableFromInline let statement: OpaquePointer?
   /// The function arguments read, when not a statement's columns.
   @usableFromInline let arguments: [DatabaseValue]?
@@ -46,12 +94,6 @@ public struct QueryDecoder {
       }
     }
     return sqlite3_column_type(statement, index)
-  }
-
-  /// Decodes the next column as `T`.
-  @inlinable
-  public mutating func decode<T: QueryDecodable>(_ type: T.Type = T.self) throws -> T {
-    try T(decoder: &self)
   }
 
   /// Whether the next column is NULL (does not advance).
@@ -138,8 +180,7 @@ public struct QueryDecoder {
     return converted
   }
 
-  /// The storage class of column `index` of the current row, as SQLite names it.
-  func storageName(at index: Int32) -> String {
+  public func storageName(at index: Int32) -> String {
     switch storageClass(at: index) {
     case SQLITE_INTEGER: return "INTEGER"
     case SQLITE_FLOAT: return "REAL"
@@ -155,7 +196,7 @@ public struct QueryDecoder {
   }
 
   /// The error for the current column holding something else than `expected`.
-  public func mismatch(expected: String, storage: String? = nil) -> QueryDecodingError {
+  public func mismatch(expected: String, storage: String?) -> QueryDecodingError {
     QueryDecodingError(
       table: tableName, column: columnName, expected: expected,
       found: storageName(at: index), detail: storage.map { "\(expected) is stored as \($0)" })
@@ -195,11 +236,11 @@ public struct QueryDecodingError: Error, Equatable, Sendable, CustomStringConver
 }
 
 /// Decodes one value of each type, left to right.
-func decodeTuple<each V: QueryDecodable>(_ decoder: inout QueryDecoder, _ types: repeat (each V).Type) throws -> (repeat each V) {
+func decodeTuple<each V: QueryDecodable>(_ decoder: inout SQLiteQueryDecoder, _ types: repeat (each V).Type) throws -> (repeat each V) {
   (repeat try decoder.decode((each V).self))
 }
 
 /// The Swift values of representations read one after another.
-func decodeOutputs<each V: QueryRepresentable>(_ decoder: inout QueryDecoder, _ types: repeat (each V).Type) throws -> (repeat (each V).QueryOutput) {
+func decodeOutputs<each V: QueryRepresentable>(_ decoder: inout SQLiteQueryDecoder, _ types: repeat (each V).Type) throws -> (repeat (each V).QueryOutput) {
   (repeat try decoder.decode((each V).self).queryOutput)
 }

@@ -9,7 +9,7 @@ public protocol QueryStatement<QueryValue>: Sendable {
   /// The table read, for decoding errors.
   var tableName: String? { get }
   /// Reads one result row.
-  func decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue
+  func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> QueryValue
   /// Throws when the statement was built from input it cannot run with.
   func validate() throws
   /// The statement as run: ``query``, or several statements with the same
@@ -46,7 +46,7 @@ extension QueryStatement {
       let name = tableName
       // GRDB's forEach steps without building a Row per result row.
       try Row.fetchCursor(statement).forEach { _ in
-        var decoder = QueryDecoder(statement: handle, tableName: name)
+        var decoder = SQLiteQueryDecoder(statement: handle, tableName: name)
         result.append(try decodeRow(&decoder))
       }
     }
@@ -103,10 +103,10 @@ public final class QueryCursor<Element>: Cursor {
   @usableFromInline var parts: IndexingIterator<[QueryFragment]>
   @usableFromInline var current: (rows: RowCursor, statement: SQLiteStatement)?
   @usableFromInline let tableName: String?
-  @usableFromInline let decode: (inout QueryDecoder) throws -> Element
+  @usableFromInline let decode: (inout SQLiteQueryDecoder) throws -> Element
 
   @inlinable
-  init(db: Database, parts: [QueryFragment], tableName: String?, decode: @escaping (inout QueryDecoder) throws -> Element) {
+  init(db: Database, parts: [QueryFragment], tableName: String?, decode: @escaping (inout SQLiteQueryDecoder) throws -> Element) {
     self.db = db
     self.parts = parts.makeIterator()
     self.tableName = tableName
@@ -117,7 +117,7 @@ public final class QueryCursor<Element>: Cursor {
   public func next() throws -> Element? {
     while true {
       if let current, try current.rows.next() != nil {
-        var decoder = QueryDecoder(statement: current.statement, tableName: tableName)
+        var decoder = SQLiteQueryDecoder(statement: current.statement, tableName: tableName)
         return try decode(&decoder)
       }
       guard let part = parts.next() else { return nil }

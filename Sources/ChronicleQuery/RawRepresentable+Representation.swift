@@ -27,7 +27,7 @@ where QueryOutput.RawValue: QueryBindable {
 
   public var queryBinding: QueryBinding { queryOutput.rawValue.queryBinding }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     let probe = decoder
     let raw = try QueryOutput.RawValue(decoder: &decoder)
     guard let value = QueryOutput(rawValue: raw) else {

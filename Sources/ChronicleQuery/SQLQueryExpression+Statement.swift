@@ -5,7 +5,7 @@ extension SQLQueryExpression: QueryStatement {
 
   public var tableName: String? { nil }
 
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> QueryValue {
     if let empty = () as? QueryValue { return empty }
     guard let decodable = QueryValue.self as? any QueryDecodable.Type else {
       throw QueryDecodingError(

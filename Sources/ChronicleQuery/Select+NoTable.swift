@@ -7,7 +7,7 @@ public enum NoTable: Table {
   public static var tableName: String { "" }
   public static var columns: TableColumns { TableColumns(qualifier: "") }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     throw QueryDecodingError(
       table: nil, column: "no table", expected: "no row", found: "a row",
       detail: "a select that reads no table has no rows of its own: select expressions, as in Select(expression)")

@@ -12,16 +12,16 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   /// The table's columns, qualified by the name the query reads it under
   /// (the table's, an alias or a common table's).
   let fromColumns: From.TableColumns
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
   @usableFromInline
-  init(columns: QueryFragment, decode: @escaping (inout QueryDecoder) throws -> Output) {
+  init(columns: QueryFragment, decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
     self.clauses = SelectClauses(columns: columns, from: QueryFragment(sql: From.qualifiedSource))
     self.fromColumns = From.columns
     self.decode = decode
   }
 
-  init(clauses: SelectClauses, fromColumns: From.TableColumns, decode: @escaping (inout QueryDecoder) throws -> Output) {
+  init(clauses: SelectClauses, fromColumns: From.TableColumns, decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
     self.clauses = clauses
     self.fromColumns = fromColumns
     self.decode = decode
@@ -29,7 +29,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
 
   public var tableName: String? { From.tableName }
 
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   public var query: QueryFragment { clauses.query }
 
@@ -130,7 +130,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   public func distinct(_ isDistinct: Bool = true) -> Self { with { $0.isDistinct = isDistinct } }
 
   /// The same clauses with other result columns.
-  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select<From, NewOutput> {
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Select<From, NewOutput> {
     var clauses = clauses
     clauses.columns = columns.joined(separator: ", ")
     return Select<From, NewOutput>(clauses: clauses, fromColumns: fromColumns, decode: decode)
@@ -139,7 +139,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   /// The same clauses with `columns` added to the result columns; each row
   /// decodes what it did, then the added values.
   func appending<NewOutput>(
-    _ columns: [QueryFragment], decode added: @escaping (inout QueryDecoder, Output) throws -> NewOutput
+    _ columns: [QueryFragment], decode added: @escaping (inout SQLiteQueryDecoder, Output) throws -> NewOutput
   ) -> Select<From, NewOutput> {
     var clauses = clauses
     clauses.columns = ([clauses.columns] + columns).joined(separator: ", ")

@@ -48,7 +48,7 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
   public static var schemaName: String? { Base.schemaName }
   public static var columns: TableColumns { TableColumns(qualifier: Name.aliasName) }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout some QueryDecoder) throws {
     base = try Base(decoder: &decoder)
   }
 

@@ -72,7 +72,7 @@ public struct TemporaryTrigger<On: Table>: QueryStatement {
   let event: TriggerEvent<On>
 
   public var tableName: String? { On.tableName }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws {}
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws {}
 
   public var query: QueryFragment {
     var sql = "CREATE TEMPORARY TRIGGER \(ifNotExists ? "IF NOT EXISTS " : "")\(quotedIdentifier(name)) "

@@ -35,7 +35,7 @@ public struct TemporaryView<View: Table>: QueryStatement {
   let select: QueryFragment
 
   public var tableName: String? { View.tableName }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws {}
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws {}
 
   public var query: QueryFragment {
     let columns = View.TableColumns.allColumns.flatMap(\.names).map(quotedIdentifier).joined(separator: ", ")

@@ -15,7 +15,7 @@ extension UUID {
       .blob(withUnsafeBytes(of: queryOutput.uuid) { Array($0) })
     }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout some QueryDecoder) throws {
       let probe = decoder
       guard let bytes = try decoder.decodeBlob(as: "UUID (16 bytes)") else {
         throw probe.unexpectedNull(expected: "UUID (16 bytes)")
@@ -40,7 +40,7 @@ extension UUID {
 
     public var queryBinding: QueryBinding { .text(queryOutput.uuidString) }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout some QueryDecoder) throws {
       queryOutput = try UUID(decoder: &decoder)
     }
   }
@@ -56,7 +56,7 @@ extension UUID {
 
     public var queryBinding: QueryBinding { queryOutput.queryBinding }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout some QueryDecoder) throws {
       queryOutput = try UUID(decoder: &decoder)
     }
   }

@@ -113,9 +113,9 @@ public struct Update<Base: Table, Output>: QueryStatement, @unchecked Sendable {
   var updates: Updates<Base>
   var conditions: [QueryFragment]
   var returning: QueryFragment?
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
-  init(updates: Updates<Base>, conditions: [QueryFragment], returning: QueryFragment?, decode: @escaping (inout QueryDecoder) throws -> Output) {
+  init(updates: Updates<Base>, conditions: [QueryFragment], returning: QueryFragment?, decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
     self.updates = updates
     self.conditions = conditions
     self.returning = returning
@@ -123,7 +123,7 @@ public struct Update<Base: Table, Output>: QueryStatement, @unchecked Sendable {
   }
 
   public var tableName: String? { Base.tableName }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   public var query: QueryFragment {
     guard !updates.assignments.isEmpty else { return QueryFragment("SELECT NULL WHERE 0") }
@@ -134,7 +134,7 @@ public struct Update<Base: Table, Output>: QueryStatement, @unchecked Sendable {
   }
 
   /// The same update, returning `columns` of each updated row.
-  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Update<Base, NewOutput> {
+  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Update<Base, NewOutput> {
     Update<Base, NewOutput>(updates: updates, conditions: conditions, returning: columns.joined(separator: ", "), decode: decode)
   }
 }
@@ -144,16 +144,16 @@ public struct Delete<Base: Table, Output>: QueryStatement, @unchecked Sendable {
   public typealias QueryValue = Output
   var conditions: [QueryFragment]
   var returning: QueryFragment?
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
-  init(conditions: [QueryFragment], returning: QueryFragment?, decode: @escaping (inout QueryDecoder) throws -> Output) {
+  init(conditions: [QueryFragment], returning: QueryFragment?, decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
     self.conditions = conditions
     self.returning = returning
     self.decode = decode
   }
 
   public var tableName: String? { Base.tableName }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   public var query: QueryFragment {
     var sql = QueryFragment(sql: "DELETE FROM \(Base.qualifiedSource)")
@@ -163,7 +163,7 @@ public struct Delete<Base: Table, Output>: QueryStatement, @unchecked Sendable {
   }
 
   /// The same delete, returning `columns` of each deleted row.
-  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Delete<Base, NewOutput> {
+  func returning<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Delete<Base, NewOutput> {
     Delete<Base, NewOutput>(conditions: conditions, returning: columns.joined(separator: ", "), decode: decode)
   }
 }

@@ -13,7 +13,7 @@
 public struct Values<Row>: SelectStatement, @unchecked Sendable {
   public typealias QueryValue = Row
   public let query: QueryFragment
-  let decode: (inout QueryDecoder) throws -> Row
+  let decode: (inout SQLiteQueryDecoder) throws -> Row
 
   /// Rows of one value or several (a tuple).
   public init<each V: QueryBindable>(@InsertValuesBuilder<(repeat each V)> _ rows: () -> [(repeat each V)]) where Row == (repeat each V) {
@@ -41,10 +41,10 @@ public struct Values<Row>: SelectStatement, @unchecked Sendable {
 
   public var tableName: String? { nil }
 
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Row { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Row { try decode(&decoder) }
 
   /// Rows of bound values, `width` values each.
-  init(rows: [[QueryBinding]], width: Int, decode: @escaping (inout QueryDecoder) throws -> Row) {
+  init(rows: [[QueryBinding]], width: Int, decode: @escaping (inout SQLiteQueryDecoder) throws -> Row) {
     self.decode = decode
     // No rows: a select of as many columns that gives none (SQLite has no empty VALUES).
     guard !rows.isEmpty else {

@@ -19,10 +19,10 @@ public struct With<Output>: SelectStatement, @unchecked Sendable {
   let tables: [QueryFragment]
   let isRecursive: Bool
   let final: QueryFragment
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
   public var tableName: String? { nil }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   public var query: QueryFragment {
     QueryFragment(sql: isRecursive ? "WITH RECURSIVE " : "WITH ") + tables.joined(separator: ", ") + QueryFragment(" ") + final

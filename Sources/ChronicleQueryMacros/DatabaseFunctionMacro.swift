@@ -88,7 +88,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
     let call = parameters.enumerated().map { index, parameter in parameter.argumentLabel("argument\(index)") }.joined(separator: ", ")
     return """
         \(accessPrefix)var argumentCount: Int { \(count) }
-        \(accessPrefix)func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(swiftResult(returnType)) {
+        \(accessPrefix)func invoke(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> \(swiftResult(returnType)) {
       \(reads)
           \(ownerCheck)return \(throwing)\(callee)(\(call))
         }
@@ -117,7 +117,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
     return """
         \(accessPrefix)typealias Element = \(element)
         \(accessPrefix)var argumentCount: Int { \(count) }
-        \(accessPrefix)func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> \(element) {
+        \(accessPrefix)func step(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> \(element) {
           \(reads.joined(separator: "\n    "))
           return \(value)
         }

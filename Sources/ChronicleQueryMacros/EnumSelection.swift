@@ -105,7 +105,7 @@ enum EnumSelection {
       \(raw: constructors)
         }
       \(raw: accessors)
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
           let start = decoder
       \(raw: reads)
           \(raw: choices) else {

@@ -129,7 +129,7 @@ extension ColumnModel {
         : "  self.\($0.identifier) = try decoder.decode(\($0.valueType).self).queryOutput"
     }.joined(separator: "\n")
     return """
-      \(access)init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+      \(access)init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
       \(lines)
       }
       """

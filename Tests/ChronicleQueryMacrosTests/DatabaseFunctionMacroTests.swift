@@ -27,7 +27,7 @@ struct DatabaseFunctionMacroTests {
         public var argumentCount: Int {
           Reminder.queryColumnCount + Date.queryColumnCount
         }
-        public func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Bool {
+        public func invoke(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> Bool {
           let argument0 = try arguments.decode(Reminder.self).queryOutput
           let argument1 = try arguments.decode(Date.self).queryOutput
           return try isPastDue(reminder: argument0, argument1)
@@ -67,7 +67,7 @@ struct DatabaseFunctionMacroTests {
         var argumentCount: Int {
           String.queryColumnCount + String?.queryColumnCount
         }
-        func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> (String, separator: String?) {
+        func step(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> (String, separator: String?) {
           let member0 = try arguments.decode(String.self).queryOutput
           let member1 = try arguments.decode(String?.self).queryOutput
           return (member0, separator: member1)
@@ -112,7 +112,7 @@ struct DatabaseFunctionMacroTests {
         var argumentCount: Int {
           Priority?.queryColumnCount
         }
-        func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Priority? {
+        func step(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> Priority? {
           let member0 = try arguments.decode(Priority?.self).queryOutput
           return member0
         }
@@ -154,7 +154,7 @@ struct DatabaseFunctionMacroTests {
           var argumentCount: Int {
             String.queryColumnCount
           }
-          func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> String {
+          func invoke(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> String {
             let argument0 = try arguments.decode(String.self).queryOutput
             return initials(argument0)
           }
@@ -200,7 +200,7 @@ struct DatabaseFunctionMacroTests {
           var argumentCount: Int {
             Int.queryColumnCount
           }
-          func step(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Int {
+          func step(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> Int {
             let member0 = try arguments.decode(Int.self).queryOutput
             return member0
           }
@@ -227,7 +227,7 @@ struct DatabaseFunctionMacroTests {
           var argumentCount: Int {
             String.queryColumnCount
           }
-          func invoke(_ arguments: inout ChronicleQuery.QueryDecoder) throws -> Void {
+          func invoke(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> Void {
             let argument0 = try arguments.decode(String.self).queryOutput
             guard let owner else {
               throw ChronicleQuery.DatabaseFunctionError.instanceReleased(name)

@@ -34,7 +34,7 @@ struct SelectionMacroTests {
             self.queryFragment = [title.queryFragment, count.queryFragment, updatedAt.queryFragment].joined(separator: ", ")
           }
         }
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.title = try decoder.decode(String.self).queryOutput
         self.count = try decoder.decode(Count.self).queryOutput
         self.updatedAt = try decoder.decode(Date?.self).queryOutput
@@ -147,7 +147,7 @@ struct SelectionMacroTests {
           }
           return nil
         }
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
           let start = decoder
           let noteValue = try decoder.decode(String?.self).queryOutput
           let imageValue = try decoder.decode(Image?.self).queryOutput

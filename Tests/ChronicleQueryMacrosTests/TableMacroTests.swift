@@ -94,7 +94,7 @@ struct TableMacroTests {
       }
 
       extension Item: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.id = try decoder.decode(Self.columns.id)
         }
         public static func appendColumns(named name: String, of output: Item, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
@@ -154,7 +154,7 @@ struct TableMacroTests {
       }
 
       extension Scratch: ChronicleQuery.Table {
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.note = try decoder.decode(Self.columns.note)
         }
         public static func appendColumns(named name: String, of output: Scratch, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
@@ -213,7 +213,7 @@ struct TableMacroTests {
       }
 
       extension ReminderTag: ChronicleQuery.Table {
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.reminderID = try decoder.decode(Self.columns.reminderID)
         self.tagID = try decoder.decode(Self.columns.tagID)
         }
@@ -309,7 +309,7 @@ struct TableMacroTests {
       }
 
       extension Tag: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.title = try decoder.decode(Self.columns.title)
         self.uses = try decoder.decode(Self.columns.uses)
         }
@@ -447,7 +447,7 @@ struct TableMacroTests {
       }
 
       extension Item: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.id = try decoder.decode(Self.columns.id)
         self.tags = try decoder.decode(Self.columns.tags)
         self.endedAt = try decoder.decode(Self.columns.endedAt)
@@ -553,7 +553,7 @@ struct TableMacroTests {
       }
 
       extension Chore: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.id = try decoder.decode(Self.columns.id)
         self.color = try decoder.decode(Self.columns.color)
         self.isOpen = try decoder.decode(Self.columns.isOpen)
@@ -658,7 +658,7 @@ struct TableMacroTests {
       }
 
       extension Category: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.id = try decoder.decode(Self.columns.id)
         self.title = try decoder.decode(Self.columns.title)
         self.notes = try decoder.decode(Self.columns.notes)
@@ -745,7 +745,7 @@ struct TableMacroTests {
           }
           return nil
         }
-        public init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
           let start = decoder
           let photoValue = try decoder.decode(Photo?.self).queryOutput
           let noteValue = try decoder.decode(String?.self).queryOutput
@@ -850,7 +850,7 @@ struct TableMacroTests {
       }
 
       extension Entry: ChronicleQuery.Table {
-        fileprivate init(decoder: inout ChronicleQuery.QueryDecoder) throws {
+        fileprivate init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
         self.`default` = try decoder.decode(Self.columns.`default`)
         }
         fileprivate static func appendColumns(named name: String, of output: Entry, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {

@@ -11,9 +11,9 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
   public typealias QueryValue = Output
   var clauses: SelectClauses
   let sources: (C0, C1)
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
-  init(clauses: SelectClauses, sources: (C0, C1), decode: @escaping (inout QueryDecoder) throws -> Output) {
+  init(clauses: SelectClauses, sources: (C0, C1), decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
     self.clauses = clauses
     self.sources = sources
     self.decode = decode
@@ -21,7 +21,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
 
   public var tableName: String? { nil }
   public var query: QueryFragment { clauses.query }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   private func with(_ change: (inout SelectClauses) -> Void) -> Self {
     var copy = self
@@ -114,7 +114,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
   /// The number of rows, fetched.
   public func fetchCount(_ db: Database) throws -> Int { try count().fetchOne(db) ?? 0 }
 
-  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select2<C0, C1, NewOutput> {
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Select2<C0, C1, NewOutput> {
     var clauses = clauses
     clauses.columns = columns.joined(separator: ", ")
     return Select2<C0, C1, NewOutput>(clauses: clauses, sources: sources, decode: decode)
@@ -192,9 +192,9 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   public typealias QueryValue = Output
   var clauses: SelectClauses
   let sources: (C0, C1, C2)
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
-  init(clauses: SelectClauses, sources: (C0, C1, C2), decode: @escaping (inout QueryDecoder) throws -> Output) {
+  init(clauses: SelectClauses, sources: (C0, C1, C2), decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
     self.clauses = clauses
     self.sources = sources
     self.decode = decode
@@ -202,7 +202,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 
   public var tableName: String? { nil }
   public var query: QueryFragment { clauses.query }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   private func with(_ change: (inout SelectClauses) -> Void) -> Self {
     var copy = self
@@ -295,7 +295,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   /// The number of rows, fetched.
   public func fetchCount(_ db: Database) throws -> Int { try count().fetchOne(db) ?? 0 }
 
-  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select3<C0, C1, C2, NewOutput> {
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Select3<C0, C1, C2, NewOutput> {
     var clauses = clauses
     clauses.columns = columns.joined(separator: ", ")
     return Select3<C0, C1, C2, NewOutput>(clauses: clauses, sources: sources, decode: decode)
@@ -373,9 +373,9 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   public typealias QueryValue = Output
   var clauses: SelectClauses
   let sources: (C0, C1, C2, C3)
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
-  init(clauses: SelectClauses, sources: (C0, C1, C2, C3), decode: @escaping (inout QueryDecoder) throws -> Output) {
+  init(clauses: SelectClauses, sources: (C0, C1, C2, C3), decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
     self.clauses = clauses
     self.sources = sources
     self.decode = decode
@@ -383,7 +383,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 
   public var tableName: String? { nil }
   public var query: QueryFragment { clauses.query }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   private func with(_ change: (inout SelectClauses) -> Void) -> Self {
     var copy = self
@@ -476,7 +476,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   /// The number of rows, fetched.
   public func fetchCount(_ db: Database) throws -> Int { try count().fetchOne(db) ?? 0 }
 
-  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select4<C0, C1, C2, C3, NewOutput> {
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Select4<C0, C1, C2, C3, NewOutput> {
     var clauses = clauses
     clauses.columns = columns.joined(separator: ", ")
     return Select4<C0, C1, C2, C3, NewOutput>(clauses: clauses, sources: sources, decode: decode)
@@ -554,9 +554,9 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   public typealias QueryValue = Output
   var clauses: SelectClauses
   let sources: (C0, C1, C2, C3, C4)
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
-  init(clauses: SelectClauses, sources: (C0, C1, C2, C3, C4), decode: @escaping (inout QueryDecoder) throws -> Output) {
+  init(clauses: SelectClauses, sources: (C0, C1, C2, C3, C4), decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
     self.clauses = clauses
     self.sources = sources
     self.decode = decode
@@ -564,7 +564,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 
   public var tableName: String? { nil }
   public var query: QueryFragment { clauses.query }
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output { try decode(&decoder) }
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output { try decode(&decoder) }
 
   private func with(_ change: (inout SelectClauses) -> Void) -> Self {
     var copy = self
@@ -657,7 +657,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
   /// The number of rows, fetched.
   public func fetchCount(_ db: Database) throws -> Int { try count().fetchOne(db) ?? 0 }
 
-  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select5<C0, C1, C2, C3, C4, NewOutput> {
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Select5<C0, C1, C2, C3, C4, NewOutput> {
     var clauses = clauses
     clauses.columns = columns.joined(separator: ", ")
     return Select5<C0, C1, C2, C3, C4, NewOutput>(clauses: clauses, sources: sources, decode: decode)
