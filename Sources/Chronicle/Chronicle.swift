@@ -15,6 +15,12 @@ public typealias Table = ChronicleQuery.Table
 /// `GRDB.FTS5`).
 public typealias FTS5 = ChronicleQuery.FTS5
 
+/// A statement that yields rows of `QueryValue`: upstream's name for the
+/// query builder's ``ChronicleQuery/QueryStatement``, so that
+/// `some Statement<Reminder>` reads as in SQLiteData apps (GRDB's prepared
+/// statement class is `GRDB.Statement`).
+public typealias Statement<QueryValue> = ChronicleQuery.QueryStatement<QueryValue>
+
 /// Chronicle: SQLite databases whose every write transaction is also an event
 /// in an append-only log, so that the log can be synced, replayed and audited.
 ///

@@ -35,6 +35,13 @@ struct DocumentationExampleTests {
     #expect(bookmark?.color == Bookmark.defaultColor && bookmark?.tags == ["lang"])
   }
 
+  @Test func typesOfYourOwn() throws {
+    let fixture = try RemindersDatabase()
+    let color = try fixture.database.read { db in try Values(RGBColor(hex: 0x4A90E2)).fetchOne(db) }
+    #expect(color?.hex == 0x4A90E2)
+    #expect(Values(RGBColor(hex: 0x4A90E2)).query.description == "SELECT 4886754")
+  }
+
   @Test func keysOfSeveralColumnsAndRowsThatAreCases() throws {
     let fixture = try RemindersDatabase()
     try fixture.database.write { db in
@@ -448,6 +455,15 @@ struct Trip {
   var title: String
   @Column(as: [Coordinate].JSONRepresentation.self)
   var geofence: [Coordinate]
+}
+
+struct RGBColor: QueryBindable {
+  var hex: Int
+  var queryBinding: QueryBinding { .int(Int64(hex)) }
+  init(hex: Int) { self.hex = hex }
+  init(decoder: inout some QueryDecoder) throws {
+    self.init(hex: try Int(decoder: &decoder))
+  }
 }
 
 @Table

@@ -178,7 +178,7 @@ struct RemindersExampleScreenTests {
     }
   }
 
-  private static func remindersQuery(showCompleted: Bool, ordering: DetailOrdering, detailType: DetailType) -> some SelectStatement<DetailRow> {
+  private static func remindersQuery(showCompleted: Bool, ordering: DetailOrdering, detailType: DetailType) -> some Statement<DetailRow> {
     RReminder
       .where {
         if !showCompleted {

@@ -80,6 +80,33 @@ struct StatementFormTests {
     }
   }
 
+  /// `some Statement<Row>`, as SQLiteData apps declare a query they build
+  /// step by step (GRDB's prepared statement class is `GRDB.Statement`).
+  static func search(_ text: String, includeCompleted: Bool, limit: Int) -> some Statement<Reminder> {
+    var base = Reminder.where { $0.title.contains(text) }
+    if !includeCompleted {
+      base = base.where { !$0.isCompleted }
+    }
+    return base.order(by: \.title).limit(limit)
+  }
+
+  @Test func statementsTypedAsUpstreamTypesThem() throws {
+    let seeded = try fixture.seeded()
+    let open = Self.search("e", includeCompleted: false, limit: 10)
+    let all = Self.search("e", includeCompleted: true, limit: 2)
+    let output = try seeded.database.read { db in
+      try [open, all].flatMap { [$0.query.description, "  -> " + (try $0.fetchAll(db)).map(\.title).joined(separator: ", ")] }
+    }
+    assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
+      #"""
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."title" LIKE '%e%' ESCAPE '\') AND (NOT ("reminders"."isCompleted")) ORDER BY "reminders"."title" LIMIT 10
+        -> Bread, Eggs
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."title" LIKE '%e%' ESCAPE '\') ORDER BY "reminders"."title" LIMIT 2
+        -> Bread, Eggs
+      """#
+    }
+  }
+
   @Test func chainedSelectsAddColumns() throws {
     let seeded = try fixture.seeded()
     let database = seeded.database

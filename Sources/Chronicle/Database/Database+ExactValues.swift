@@ -10,7 +10,7 @@ import GRDBSQLite
 /// application value through these helpers instead: they bind and read with
 /// explicit lengths, and still run through GRDB's statements, so transaction
 /// observers (ValueObservation) see the writes.
-extension Statement {
+extension GRDB.Statement {
   /// Binds `values` to the statement's parameters in order, with explicit lengths.
   package func bindExactly(_ values: some Sequence<SQLiteValue>) {
     // Resets, clears the bindings and marks them valid, so that a later

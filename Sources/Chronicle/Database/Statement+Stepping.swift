@@ -7,7 +7,7 @@ import GRDBSQLite
 /// `StatementArguments` and reading through `Row` would cost more than the
 /// statement itself. Values are bound and read byte for byte, as
 /// ``Database/execute(sql:values:)`` does.
-extension Statement {
+extension GRDB.Statement {
   /// Binds `values` in order and runs the statement to completion.
   /// - Throws: a `DatabaseError` with SQLite's message.
   package func run(_ values: some Sequence<SQLiteValue>) throws {
@@ -78,11 +78,11 @@ extension Statement {
 /// A statement stepped by its caller, one row at a time, to read two side
 /// by side; reset when released.
 package final class SteppedRows {
-  private let statement: Statement
+  private let statement: GRDB.Statement
   var handle: OpaquePointer { statement.sqliteStatement }
 
   /// Binds `values` in order to `statement`, which is not stepped yet.
-  package init(_ statement: Statement, _ values: some Sequence<SQLiteValue>) throws {
+  package init(_ statement: GRDB.Statement, _ values: some Sequence<SQLiteValue>) throws {
     self.statement = statement
     let handle = statement.sqliteStatement
     sqlite3_reset(handle)
@@ -94,7 +94,7 @@ package final class SteppedRows {
     switch sqlite3_step(handle) {
     case SQLITE_ROW: return handle
     case SQLITE_DONE: return nil
-    case let code: throw Statement.error(code, handle)
+    case let code: throw GRDB.Statement.error(code, handle)
     }
   }
 
@@ -143,7 +143,7 @@ package struct StatementBinding {
   }
 
   private mutating func check(_ code: Int32) throws {
-    guard code == SQLITE_OK else { throw Statement.error(code, handle) }
+    guard code == SQLITE_OK else { throw GRDB.Statement.error(code, handle) }
     index += 1
   }
 }

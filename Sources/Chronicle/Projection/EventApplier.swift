@@ -35,10 +35,10 @@ final class EventApplier {
     // Statements are looked up once per table (inserts) or per table and
     // column set (updates) within an event; GRDB's statement cache keeps them
     // across events.
-    var inserts = [Statement?](repeating: nil, count: event.tables.count)
-    var deletes = [Statement?](repeating: nil, count: event.tables.count)
-    var takeOuts = [(statement: Statement, columns: [String])?](repeating: nil, count: event.tables.count)
-    var updates: [UpdateShape: Statement] = [:]
+    var inserts = [GRDB.Statement?](repeating: nil, count: event.tables.count)
+    var deletes = [GRDB.Statement?](repeating: nil, count: event.tables.count)
+    var takeOuts = [(statement: GRDB.Statement, columns: [String])?](repeating: nil, count: event.tables.count)
+    var updates: [UpdateShape: GRDB.Statement] = [:]
     // Made on the event's first retained delete: its names' numbers are
     // cached for the rest of the event (within this transaction).
     var mergeStore: MergeStore?
@@ -118,7 +118,7 @@ final class EventApplier {
 
   /// The values of a row, by column name, read with `statement` (a select,
   /// or a delete returning `columns`, by key); nil when there is no such row.
-  private func currentValues(_ statement: Statement, columns: [String], key: [SQLiteValue]) throws -> [String: SQLiteValue]? {
+  private func currentValues(_ statement: GRDB.Statement, columns: [String], key: [SQLiteValue]) throws -> [String: SQLiteValue]? {
     try statement.firstRow(key) { handle in
       var values: [String: SQLiteValue] = [:]
       for (index, column) in columns.enumerated() { values[column] = SQLiteValue(statement: handle, column: Int32(index)) }
@@ -131,7 +131,7 @@ final class EventApplier {
     var columns: [Int]
   }
 
-  private func prepared(_ db: Database, _ fail: (String) -> ChronicleError, _ sql: () -> String) throws -> Statement {
+  private func prepared(_ db: Database, _ fail: (String) -> ChronicleError, _ sql: () -> String) throws -> GRDB.Statement {
     let text = sql()
     do {
       return try db.cachedStatement(sql: text)
@@ -143,7 +143,7 @@ final class EventApplier {
   /// Runs `statement` with `values` through the C API (see `Statement.run(_:)`):
   /// replay binds millions of values.
   private func run(
-    _ statement: Statement, _ values: [SQLiteValue], _ db: Database, _ fail: (String) -> ChronicleError,
+    _ statement: GRDB.Statement, _ values: [SQLiteValue], _ db: Database, _ fail: (String) -> ChronicleError,
     _ failure: (String) -> String
   ) throws {
     do {

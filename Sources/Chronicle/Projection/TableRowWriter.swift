@@ -19,9 +19,9 @@ final class TableRowWriter {
   /// Inserts of ``rowsPerInsert`` rows.
   private var multiRowInserts = ColumnSetStatements()
   private var updates = ColumnSetStatements()
-  private var selectStatement: Statement?
-  private var presenceStatement: Statement?
-  private var deleteStatement: Statement?
+  private var selectStatement: GRDB.Statement?
+  private var presenceStatement: GRDB.Statement?
+  private var deleteStatement: GRDB.Statement?
   /// Whether rows were written since observers were last told.
   private var hasWritten = false
   /// The text and blob bytes of the last statement's values, kept for the
@@ -169,7 +169,7 @@ final class TableRowWriter {
   /// The statement for the columns `row` has values for, prepared on first
   /// use; statements are found by a bit per column (a table of up to 64
   /// columns), so finding one hashes no array.
-  private func cached(_ statements: inout ColumnSetStatements, _ row: ArraySlice<SQLiteValue?>, _ sql: ([Int]) -> String) throws -> Statement {
+  private func cached(_ statements: inout ColumnSetStatements, _ row: ArraySlice<SQLiteValue?>, _ sql: ([Int]) -> String) throws -> GRDB.Statement {
     let mask = Self.columnMask(row)
     if let mask, let last = statements.last, last.mask == mask { return last.statement }
     if let mask, let statement = statements.byMask[mask] {
@@ -204,9 +204,9 @@ final class TableRowWriter {
 /// Prepared statements by the set of columns they write.
 private struct ColumnSetStatements {
   /// Tables of up to 64 columns: bit `i` set for column `i`.
-  var byMask: [UInt64: Statement] = [:]
+  var byMask: [UInt64: GRDB.Statement] = [:]
   /// Wider tables: the column indexes.
-  var byColumns: [[Int]: Statement] = [:]
+  var byColumns: [[Int]: GRDB.Statement] = [:]
   /// The statement found last: rows of a batch mostly write the same columns.
-  var last: (mask: UInt64, statement: Statement)?
+  var last: (mask: UInt64, statement: GRDB.Statement)?
 }

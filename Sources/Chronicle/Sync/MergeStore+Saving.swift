@@ -70,14 +70,14 @@ extension MergeStore {
     }
   }
 
-  private func writeOneByOne(_ run: SaveRun, with statement: Statement) throws {
+  private func writeOneByOne(_ run: SaveRun, with statement: GRDB.Statement) throws {
     for span in run.spans.indices { try write(run, spans: span..<(span + 1), with: statement) }
   }
 
   /// The statement that saves `states` states (1 or ``statesPerSave``)
   /// into `chronicle_integer_rows` or `chronicle_rows`, prepared on first use.
-  private func saveStatement(integer: Bool, states: Int) throws -> Statement {
-    let slot: ReferenceWritableKeyPath<Statements, Statement?> =
+  private func saveStatement(integer: Bool, states: Int) throws -> GRDB.Statement {
+    let slot: ReferenceWritableKeyPath<Statements, GRDB.Statement?> =
       integer ? (states == 1 ? \.saveInteger : \.saveIntegerMany) : (states == 1 ? \.save : \.saveMany)
     if let statement = statements[keyPath: slot] { return statement }
     let rows = integer ? "chronicle_integer_rows" : "chronicle_rows"
@@ -87,7 +87,7 @@ extension MergeStore {
   }
 
   /// The statement that saves one state into the table named `rows`.
-  private func saveStatement(into rows: String) throws -> Statement {
+  private func saveStatement(into rows: String) throws -> GRDB.Statement {
     if let statement = statements.saveElsewhere[rows] { return statement }
     let statement = try db.makeStatement(sql: Self.saveSQL(integer: false, into: "\(schema).\(rows)", states: 1))
     statements.saveElsewhere[rows] = statement
@@ -105,7 +105,7 @@ extension MergeStore {
   /// Runs `statement` once with the states of `run` at `spans` (all of
   /// them by default), bound where their bytes lie, which stays put until
   /// the statement has run: SQLite copies none of them.
-  private func write(_ run: SaveRun, spans: Range<Int>? = nil, with statement: Statement) throws {
+  private func write(_ run: SaveRun, spans: Range<Int>? = nil, with statement: GRDB.Statement) throws {
     try run.encoded.bytes.withUnsafeBytes { bytes in
       try statement.run { binding in
         for span in run.spans[spans ?? run.spans.indices] {

@@ -27,19 +27,19 @@ struct MergeStore {
   let statements = Statements()
 
   final class Statements {
-    var load: Statement?
-    var loadInteger: Statement?
+    var load: GRDB.Statement?
+    var loadInteger: GRDB.Statement?
     /// Reading the states from a key on (``readStates(table:from:limit:_:)``).
-    var readFrom: Statement?
-    var readIntegersFrom: Statement?
+    var readFrom: GRDB.Statement?
+    var readIntegersFrom: GRDB.Statement?
     /// Saving one state, and ``MergeStore/statesPerSave`` at once, into
     /// `chronicle_rows` and `chronicle_integer_rows`.
-    var save: Statement?
-    var saveMany: Statement?
-    var saveInteger: Statement?
-    var saveIntegerMany: Statement?
+    var save: GRDB.Statement?
+    var saveMany: GRDB.Statement?
+    var saveInteger: GRDB.Statement?
+    var saveIntegerMany: GRDB.Statement?
     /// Saving into other tables by name (baselines).
-    var saveElsewhere: [String: Statement] = [:]
+    var saveElsewhere: [String: GRDB.Statement] = [:]
     /// What a save encodes, kept from one save to the next (a fold saves
     /// states one at a time); nil while a save holds them.
     var saveBuffers: SaveBuffers? = SaveBuffers()
