@@ -35,3 +35,9 @@ extension QueryExpression {
     SQLQueryExpression(QueryFragment("CAST(") + queryFragment + QueryFragment(sql: " AS \(Other.typeAffinity.rawValue))"))
   }
 }
+
+extension UUID.BytesRepresentation: SQLiteType { public static var typeAffinity: SQLiteTypeAffinity { .blob } }
+extension UUID.UppercasedRepresentation: SQLiteType { public static var typeAffinity: SQLiteTypeAffinity { .text } }
+extension Date.UnixTimeRepresentation: SQLiteType { public static var typeAffinity: SQLiteTypeAffinity { .integer } }
+extension Date.JulianDayRepresentation: SQLiteType { public static var typeAffinity: SQLiteTypeAffinity { .real } }
+extension Date.ISO8601Representation: SQLiteType { public static var typeAffinity: SQLiteTypeAffinity { .text } }
