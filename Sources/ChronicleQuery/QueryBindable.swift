@@ -86,14 +86,7 @@ extension Int64: QueryBindable {
 extension Int32: QueryBindable {
   @inlinable public var queryBinding: QueryBinding { .integer(Int64(self)) }
   @inlinable
-  public init(decoder: inout some QueryDecoder) throws {
-    let probe = decoder
-    guard let value = try decoder.decodeInteger(as: "Int32") else { throw decoder.unexpectedNull(expected: "Int32") }
-    guard let narrow = Int32(exactly: value) else {
-      throw probe.mismatch(expected: "Int32", storage: "INTEGER within Int32's range, not \(value)")
-    }
-    self = narrow
-  }
+  public init(decoder: inout some QueryDecoder) throws { self = try decodeNarrowInteger(&decoder, as: "Int32") }
 }
 
 extension Double: QueryBindable {

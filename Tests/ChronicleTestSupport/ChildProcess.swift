@@ -3,10 +3,16 @@ import Synchronization
 
 /// A tool process running beside the test: its output is collected as it
 /// comes, so a test can wait for a line, then act (kill it, start another).
+///
+/// stdout and stderr go to files read on demand, not to pipes with a
+/// `readabilityHandler`: Foundation on Linux can crash in libdispatch
+/// (`_dispatch_event_loop_drain`) when such a pipe is torn down as the
+/// process ends (swift-corelibs-foundation #5507), which took a whole
+/// `swift test` run down with it.
 public final class ChildProcess: Sendable {
   private let process: Process
-  private let output = Mutex(Data())
-  private let errors = Mutex(Data())
+  private let outputFile: URL
+  private let errorFile: URL
 
   /// Starts `tool` (a product SwiftPM built beside the test bundle) with `arguments`.
   public init(_ tool: String, _ arguments: [String]) throws {
@@ -14,22 +20,34 @@ public final class ChildProcess: Sendable {
     process.executableURL = try Self.builtProduct(tool)
     process.arguments = arguments
     process.standardInput = FileHandle.nullDevice
-    let out = Pipe(), err = Pipe()
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-child-\(UUID().uuidString)")
+    outputFile = base.appendingPathExtension("out")
+    errorFile = base.appendingPathExtension("err")
+    let out = try Self.emptyFile(outputFile), err = try Self.emptyFile(errorFile)
     process.standardOutput = out
     process.standardError = err
-    out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      self?.output.withLock { $0.append(data) }
-    }
-    err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      self?.errors.withLock { $0.append(data) }
+    defer {
+      // The child holds its own descriptors; this process needs none.
+      try? out.close()
+      try? err.close()
     }
     try process.run()
   }
 
-  public var standardOutput: String { output.withLock { String(decoding: $0, as: UTF8.self) } }
-  public var standardError: String { errors.withLock { String(decoding: $0, as: UTF8.self) } }
+  private static func emptyFile(_ url: URL) throws -> FileHandle {
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+    }
+    return try FileHandle(forWritingTo: url)
+  }
+
+  public var standardOutput: String { Self.contents(of: outputFile) }
+  public var standardError: String { Self.contents(of: errorFile) }
+
+  private static func contents(of file: URL) -> String {
+    String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self)
+  }
+
   public var isRunning: Bool { process.isRunning }
   public var processIdentifier: Int32 { process.processIdentifier }
 
@@ -95,5 +113,9 @@ public final class ChildProcess: Sendable {
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), errorData.withLock { String(decoding: $0, as: UTF8.self) })
   }
 
-  deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+  deinit {
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    try? FileManager.default.removeItem(at: outputFile)
+    try? FileManager.default.removeItem(at: errorFile)
+  }
 }
