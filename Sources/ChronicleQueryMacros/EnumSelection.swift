@@ -62,12 +62,12 @@ enum EnumSelection {
   }
 
   /// The extension that makes the enum a `Selection`.
-  static func expansion(_ cases: [Case], type: some TypeSyntaxProtocol) -> DeclSyntax {
+  static func expansion(_ cases: [Case], type: some TypeSyntaxProtocol, access: String) -> DeclSyntax {
     let typeName = type.trimmedDescription
     let accessors = cases.map { item in
       """
         /// The value of the case `\(item.name)`, nil for another case.
-        public var \(identifier(item.name)): \(item.valueType)? {
+        \(access)var \(identifier(item.name)): \(item.valueType)? {
           if case .\(identifier(item.name))(let value) = self { return value }
           return nil
         }
@@ -82,7 +82,7 @@ enum EnumSelection {
       }.joined(separator: " + ")
       return """
             /// The case `\(item.name)` holding `value`: its columns, NULL for the other cases'.
-            public static func \(identifier(item.name))(_ value: some ChronicleQuery.QueryExpression<\(item.storageType)>) -> Columns {
+            \(access)static func \(identifier(item.name))(_ value: some ChronicleQuery.QueryExpression<\(item.storageType)>) -> Columns {
               Columns(queryFragment: (\(parts)).joined(separator: ", "))
             }
         """
@@ -99,27 +99,27 @@ enum EnumSelection {
     let caseList = cases.map { stringLiteral($0.name) }.joined(separator: ", ")
     return """
       extension \(type.trimmed): ChronicleQuery.Selection, ChronicleQuery.EnumSelection {
-        public struct Columns: ChronicleQuery.QueryExpression {
-          public typealias QueryValue = \(raw: typeName)
-          public let queryFragment: ChronicleQuery.QueryFragment
+        \(raw: access)struct Columns: ChronicleQuery.QueryExpression {
+          \(raw: access)typealias QueryValue = \(raw: typeName)
+          \(raw: access)let queryFragment: ChronicleQuery.QueryFragment
       \(raw: constructors)
         }
       \(raw: accessors)
-        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
+        \(raw: access)init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
           let start = decoder
       \(raw: reads)
           \(raw: choices) else {
             throw start.noCase(of: \(raw: stringLiteral(typeName)), cases: [\(raw: caseList)])
           }
         }
-        public static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
+        \(raw: access)static func columnName(of keyPath: PartialKeyPath<\(raw: typeName)>) -> String? {
         \(raw: lookups)
           return nil
         }
-        public static func columnNames(forProperty name: String) -> [String] {
+        \(raw: access)static func columnNames(forProperty name: String) -> [String] {
           \(raw: names)
         }
-        public static func appendColumns(named name: String, of output: \(raw: typeName), to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        \(raw: access)static func appendColumns(named name: String, of output: \(raw: typeName), to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
       \(raw: appends)
         }
       }

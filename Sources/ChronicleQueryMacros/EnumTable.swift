@@ -7,18 +7,19 @@ import SwiftSyntax
 enum EnumTable {
   /// `tableName`, `TableColumns` (a column, or a group's columns, per case,
   /// read through the case's accessor) and `columns`.
-  static func members(_ cases: [EnumSelection.Case], typeName: String, tableName: String, schemaName: String?) -> [DeclSyntax] {
+  static func members(_ cases: [EnumSelection.Case], typeName: String, tableName: String, schemaName: String?, access: String) -> [DeclSyntax] {
     let columns = cases.map { item in
       ColumnModel(
         property: item.name, identifier: EnumSelection.identifier(item.name), column: item.column, type: item.valueType + "?",
         valueType: item.storageType + "?", isPrimaryKey: false, defaultValue: nil)
     }
-    let model = TableModel(typeName: typeName, tableName: tableName, schemaName: schemaName, columns: columns, primaryKey: nil)
+    var model = TableModel(typeName: typeName, tableName: tableName, schemaName: schemaName, columns: columns, primaryKey: nil)
+    model.access = access
     return [
-      "public static let tableName = \(raw: stringLiteral(tableName))",
+      "\(raw: access)static let tableName = \(raw: stringLiteral(tableName))",
     ] + model.schemaDeclaration() + [
       model.tableColumnsDeclaration(),
-      "public static let columns = TableColumns(qualifier: tableName)",
+      "\(raw: access)static let columns = TableColumns(qualifier: tableName)",
     ]
   }
 }

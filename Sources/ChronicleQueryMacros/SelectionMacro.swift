@@ -14,7 +14,7 @@ public enum SelectionMacro: ExtensionMacro {
     }
     if let enumDecl = declaration.as(EnumDeclSyntax.self) {
       guard let cases = EnumSelection.readCases(of: enumDecl, report: { context.diagnose(Diagnostic(node: $1, message: $0)) }) else { return [] }
-      return [EnumSelection.expansion(cases, type: type).cast(ExtensionDeclSyntax.self)]
+      return [EnumSelection.expansion(cases, type: type, access: TableModel.memberAccess(of: declaration, lexicalContext: context.lexicalContext)).cast(ExtensionDeclSyntax.self)]
     }
     guard let structDecl = declaration.as(StructDeclSyntax.self) else {
       report(.notAStruct(macro: "Selection", what: "this declaration"), at: Syntax(node))

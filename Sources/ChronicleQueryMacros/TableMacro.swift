@@ -16,7 +16,8 @@ extension TableMacro: MemberMacro {
       let typeName = enumDecl.name.trimmedDescription
       return EnumTable.members(
         cases, typeName: typeName, tableName: TableModel.tableName(node: node, typeName: typeName),
-        schemaName: TableModel.schemaName(node: node))
+        schemaName: TableModel.schemaName(node: node),
+        access: TableModel.memberAccess(of: declaration, lexicalContext: context.lexicalContext))
     }
     guard let model = TableModel.read(node: node, declaration: declaration, context: context) else { return [] }
     return model.memberDeclarations()
@@ -32,7 +33,7 @@ extension TableMacro: ExtensionMacro {
     if let enumDecl = declaration.as(EnumDeclSyntax.self) {
       guard let cases = EnumSelection.readCases(of: enumDecl, report: { _, _ in }) else { return [] }
       let table: DeclSyntax = "extension \(type.trimmed): ChronicleQuery.Table {}"
-      return [EnumSelection.expansion(cases, type: type), table].map { $0.cast(ExtensionDeclSyntax.self) }
+      return [EnumSelection.expansion(cases, type: type, access: TableModel.memberAccess(of: declaration, lexicalContext: context.lexicalContext)), table].map { $0.cast(ExtensionDeclSyntax.self) }
     }
     guard var model = TableModel.read(node: node, declaration: declaration, context: nil) else { return [] }
     model.access = TableModel.memberAccess(of: declaration, lexicalContext: context.lexicalContext)

@@ -48,6 +48,20 @@ enum MDCatalog {
   var `default`: String
 }
 
+/// A private enum table, and an enum selection nested in a private type.
+@Table("mdSignals") private enum Signal {
+  case level(Int)
+  case label(String)
+}
+
+@Table("mdProbes") private struct Probe {
+  @Selection enum Reading {
+    case value(Double)
+    case missing(String)
+  }
+  var reading: Reading
+}
+
 @Suite("Query builder: model declarations as upstream's compile-time tests write them")
 struct ModelDeclarationTests {
   @Test func aPrivateTableAndTheGroupNestedInItReadAndWriteRows() throws {
@@ -114,6 +128,31 @@ struct ModelDeclarationTests {
         Stamp(class: 1970-01-02 00:00:00 +0000, note: nil, count: 2, title: "second")
       """
     }
+  }
+
+  @Test func privateEnumsAreTablesAndSelections() throws {
+    let fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try db.execute(sql: #"CREATE TABLE "mdSignals" ("level" INTEGER, "label" TEXT) STRICT"#)
+      try Signal.insert {
+        Signal.level(3)
+        Signal.label("high")
+      }.execute(db)
+    }
+    try fixture.database.write { db in
+      try db.execute(sql: #"CREATE TABLE "mdProbes" ("value" REAL, "missing" TEXT) STRICT"#)
+      try Probe.insert { Probe(reading: .value(2.5)) }.execute(db)
+    }
+    let (levels, probes, reading) = try fixture.database.read { db in
+      (try Signal.where { $0.level.isNot(nil) }.select(\.level).fetchAll(db),
+       try Probe.all.fetchAll(db),
+       try Values(Probe.Reading.Columns.missing("no sensor")).fetchOne(db))
+    }
+    #expect(levels == [3])
+    guard probes.count == 1, case .value(let value) = probes[0].reading else { Issue.record("read \(probes.map(\.reading))"); return }
+    #expect(value == 2.5)
+    guard case .missing(let why) = reading else { Issue.record("read \(String(describing: reading))"); return }
+    #expect(why == "no sensor")
   }
 
   @Test func aDraftsColumnsLeaveItsPrimaryKeyOut() throws {
