@@ -24,8 +24,16 @@ extension TableColumn where Value: Selection {
   /// A case of an enum selection that holds a column group: `$0.kind.image`,
   /// NULL for rows of another case.
   public subscript<Member: Selection>(dynamicMember member: KeyPath<Value, Member?>) -> TableColumn<Root, Member?> {
-    let column = Value.columnName(of: member) ?? "a property of \(Value.self) that is not a column (computed or @Ephemeral)"
-    return TableColumn<Root, Member?>(column, qualifier: qualifier, anyKeyPath: keyPath.appending(path: member))
+    TableColumn<Root, Member?>(Value.memberColumnName(member), qualifier: qualifier, anyKeyPath: keyPath.appending(path: member))
+  }
+}
+
+extension Selection {
+  /// The column of a member of this group. A computed or ephemeral property
+  /// has none: a statement naming it fails when run, with SQLite's "no such
+  /// column" naming the property.
+  static func memberColumnName(_ member: PartialKeyPath<Self>) -> String {
+    columnName(of: member) ?? "a property of \(Self.self) that is not a column (computed or @Ephemeral)"
   }
 }
 

@@ -184,10 +184,7 @@ extension TableColumn where Value: Selection {
   /// A column of the group: `$0.timestamps.createdAt`.
   public subscript<Member: QueryBindable>(dynamicMember member: KeyPath<Value, Member>) -> TableColumn<Root, Member>
   where Member.QueryOutput == Member {
-    // A computed or ephemeral property has no column: the statement then
-    // fails when run, with SQLite's "no such column" naming the property.
-    let column = Value.columnName(of: member) ?? "a property of \(Value.self) that is not a column (computed or @Ephemeral)"
-    return TableColumn<Root, Member>(column, qualifier: qualifier, anyKeyPath: keyPath.appending(path: member))
+    TableColumn<Root, Member>(Value.memberColumnName(member), qualifier: qualifier, anyKeyPath: keyPath.appending(path: member))
   }
 }
 
@@ -196,8 +193,7 @@ extension TableColumn {
   /// (upstream's optional column groups).
   public subscript<Group: Selection, Member: QueryBindable>(dynamicMember member: KeyPath<Group, Member>) -> TableColumn<Root, Member?>
   where Value == Group?, Member.QueryOutput == Member {
-    let column = Group.columnName(of: member) ?? "a property of \(Group.self) that is not a column (computed or @Ephemeral)"
-    return TableColumn<Root, Member?>(column, qualifier: qualifier, anyKeyPath: keyPath.appending(path: \Group?.[chaining: member]))
+    TableColumn<Root, Member?>(Group.memberColumnName(member), qualifier: qualifier, anyKeyPath: keyPath.appending(path: \Group?.[chaining: member]))
   }
 }
 
