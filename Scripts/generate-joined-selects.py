@@ -20,7 +20,7 @@ def output_of(types):
 
 
 def decode_of(types):
-    return "(" + ", ".join(f"try decoder.decode({t}.QueryValue.self).queryOutput" for t in types) + ")"
+    return "(" + ", ".join(f"try {t}.QueryValue(decoder: &decoder).queryOutput" for t in types) + ")"
 
 
 def joined_struct(k):
@@ -38,7 +38,7 @@ def joined_struct(k):
         result = names[0] if n == 1 else "(" + ", ".join(names) + ")"
         out = f"{names[0]}.QueryValue.QueryOutput" if n == 1 else "(" + ", ".join(f"{c}.QueryValue.QueryOutput" for c in names) + ")"
         fragments = "[values.queryFragment]" if n == 1 else "[" + ", ".join(f"values.{i}.queryFragment" for i in range(n)) + "]"
-        decode = f"try decoder.decode({names[0]}.QueryValue.self).queryOutput" if n == 1 else "(" + ", ".join(f"try decoder.decode({c}.QueryValue.self).queryOutput" for c in names) + ")"
+        decode = f"try {names[0]}.QueryValue(decoder: &decoder).queryOutput" if n == 1 else "(" + ", ".join(f"try {c}.QueryValue(decoder: &decoder).queryOutput" for c in names) + ")"
         what = "one expression" if n == 1 else f"{n} expressions, as a tuple"
         selects.append(f"""  /// Selects {what}.
   public func select<{generics}>(
@@ -58,9 +58,9 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
   public typealias QueryValue = Output
   var clauses: SelectClauses
   let sources: {closure}
-  let decode: (inout QueryDecoder) throws -> Output
+  let decode: (inout SQLiteQueryDecoder) throws -> Output
 
-  init(clauses: SelectClauses, sources: {closure}, decode: @escaping (inout QueryDecoder) throws -> Output) {{
+  init(clauses: SelectClauses, sources: {closure}, decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {{
     self.clauses = clauses
     self.sources = sources
     self.decode = decode
@@ -68,7 +68,7 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
 
   public var tableName: String? {{ nil }}
   public var query: QueryFragment {{ clauses.query }}
-  public func decodeRow(_ decoder: inout QueryDecoder) throws -> Output {{ try decode(&decoder) }}
+  public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Output {{ try decode(&decoder) }}
 
   private func with(_ change: (inout SelectClauses) -> Void) -> Self {{
     var copy = self
@@ -147,21 +147,21 @@ where {", ".join(f"C{i}: QueryExpression & Sendable" for i in range(k))}, {const
 
   /// The number of rows (of groups, after `group`).
   public func count() -> Select{k}<{params}, Int> {{
-    Select{k}<{params}, Int>(clauses: clauses.counting, sources: sources) {{ decoder in try decoder.decode(Int.self) }}
+    Select{k}<{params}, Int>(clauses: clauses.counting, sources: sources) {{ decoder in try Int(decoder: &decoder) }}
   }}
 
   /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
   /// `.count {{ r, _ in r.isCompleted }}` (per group, after `group`).
   public func count(filter: {closure} -> some QueryExpression<Bool>) -> Select{k}<{params}, Int> {{
     selecting([QueryFragment("count(*) FILTER (WHERE ") + filter({call}).queryFragment + QueryFragment(")")]) {{ decoder in
-      try decoder.decode(Int.self)
+      try Int(decoder: &decoder)
     }}
   }}
 
   /// The number of rows, fetched.
   public func fetchCount(_ db: Database) throws -> Int {{ try count().fetchOne(db) ?? 0 }}
 
-  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout QueryDecoder) throws -> NewOutput) -> Select{k}<{params}, NewOutput> {{
+  func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Select{k}<{params}, NewOutput> {{
     var clauses = clauses
     clauses.columns = columns.joined(separator: ", ")
     return Select{k}<{params}, NewOutput>(clauses: clauses, sources: sources, decode: decode)

@@ -30,10 +30,10 @@ def body(n, root, call):
     values = f"let values = columns({root}.{source})"
     if n == 1:
         fragments = "[values.queryFragment]"
-        decode = f"try decoder.decode({names[0]}.QueryValue.self).queryOutput"
+        decode = f"try {names[0]}.QueryValue(decoder: &decoder).queryOutput"
     else:
         fragments = "[" + ", ".join(f"values.{i}.queryFragment" for i in range(n)) + "]"
-        decode = "(" + ", ".join(f"try decoder.decode({c}.QueryValue.self).queryOutput" for c in names) + ")"
+        decode = "(" + ", ".join(f"try {c}.QueryValue(decoder: &decoder).queryOutput" for c in names) + ")"
     return f"""    {values}
     return {call}({fragments}) {{ decoder in {decode} }}"""
 
@@ -72,10 +72,10 @@ def appending_overloads():
             output = "(" + ", ".join(previous_types + [f"{c}.QueryValue.QueryOutput" for c in names]) + ")"
             if n == 1:
                 fragments = "[values.queryFragment]"
-                added = [f"try decoder.decode({names[0]}.QueryValue.self).queryOutput"]
+                added = [f"try {names[0]}.QueryValue(decoder: &decoder).queryOutput"]
             else:
                 fragments = "[" + ", ".join(f"values.{i}.queryFragment" for i in range(n)) + "]"
-                added = [f"try decoder.decode({c}.QueryValue.self).queryOutput" for c in names]
+                added = [f"try {c}.QueryValue(decoder: &decoder).queryOutput" for c in names]
             what = "one expression" if n == 1 else f"{n} expressions"
             had = "one column" if earlier == 1 else f"{earlier} columns"
             out.append(f"""  /// Adds {what} to the {had} this select already has.

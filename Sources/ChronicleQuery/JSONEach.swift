@@ -20,8 +20,8 @@ where Key: Sendable, Key.QueryOutput == Key, Element.QueryOutput: Sendable {
   }
 
   public init(decoder: inout some QueryDecoder) throws {
-    key = try decoder.decode(Key.self)
-    value = try decoder.decode(Element.self).queryOutput
+    key = try Key(decoder: &decoder)
+    value = try Element(decoder: &decoder).queryOutput
   }
 
   public static var tableName: String { "json_each" }

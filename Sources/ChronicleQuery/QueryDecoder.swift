@@ -6,10 +6,10 @@ import GRDBSQLite
 /// arguments of a call to a Swift database function: what
 /// `init(decoder: inout some QueryDecoder)` reads, as upstream spells it.
 ///
-/// Generated `init(decoder:)` implementations call ``decode(_:)`` once per
-/// column, in the order the columns were selected; a type of your own
-/// usually reads through a type it is stored as
-/// (`self.init(hex: try Int(decoder: &decoder))`).
+/// Generated `init(decoder:)` implementations read each column in the order
+/// the columns were selected; a type of your own usually reads through a
+/// type it is stored as (`self.init(hex: try Int(decoder: &decoder))`), or
+/// as upstream's do, through `decode(_:)`, nil for a NULL.
 public protocol QueryDecoder {
   /// The next column to read.
   var columnIndex: Int32 { get }
@@ -41,10 +41,30 @@ public protocol QueryDecoder {
 }
 
 extension QueryDecoder {
-  /// Decodes the next column (or columns, for a group or a row) as `T`.
+  /// Decodes the next column (or columns, for a group or a row) as `T`'s
+  /// Swift value; nil when it is NULL (every column of a group or row NULL),
+  /// as upstream's `decode` reads:
+  /// `guard let hex = try decoder.decode(Int.self) else { throw QueryDecodingError.missingRequiredColumn }`.
   @inlinable
-  public mutating func decode<T: QueryDecodable>(_ type: T.Type = T.self) throws -> T {
-    try T(decoder: &self)
+  public mutating func decode<T: QueryRepresentable>(_ columnType: T.Type) throws -> T.QueryOutput? {
+    try T?(decoder: &self)?.queryOutput
+  }
+
+  /// Decodes the next column (or columns) as `T`, its type inferred; nil
+  /// when it is NULL.
+  @inlinable
+  public mutating func decode<T: QueryRepresentable<T>>(_ columnType: T.Type = T.self) throws -> T? {
+    try T?(decoder: &self)
+  }
+
+  /// Decodes one value of each type, left to right, none of them optional
+  /// unless its type is: `let (id, title) = try decoder.decodeColumns((Int, String).self)`.
+  /// A NULL a type cannot hold fails, naming the column.
+  @inlinable
+  public mutating func decodeColumns<each T: QueryRepresentable>(
+    _ columnTypes: (repeat each T).Type
+  ) throws -> (repeat (each T).QueryOutput) {
+    (repeat try (each T)(decoder: &self).queryOutput)
   }
 
   /// The error for the current column holding something else than `expected`.
@@ -237,10 +257,10 @@ public struct QueryDecodingError: Error, Equatable, Sendable, CustomStringConver
 
 /// Decodes one value of each type, left to right.
 func decodeTuple<each V: QueryDecodable>(_ decoder: inout SQLiteQueryDecoder, _ types: repeat (each V).Type) throws -> (repeat each V) {
-  (repeat try decoder.decode((each V).self))
+  (repeat try (each V)(decoder: &decoder))
 }
 
 /// The Swift values of representations read one after another.
 func decodeOutputs<each V: QueryRepresentable>(_ decoder: inout SQLiteQueryDecoder, _ types: repeat (each V).Type) throws -> (repeat (each V).QueryOutput) {
-  (repeat try decoder.decode((each V).self).queryOutput)
+  (repeat try (each V)(decoder: &decoder).queryOutput)
 }

@@ -153,7 +153,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   /// The number of rows: `count(*)`; after ``distinct(_:)``, of the
   /// distinct rows; after `group(by:)`, of the groups.
   public func count() -> Select<From, Int> {
-    Select<From, Int>(clauses: clauses.counting, fromColumns: fromColumns) { decoder in try decoder.decode(Int.self) }
+    Select<From, Int>(clauses: clauses.counting, fromColumns: fromColumns) { decoder in try Int(decoder: &decoder) }
   }
 
   /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
@@ -161,7 +161,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   /// group, after `group(by:)`).
   public func count(filter: (From.TableColumns) -> some QueryExpression<Bool>) -> Select<From, Int> {
     selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(fromColumns).queryFragment + QueryFragment(")")]) { decoder in
-      try decoder.decode(Int.self)
+      try Int(decoder: &decoder)
     }
   }
 

@@ -75,7 +75,7 @@ extension Table {
   public static func count(filter: (TableColumns) -> some QueryExpression<Bool>) -> Select<Self, Int> {
     let condition = filter(columns).queryFragment
     return all.selecting([QueryFragment("count(*) FILTER (WHERE ") + condition + QueryFragment(")")]) { decoder in
-      try decoder.decode(Int.self)
+      try Int(decoder: &decoder)
     }
   }
 

@@ -6,11 +6,19 @@
 // column expression that is never evaluated.
 
 extension QueryDecoder {
-  /// Decodes the next column (or columns) as `column`'s value.
-  /// `column` is never evaluated: it only names the type.
+  /// Decodes the next column (or columns) as `column`'s value; a NULL the
+  /// value cannot hold fails, naming the column. What generated
+  /// `init(decoder:)`s call. `column` is never evaluated: it only names the type.
   @inlinable
-  public mutating func decode<Root, Value>(_ column: @autoclosure () -> TableColumn<Root, Value>) throws -> Value.QueryOutput {
+  public mutating func decodeColumn<Root, Value>(_ column: @autoclosure () -> TableColumn<Root, Value>) throws -> Value.QueryOutput {
     try Value(decoder: &self).queryOutput
+  }
+
+  /// Decodes the next column (or columns) as `column`'s value; nil when it
+  /// is NULL, as upstream's `decode(_:)` of a column reads.
+  @inlinable
+  public mutating func decode<Root, Value>(_ column: @autoclosure () -> TableColumn<Root, Value>) throws -> Value.QueryOutput? {
+    try Value?(decoder: &self)?.queryOutput
   }
 }
 

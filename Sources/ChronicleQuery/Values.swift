@@ -60,6 +60,6 @@ public struct Values<Row>: SelectStatement, @unchecked Sendable {
 extension Values where Row: QueryBindable {
   /// Rows of one value each: `Values { "Hello"; "Goodbye" }`.
   public init(@InsertValuesBuilder<Row> _ rows: () -> [Row]) {
-    self.init(rows: rows().map { [$0.queryBinding] }, width: 1) { decoder in try decoder.decode(Row.self) }
+    self.init(rows: rows().map { [$0.queryBinding] }, width: 1) { decoder in try Row(decoder: &decoder) }
   }
 }

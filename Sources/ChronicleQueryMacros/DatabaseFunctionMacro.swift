@@ -83,7 +83,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
   ) -> String {
     let count = parameters.isEmpty ? "0" : parameters.map { "\($0.type).queryColumnCount" }.joined(separator: " + ")
     let reads = parameters.enumerated().map { index, parameter in
-      "    let argument\(index) = try arguments.decode(\(parameter.type).self).queryOutput"
+      "    let argument\(index) = try arguments.decodeColumns(\(parameter.type).self)"
     }.joined(separator: "\n")
     let call = parameters.enumerated().map { index, parameter in parameter.argumentLabel("argument\(index)") }.joined(separator: ", ")
     return """
@@ -110,7 +110,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
       calls.append(aggregateCall(unwrapped, returnType: returnType, accessPrefix: accessPrefix))
     }
     let count = members.map { "\($0.type).queryColumnCount" }.joined(separator: " + ")
-    let reads = members.indices.map { "let member\($0) = try arguments.decode(\(members[$0].type).self).queryOutput" }
+    let reads = members.indices.map { "let member\($0) = try arguments.decodeColumns(\(members[$0].type).self)" }
     let value = members.count == 1
       ? "member0"
       : "(" + members.indices.map { index in members[index].label.map { "\($0): member\(index)" } ?? "member\(index)" }.joined(separator: ", ") + ")"

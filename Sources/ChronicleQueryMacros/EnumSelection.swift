@@ -87,7 +87,7 @@ enum EnumSelection {
             }
         """
     }.joined(separator: "\n")
-    let reads = cases.map { "    let \(identifier(item: $0)) = try decoder.decode(\($0.storageType)?.self).queryOutput" }.joined(separator: "\n")
+    let reads = cases.map { "    let \(identifier(item: $0)) = try decoder.decodeColumns(\($0.storageType)?.self)" }.joined(separator: "\n")
     let choices = cases.map { item in
       "if let \(identifier(item: item)) { self = .\(identifier(item.name))(\(item.label.map { "\($0): " } ?? "")\(identifier(item: item))) }"
     }.joined(separator: " else ")

@@ -119,14 +119,14 @@ extension TableModel {
 extension ColumnModel {
   /// `init(decoder:)`: reads each column in declaration order.
   /// - Parameter throughTableColumns: name each column's type through the
-  ///   table's `TableColumns` (`decoder.decode(Self.columns.title)`), for
+  ///   table's `TableColumns` (`decoder.decodeColumn(Self.columns.title)`), for
   ///   `@Table`'s extension, where a type nested beside the table does not
   ///   resolve by name; a `@Selection` names the types.
   static func decoderInitializer(_ columns: [ColumnModel], access: String, throughTableColumns: Bool = false) -> String {
     let lines = columns.map {
       throughTableColumns
-        ? "  self.\($0.identifier) = try decoder.decode(Self.columns.\($0.identifier))"
-        : "  self.\($0.identifier) = try decoder.decode(\($0.valueType).self).queryOutput"
+        ? "  self.\($0.identifier) = try decoder.decodeColumn(Self.columns.\($0.identifier))"
+        : "  self.\($0.identifier) = try decoder.decodeColumns(\($0.valueType).self)"
     }.joined(separator: "\n")
     return """
       \(access)init(decoder: inout some ChronicleQuery.QueryDecoder) throws {

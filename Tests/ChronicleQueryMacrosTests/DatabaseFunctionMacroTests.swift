@@ -28,8 +28,8 @@ struct DatabaseFunctionMacroTests {
           Reminder.queryColumnCount + Date.queryColumnCount
         }
         public func invoke(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> Bool {
-          let argument0 = try arguments.decode(Reminder.self).queryOutput
-          let argument1 = try arguments.decode(Date.self).queryOutput
+          let argument0 = try arguments.decodeColumns(Reminder.self)
+          let argument1 = try arguments.decodeColumns(Date.self)
           return try isPastDue(reminder: argument0, argument1)
         }
         public func callAsFunction(reminder argument0: some ChronicleQuery.QueryExpression<Reminder>, _ argument1: some ChronicleQuery.QueryExpression<Date>) -> ChronicleQuery.SQLQueryExpression<Bool> {
@@ -68,8 +68,8 @@ struct DatabaseFunctionMacroTests {
           String.queryColumnCount + String?.queryColumnCount
         }
         func step(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> (String, separator: String?) {
-          let member0 = try arguments.decode(String.self).queryOutput
-          let member1 = try arguments.decode(String?.self).queryOutput
+          let member0 = try arguments.decodeColumns(String.self)
+          let member1 = try arguments.decodeColumns(String?.self)
           return (member0, separator: member1)
         }
         func finalize(_ elements: [(String, separator: String?)]) throws -> String? {
@@ -113,7 +113,7 @@ struct DatabaseFunctionMacroTests {
           Priority?.queryColumnCount
         }
         func step(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> Priority? {
-          let member0 = try arguments.decode(Priority?.self).queryOutput
+          let member0 = try arguments.decodeColumns(Priority?.self)
           return member0
         }
         func finalize(_ elements: [Priority?]) throws -> Priority? {
@@ -155,7 +155,7 @@ struct DatabaseFunctionMacroTests {
             String.queryColumnCount
           }
           func invoke(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> String {
-            let argument0 = try arguments.decode(String.self).queryOutput
+            let argument0 = try arguments.decodeColumns(String.self)
             return initials(argument0)
           }
           func callAsFunction(_ argument0: some ChronicleQuery.QueryExpression<String>) -> ChronicleQuery.SQLQueryExpression<String> {
@@ -201,7 +201,7 @@ struct DatabaseFunctionMacroTests {
             Int.queryColumnCount
           }
           func step(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> Int {
-            let member0 = try arguments.decode(Int.self).queryOutput
+            let member0 = try arguments.decodeColumns(Int.self)
             return member0
           }
           func finalize(_ elements: [Int]) throws -> Int {
@@ -228,7 +228,7 @@ struct DatabaseFunctionMacroTests {
             String.queryColumnCount
           }
           func invoke(_ arguments: inout ChronicleQuery.SQLiteQueryDecoder) throws -> Void {
-            let argument0 = try arguments.decode(String.self).queryOutput
+            let argument0 = try arguments.decodeColumns(String.self)
             guard let owner else {
               throw ChronicleQuery.DatabaseFunctionError.instanceReleased(name)
             }

@@ -35,9 +35,9 @@ struct SelectionMacroTests {
           }
         }
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.title = try decoder.decode(String.self).queryOutput
-        self.count = try decoder.decode(Count.self).queryOutput
-        self.updatedAt = try decoder.decode(Date?.self).queryOutput
+        self.title = try decoder.decodeColumns(String.self)
+        self.count = try decoder.decodeColumns(Count.self)
+        self.updatedAt = try decoder.decodeColumns(Date?.self)
         }
         public static func columnName(of keyPath: PartialKeyPath<Stats>) -> String? {
           if keyPath == \Stats.title {
@@ -149,8 +149,8 @@ struct SelectionMacroTests {
         }
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
           let start = decoder
-          let noteValue = try decoder.decode(String?.self).queryOutput
-          let imageValue = try decoder.decode(Image?.self).queryOutput
+          let noteValue = try decoder.decodeColumns(String?.self)
+          let imageValue = try decoder.decodeColumns(Image?.self)
           if let noteValue {
             self = .note(noteValue)
           } else if let imageValue {

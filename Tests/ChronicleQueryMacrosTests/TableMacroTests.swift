@@ -95,7 +95,7 @@ struct TableMacroTests {
 
       extension Item: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.id = try decoder.decode(Self.columns.id)
+        self.id = try decoder.decodeColumn(Self.columns.id)
         }
         public static func appendColumns(named name: String, of output: Item, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         ChronicleQuery.TableColumn.appendColumns(as: Self.columns.id, named: "id", of: output.id, to: &values)
@@ -155,7 +155,7 @@ struct TableMacroTests {
 
       extension Scratch: ChronicleQuery.Table {
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.note = try decoder.decode(Self.columns.note)
+        self.note = try decoder.decodeColumn(Self.columns.note)
         }
         public static func appendColumns(named name: String, of output: Scratch, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         ChronicleQuery.TableColumn.appendColumns(as: Self.columns.note, named: "note", of: output.note, to: &values)
@@ -214,8 +214,8 @@ struct TableMacroTests {
 
       extension ReminderTag: ChronicleQuery.Table {
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.reminderID = try decoder.decode(Self.columns.reminderID)
-        self.tagID = try decoder.decode(Self.columns.tagID)
+        self.reminderID = try decoder.decodeColumn(Self.columns.reminderID)
+        self.tagID = try decoder.decodeColumn(Self.columns.tagID)
         }
         public static func appendColumns(named name: String, of output: ReminderTag, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         ChronicleQuery.TableColumn.appendColumns(as: Self.columns.reminderID, named: "reminderID", of: output.reminderID, to: &values)
@@ -310,8 +310,8 @@ struct TableMacroTests {
 
       extension Tag: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.title = try decoder.decode(Self.columns.title)
-        self.uses = try decoder.decode(Self.columns.uses)
+        self.title = try decoder.decodeColumn(Self.columns.title)
+        self.uses = try decoder.decodeColumn(Self.columns.uses)
         }
         public static func appendColumns(named name: String, of output: Tag, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         ChronicleQuery.TableColumn.appendColumns(as: Self.columns.title, named: "title", of: output.title, to: &values)
@@ -448,10 +448,10 @@ struct TableMacroTests {
 
       extension Item: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.id = try decoder.decode(Self.columns.id)
-        self.tags = try decoder.decode(Self.columns.tags)
-        self.endedAt = try decoder.decode(Self.columns.endedAt)
-        self.startedAt = try decoder.decode(Self.columns.startedAt)
+        self.id = try decoder.decodeColumn(Self.columns.id)
+        self.tags = try decoder.decodeColumn(Self.columns.tags)
+        self.endedAt = try decoder.decodeColumn(Self.columns.endedAt)
+        self.startedAt = try decoder.decodeColumn(Self.columns.startedAt)
         }
         public static func appendColumns(named name: String, of output: Item, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         ChronicleQuery.TableColumn.appendColumns(as: Self.columns.id, named: "id", of: output.id, to: &values)
@@ -554,9 +554,9 @@ struct TableMacroTests {
 
       extension Chore: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.id = try decoder.decode(Self.columns.id)
-        self.color = try decoder.decode(Self.columns.color)
-        self.isOpen = try decoder.decode(Self.columns.isOpen)
+        self.id = try decoder.decodeColumn(Self.columns.id)
+        self.color = try decoder.decodeColumn(Self.columns.color)
+        self.isOpen = try decoder.decodeColumn(Self.columns.isOpen)
         }
         public static func appendColumns(named name: String, of output: Chore, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         ChronicleQuery.TableColumn.appendColumns(as: Self.columns.id, named: "id", of: output.id, to: &values)
@@ -659,9 +659,9 @@ struct TableMacroTests {
 
       extension Category: ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable {
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.id = try decoder.decode(Self.columns.id)
-        self.title = try decoder.decode(Self.columns.title)
-        self.notes = try decoder.decode(Self.columns.notes)
+        self.id = try decoder.decodeColumn(Self.columns.id)
+        self.title = try decoder.decodeColumn(Self.columns.title)
+        self.notes = try decoder.decodeColumn(Self.columns.notes)
         }
         public static func appendColumns(named name: String, of output: Category, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         ChronicleQuery.TableColumn.appendColumns(as: Self.columns.id, named: "id", of: output.id, to: &values)
@@ -747,8 +747,8 @@ struct TableMacroTests {
         }
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
           let start = decoder
-          let photoValue = try decoder.decode(Photo?.self).queryOutput
-          let noteValue = try decoder.decode(String?.self).queryOutput
+          let photoValue = try decoder.decodeColumns(Photo?.self)
+          let noteValue = try decoder.decodeColumns(String?.self)
           if let photoValue {
             self = .photo(photoValue)
           } else if let noteValue {
@@ -851,7 +851,7 @@ struct TableMacroTests {
 
       extension Entry: ChronicleQuery.Table {
         fileprivate init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.`default` = try decoder.decode(Self.columns.`default`)
+        self.`default` = try decoder.decodeColumn(Self.columns.`default`)
         }
         fileprivate static func appendColumns(named name: String, of output: Entry, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         ChronicleQuery.TableColumn.appendColumns(as: Self.columns.`default`, named: "default", of: output.`default`, to: &values)

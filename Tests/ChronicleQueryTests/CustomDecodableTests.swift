@@ -15,7 +15,8 @@ struct PackedColor: QueryBindable, Equatable {
     (self.red, self.green, self.blue, self.alpha) = (red, green, blue, alpha)
   }
   init(decoder: inout some QueryDecoder) throws {
-    let packed = try Int(decoder: &decoder)
+    // Upstream's spelling: `decode` gives nil for a NULL.
+    guard let packed = try decoder.decode(Int.self) else { throw QueryDecodingError.missingRequiredColumn }
     self.init(red: packed >> 24 & 0xFF, green: packed >> 16 & 0xFF, blue: packed >> 8 & 0xFF, alpha: packed & 0xFF)
   }
 }
@@ -79,6 +80,17 @@ struct CustomDecodableTests {
     } throws: { error in
       "\(error)" == "cannot decode column (a column read by init(decoder:)): expected a value, found NULL. Fix: declare the property optional, or the column NOT NULL."
     }
+  }
+
+  @Test func decodeGivesNilForANullAndTheTypeRefusesItInItsOwnWords() throws {
+    let fixture = try makeFixture()
+    #expect {
+      try fixture.database.read { db in try Values(#sql("NULL", as: PackedColor.self)).fetchOne(db) }
+    } throws: { error in
+      "\(error)" == "cannot decode column (a column read by init(decoder:)): expected a value, found NULL. Fix: declare the property optional, or the column NOT NULL."
+    }
+    let optional = try fixture.database.read { db in try Values(#sql("NULL", as: PackedColor?.self)).fetchOne(db) }
+    #expect(optional == .some(nil))
   }
 
   @Test func upstreamsBindingNamesMakeTheSameBindings() {

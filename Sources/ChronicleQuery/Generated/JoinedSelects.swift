@@ -100,14 +100,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
 
   /// The number of rows (of groups, after `group`).
   public func count() -> Select2<C0, C1, Int> {
-    Select2<C0, C1, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+    Select2<C0, C1, Int>(clauses: clauses.counting, sources: sources) { decoder in try Int(decoder: &decoder) }
   }
 
   /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
   /// `.count { r, _ in r.isCompleted }` (per group, after `group`).
   public func count(filter: (C0, C1) -> some QueryExpression<Bool>) -> Select2<C0, C1, Int> {
     selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(sources.0, sources.1).queryFragment + QueryFragment(")")]) { decoder in
-      try decoder.decode(Int.self)
+      try Int(decoder: &decoder)
     }
   }
 
@@ -125,7 +125,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> A
   ) -> Select2<C0, C1, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
+    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -133,7 +133,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -141,7 +141,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B, C)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -149,7 +149,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B, C, D)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -157,7 +157,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B, C, D, E)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -165,7 +165,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B, C, D, E, F)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -281,14 +281,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 
   /// The number of rows (of groups, after `group`).
   public func count() -> Select3<C0, C1, C2, Int> {
-    Select3<C0, C1, C2, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+    Select3<C0, C1, C2, Int>(clauses: clauses.counting, sources: sources) { decoder in try Int(decoder: &decoder) }
   }
 
   /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
   /// `.count { r, _ in r.isCompleted }` (per group, after `group`).
   public func count(filter: (C0, C1, C2) -> some QueryExpression<Bool>) -> Select3<C0, C1, C2, Int> {
     selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(sources.0, sources.1, sources.2).queryFragment + QueryFragment(")")]) { decoder in
-      try decoder.decode(Int.self)
+      try Int(decoder: &decoder)
     }
   }
 
@@ -306,7 +306,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> A
   ) -> Select3<C0, C1, C2, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
+    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -314,7 +314,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -322,7 +322,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B, C)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -330,7 +330,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B, C, D)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -338,7 +338,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B, C, D, E)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -346,7 +346,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B, C, D, E, F)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -462,14 +462,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 
   /// The number of rows (of groups, after `group`).
   public func count() -> Select4<C0, C1, C2, C3, Int> {
-    Select4<C0, C1, C2, C3, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+    Select4<C0, C1, C2, C3, Int>(clauses: clauses.counting, sources: sources) { decoder in try Int(decoder: &decoder) }
   }
 
   /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
   /// `.count { r, _ in r.isCompleted }` (per group, after `group`).
   public func count(filter: (C0, C1, C2, C3) -> some QueryExpression<Bool>) -> Select4<C0, C1, C2, C3, Int> {
     selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(sources.0, sources.1, sources.2, sources.3).queryFragment + QueryFragment(")")]) { decoder in
-      try decoder.decode(Int.self)
+      try Int(decoder: &decoder)
     }
   }
 
@@ -487,7 +487,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> A
   ) -> Select4<C0, C1, C2, C3, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
+    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -495,7 +495,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -503,7 +503,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B, C)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -511,7 +511,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B, C, D)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -519,7 +519,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B, C, D, E)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -527,7 +527,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B, C, D, E, F)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -643,14 +643,14 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
 
   /// The number of rows (of groups, after `group`).
   public func count() -> Select5<C0, C1, C2, C3, C4, Int> {
-    Select5<C0, C1, C2, C3, C4, Int>(clauses: clauses.counting, sources: sources) { decoder in try decoder.decode(Int.self) }
+    Select5<C0, C1, C2, C3, C4, Int>(clauses: clauses.counting, sources: sources) { decoder in try Int(decoder: &decoder) }
   }
 
   /// The number of rows that match `filter`: `count(*) FILTER (WHERE …)`,
   /// `.count { r, _ in r.isCompleted }` (per group, after `group`).
   public func count(filter: (C0, C1, C2, C3, C4) -> some QueryExpression<Bool>) -> Select5<C0, C1, C2, C3, C4, Int> {
     selecting([QueryFragment("count(*) FILTER (WHERE ") + filter(sources.0, sources.1, sources.2, sources.3, sources.4).queryFragment + QueryFragment(")")]) { decoder in
-      try decoder.decode(Int.self)
+      try Int(decoder: &decoder)
     }
   }
 
@@ -668,7 +668,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> A
   ) -> Select5<C0, C1, C2, C3, C4, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.queryFragment]) { decoder in try decoder.decode(A.QueryValue.self).queryOutput }
+    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -676,7 +676,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -684,7 +684,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B, C)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -692,7 +692,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -700,7 +700,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D, E)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -708,7 +708,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D, E, F)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try decoder.decode(A.QueryValue.self).queryOutput, try decoder.decode(B.QueryValue.self).queryOutput, try decoder.decode(C.QueryValue.self).queryOutput, try decoder.decode(D.QueryValue.self).queryOutput, try decoder.decode(E.QueryValue.self).queryOutput, try decoder.decode(F.QueryValue.self).queryOutput) }
+    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -736,7 +736,7 @@ extension Select {
     var clauses = clauses
     clauses.joins.append(JoinKind.inner.clause(operand, on: condition(fromColumns, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment].joined(separator: ", ")
-    return Select2(clauses: clauses, sources: sources) { decoder in (try decoder.decode(From.TableColumns.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+    return Select2(clauses: clauses, sources: sources) { decoder in (try From.TableColumns.QueryValue(decoder: &decoder).queryOutput, try J.TableColumns.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
@@ -748,7 +748,7 @@ extension Select {
     var clauses = clauses
     clauses.joins.append(JoinKind.left.clause(operand, on: condition(fromColumns, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment].joined(separator: ", ")
-    return Select2(clauses: clauses, sources: sources) { decoder in (try decoder.decode(From.TableColumns.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+    return Select2(clauses: clauses, sources: sources) { decoder in (try From.TableColumns.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<J.TableColumns>.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
@@ -760,7 +760,7 @@ extension Select {
     var clauses = clauses
     clauses.joins.append(JoinKind.right.clause(operand, on: condition(fromColumns, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment].joined(separator: ", ")
-    return Select2(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<From.TableColumns>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+    return Select2(clauses: clauses, sources: sources) { decoder in (try NullableColumns<From.TableColumns>.QueryValue(decoder: &decoder).queryOutput, try J.TableColumns.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
@@ -772,7 +772,7 @@ extension Select {
     var clauses = clauses
     clauses.joins.append(JoinKind.full.clause(operand, on: condition(fromColumns, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment].joined(separator: ", ")
-    return Select2(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<From.TableColumns>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+    return Select2(clauses: clauses, sources: sources) { decoder in (try NullableColumns<From.TableColumns>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<J.TableColumns>.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -816,7 +816,7 @@ extension Select2 {
     var clauses = clauses
     clauses.joins.append(JoinKind.inner.clause(operand, on: condition(self.sources.0, self.sources.1, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment].joined(separator: ", ")
-    return Select3(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+    return Select3(clauses: clauses, sources: sources) { decoder in (try C0.QueryValue(decoder: &decoder).queryOutput, try C1.QueryValue(decoder: &decoder).queryOutput, try J.TableColumns.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
@@ -828,7 +828,7 @@ extension Select2 {
     var clauses = clauses
     clauses.joins.append(JoinKind.left.clause(operand, on: condition(self.sources.0, self.sources.1, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment].joined(separator: ", ")
-    return Select3(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+    return Select3(clauses: clauses, sources: sources) { decoder in (try C0.QueryValue(decoder: &decoder).queryOutput, try C1.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<J.TableColumns>.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
@@ -840,7 +840,7 @@ extension Select2 {
     var clauses = clauses
     clauses.joins.append(JoinKind.right.clause(operand, on: condition(self.sources.0, self.sources.1, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment].joined(separator: ", ")
-    return Select3(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+    return Select3(clauses: clauses, sources: sources) { decoder in (try NullableColumns<C0>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C1>.QueryValue(decoder: &decoder).queryOutput, try J.TableColumns.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
@@ -852,7 +852,7 @@ extension Select2 {
     var clauses = clauses
     clauses.joins.append(JoinKind.full.clause(operand, on: condition(self.sources.0, self.sources.1, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment].joined(separator: ", ")
-    return Select3(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+    return Select3(clauses: clauses, sources: sources) { decoder in (try NullableColumns<C0>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C1>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<J.TableColumns>.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -866,7 +866,7 @@ extension Select3 {
     var clauses = clauses
     clauses.joins.append(JoinKind.inner.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
-    return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+    return Select4(clauses: clauses, sources: sources) { decoder in (try C0.QueryValue(decoder: &decoder).queryOutput, try C1.QueryValue(decoder: &decoder).queryOutput, try C2.QueryValue(decoder: &decoder).queryOutput, try J.TableColumns.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
@@ -878,7 +878,7 @@ extension Select3 {
     var clauses = clauses
     clauses.joins.append(JoinKind.left.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
-    return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+    return Select4(clauses: clauses, sources: sources) { decoder in (try C0.QueryValue(decoder: &decoder).queryOutput, try C1.QueryValue(decoder: &decoder).queryOutput, try C2.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<J.TableColumns>.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
@@ -890,7 +890,7 @@ extension Select3 {
     var clauses = clauses
     clauses.joins.append(JoinKind.right.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
-    return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+    return Select4(clauses: clauses, sources: sources) { decoder in (try NullableColumns<C0>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C1>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C2>.QueryValue(decoder: &decoder).queryOutput, try J.TableColumns.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
@@ -902,7 +902,7 @@ extension Select3 {
     var clauses = clauses
     clauses.joins.append(JoinKind.full.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment].joined(separator: ", ")
-    return Select4(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+    return Select4(clauses: clauses, sources: sources) { decoder in (try NullableColumns<C0>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C1>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C2>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<J.TableColumns>.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -916,7 +916,7 @@ extension Select4 {
     var clauses = clauses
     clauses.joins.append(JoinKind.inner.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
-    return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(C3.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+    return Select5(clauses: clauses, sources: sources) { decoder in (try C0.QueryValue(decoder: &decoder).queryOutput, try C1.QueryValue(decoder: &decoder).queryOutput, try C2.QueryValue(decoder: &decoder).queryOutput, try C3.QueryValue(decoder: &decoder).queryOutput, try J.TableColumns.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Left-joins `other`: every row of this side; `other`'s side is NULL where nothing matches, so its columns are optional.
@@ -928,7 +928,7 @@ extension Select4 {
     var clauses = clauses
     clauses.joins.append(JoinKind.left.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
-    return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(C0.QueryValue.self).queryOutput, try decoder.decode(C1.QueryValue.self).queryOutput, try decoder.decode(C2.QueryValue.self).queryOutput, try decoder.decode(C3.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+    return Select5(clauses: clauses, sources: sources) { decoder in (try C0.QueryValue(decoder: &decoder).queryOutput, try C1.QueryValue(decoder: &decoder).queryOutput, try C2.QueryValue(decoder: &decoder).queryOutput, try C3.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<J.TableColumns>.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Right-joins `other`: every row of `other`; the tables joined so far are NULL where nothing matches, so their columns are optional.
@@ -940,7 +940,7 @@ extension Select4 {
     var clauses = clauses
     clauses.joins.append(JoinKind.right.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
-    return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C3>.QueryValue.self).queryOutput, try decoder.decode(J.TableColumns.QueryValue.self).queryOutput) }
+    return Select5(clauses: clauses, sources: sources) { decoder in (try NullableColumns<C0>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C1>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C2>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C3>.QueryValue(decoder: &decoder).queryOutput, try J.TableColumns.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Full-joins `other`: every row of both sides; either may be NULL, so every column is optional.
@@ -952,6 +952,6 @@ extension Select4 {
     var clauses = clauses
     clauses.joins.append(JoinKind.full.clause(operand, on: condition(self.sources.0, self.sources.1, self.sources.2, self.sources.3, operand.columns).queryFragment))
     clauses.columns = [sources.0.queryFragment, sources.1.queryFragment, sources.2.queryFragment, sources.3.queryFragment, sources.4.queryFragment].joined(separator: ", ")
-    return Select5(clauses: clauses, sources: sources) { decoder in (try decoder.decode(NullableColumns<C0>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C1>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C2>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<C3>.QueryValue.self).queryOutput, try decoder.decode(NullableColumns<J.TableColumns>.QueryValue.self).queryOutput) }
+    return Select5(clauses: clauses, sources: sources) { decoder in (try NullableColumns<C0>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C1>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C2>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<C3>.QueryValue(decoder: &decoder).queryOutput, try NullableColumns<J.TableColumns>.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
