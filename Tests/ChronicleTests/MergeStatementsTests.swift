@@ -35,7 +35,9 @@ struct MergeStatementsTests {
       """
       INSERT INTO main."lists" ("id", "name", "weight") VALUES (?,?,?)
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
+      SELECT c."id" FROM main."items" AS c
+      WHERE (c."id") IN (VALUES (?))
+      AND ((c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")))
       """
     }
 
@@ -51,7 +53,9 @@ struct MergeStatementsTests {
     assertInlineSnapshot(of: log.take(), as: .lines) {
       """
       UPDATE main."items" SET "title" = ? WHERE "id" = ?
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
+      SELECT c."id" FROM main."items" AS c
+      WHERE (c."id") IN (VALUES (?))
+      AND ((c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")))
       """
     }
     assertInlineSnapshot(of: try rows(bob, "SELECT id, listID, title, count FROM items"), as: .lines) {
@@ -87,7 +91,9 @@ struct MergeStatementsTests {
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
+      SELECT c."id" FROM main."items" AS c
+      WHERE (c."id") IN (VALUES (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?), (?))
+      AND ((c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")))
       """
     }
     assertInlineSnapshot(of: try rows(bob, "SELECT id, title FROM items WHERE id IN (1, 64, 65, 70)"), as: .lines) {
@@ -121,11 +127,12 @@ struct MergeStatementsTests {
     assertInlineSnapshot(of: log.take(), as: .lines) {
       """
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
+      SELECT c."id" FROM main."items" AS c
+      WHERE (c."id") IN (VALUES (?))
+      AND ((c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")))
       SELECT "id", "listID", "title", "count" FROM main."items" WHERE "id" = ?
       DELETE FROM main."items" WHERE "id" = ?
       SELECT EXISTS (SELECT 1 FROM (SELECT ? AS "id", ? AS "listID", ? AS "title", ? AS "count") AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID"))
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       SELECT EXISTS (SELECT 1 FROM (SELECT ? AS "id", ? AS "listID", ? AS "title", ? AS "count") AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID"))
       """
     }
@@ -140,10 +147,8 @@ struct MergeStatementsTests {
     assertInlineSnapshot(of: log.take(), as: .lines) {
       """
       INSERT INTO main."lists" ("id", "name", "weight") VALUES (?,?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       SELECT EXISTS (SELECT 1 FROM (SELECT ? AS "id", ? AS "listID", ? AS "title", ? AS "count") AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID"))
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       """
     }
     assertInlineSnapshot(of: try rows(bob, "SELECT id, listID, title FROM items"), as: .lines) {

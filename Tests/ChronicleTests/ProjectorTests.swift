@@ -106,7 +106,9 @@ struct ProjectorTests {
       """
       INSERT INTO main."lists" ("id", "name") VALUES (?,?)
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
+      SELECT c."id" FROM main."items" AS c
+      WHERE (c."id") IN (VALUES (?))
+      AND ((c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")))
       """
     }
     assertInlineSnapshot(of: try target.rows("SELECT * FROM lists") + "\n" + target.rows("SELECT * FROM items"), as: .lines) {
@@ -125,7 +127,9 @@ struct ProjectorTests {
     assertInlineSnapshot(of: target.takeStatements(), as: .lines) {
       """
       UPDATE main."items" SET "title" = ? WHERE "id" = ?
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
+      SELECT c."id" FROM main."items" AS c
+      WHERE (c."id") IN (VALUES (?))
+      AND ((c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")))
       """
     }
     assertInlineSnapshot(of: try target.rows("SELECT * FROM items"), as: .lines) {
@@ -144,11 +148,12 @@ struct ProjectorTests {
     assertInlineSnapshot(of: target.takeStatements(), as: .lines) {
       """
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
+      SELECT c."id" FROM main."items" AS c
+      WHERE (c."id") IN (VALUES (?))
+      AND ((c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")))
       SELECT "id", "listID", "title", "count" FROM main."items" WHERE "id" = ?
       DELETE FROM main."items" WHERE "id" = ?
       SELECT EXISTS (SELECT 1 FROM (SELECT ? AS "id", ? AS "listID", ? AS "title", ? AS "count") AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID"))
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       SELECT EXISTS (SELECT 1 FROM (SELECT ? AS "id", ? AS "listID", ? AS "title", ? AS "count") AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID"))
       """
     }
@@ -165,10 +170,8 @@ struct ProjectorTests {
     assertInlineSnapshot(of: target.takeStatements(), as: .lines) {
       """
       INSERT INTO main."lists" ("id", "name") VALUES (?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       SELECT EXISTS (SELECT 1 FROM (SELECT ? AS "id", ? AS "listID", ? AS "title", ? AS "count") AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID"))
       INSERT INTO main."items" ("id", "listID", "title", "count") VALUES (?,?,?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       """
     }
     assertInlineSnapshot(of: try target.rows("SELECT * FROM items") + "\n" + target.parked(), as: .lines) {
@@ -194,10 +197,8 @@ struct ProjectorTests {
     assertInlineSnapshot(of: target.takeStatements(), as: .lines) {
       """
       INSERT INTO main."lists" ("id", "name") VALUES (?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       UPDATE main."lists" SET "name" = ? WHERE "id" = ?
       INSERT INTO main."lists" ("id", "name") VALUES (?,?)
-      SELECT c."id" FROM main."items" AS c WHERE c."listID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main."lists" AS p WHERE p."id" = c."listID")
       DELETE FROM main."lists" WHERE "id" = ? RETURNING "id", "name"
       """
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import GRDB
 import ChronicleTestSupport
 import Testing
 
@@ -46,6 +47,13 @@ func push(_ source: ChronicleDatabase, to target: ChronicleDatabase) throws -> M
   let events = try source.serializedEvents(beyond: target.versionVector())
   let bundle = EventBundle.encode(writer: source.peerID, events: events)
   return try target.applyRemote(bundle: bundle, source: "memory:\(source.peerID.shortDescription)")
+}
+
+/// Expects no row of `peer`'s tables to lack its parent (SQLite's own
+/// check): a merge parks such rows.
+func expectNoOrphans(_ peer: ChronicleDatabase, _ context: String) throws {
+  let violations = try peer.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }
+  #expect(violations.isEmpty, "\(context): rows without their parent: \(violations)")
 }
 
 /// The set of event identities in a log.

@@ -54,12 +54,35 @@ struct HeldRows {
     /// (reading them through `shape` would retain its arrays each time).
     let columnCount: Int
     let keyCount: Int
+    /// Whether the keys of rows written into the table are noted (it has
+    /// foreign keys: the run ends by checking their parents).
+    let notesWrittenKeys: Bool
+    /// Since the run began: the keys of rows written into the table (nil
+    /// past ``RunFootprint/keyLimit``, or when not noted), and whether any
+    /// row left it.
+    var writtenKeys: [[SQLiteValue]]? = []
+    var lostRows = false
+    /// Whether a row staying in the table can orphan rows that refer to it
+    /// (a foreign key refers to columns besides its primary key): then an
+    /// update counts as a row lost.
+    var updatesMayOrphan = false
 
-    init(shape: TableShape, columnIndex: [String: Int]) {
+    init(shape: TableShape, columnIndex: [String: Int], notesWrittenKeys: Bool) {
       self.shape = shape
       self.columnIndex = columnIndex
       columnCount = shape.columns.count
       keyCount = shape.primaryKey.count
+      self.notesWrittenKeys = notesWrittenKeys
+    }
+
+    /// Notes a row written into the table, while there are few enough.
+    mutating func noteWritten(_ key: ArraySlice<SQLiteValue>) {
+      guard notesWrittenKeys, writtenKeys != nil else { return }
+      if writtenKeys!.count >= RunFootprint.keyLimit {
+        writtenKeys = nil
+      } else {
+        writtenKeys!.append(Array(key))
+      }
     }
   }
 
@@ -202,6 +225,7 @@ struct HeldRows {
         // The row leaves its table; its values stay in the merge state.
         if let current = try writers[rows[position].table].takeOut(key: keyValues[keySlots(of: position)]) {
           for (slot, value) in zip(slots(of: position), current) where values[slot] == nil { values[slot] = value }
+          tables[rows[position].table].lostRows = true
         }
         retain(position)
       case (false, false):
@@ -214,9 +238,12 @@ struct HeldRows {
     }
     for position in staying {
       try writers[rows[position].table].update(values[slots(of: position)], key: keyValues[keySlots(of: position)])
+      tables[rows[position].table].noteWritten(keyValues[keySlots(of: position)])
+      if tables[rows[position].table].updatesMayOrphan { tables[rows[position].table].lostRows = true }
     }
     for position in entering {
       let row = rows[position]
+      tables[row.table].noteWritten(keyValues[keySlots(of: position)])
       for (column, key) in zip(tables[row.table].shape.primaryKey, keySlots(of: position)) { values[row.slotStart + column] = keyValues[key] }
       rows[position].parkedReason = nil
     }

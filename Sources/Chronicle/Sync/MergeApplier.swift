@@ -511,18 +511,38 @@ final class MergeApplier {
 
   // MARK: - Foreign keys
 
-  /// Parks rows of the changed tables whose parent row is absent, and brings
-  /// back parked rows whose parents are all present, until nothing moves.
+  /// Parks rows whose parent row is absent, and brings back parked rows
+  /// whose parents are all present, until nothing moves.
+  ///
+  /// The rows checked are those the run wrote into tables with foreign
+  /// keys, and every row of a table one of whose parent tables lost rows
+  /// (``RunFootprint``): a run of a few changes costs a few lookups,
+  /// whatever the size of the tables.
   func settleForeignKeys() throws {
     try flushRows()
     if mergesAheadOfLocalHistory { try forgetParkingOfRowsWrittenHere() }
+    var footprint = batch.footprint()
     var moved = true
     while moved {
       moved = false
+      let lost = footprint.tablesThatLostRows
+      footprint.tablesThatLostRows = []
       // Park orphans (parking a parent can orphan its children: loop).
       for table in try tablesToCheck() {
-        for key in try orphanKeys(of: table) {
-          try park(table: table, keyValues: key)
+        let name = table.lowercased()
+        let written = footprint.writtenRows.removeValue(forKey: name)
+        let orphans: [[SQLiteValue]]
+        if try parentTables(of: table).contains(where: lost.contains) {
+          orphans = try orphanKeys(of: table)
+        } else {
+          switch written {
+          case nil: continue
+          case .tooMany: orphans = try orphanKeys(of: table)
+          case .keys(let keys): orphans = try orphanKeys(of: table, among: keys)
+          }
+        }
+        for key in orphans where try park(table: table, keyValues: key) {
+          footprint.tablesThatLostRows.insert(name)
           moved = true
         }
       }
@@ -548,10 +568,39 @@ final class MergeApplier {
     }
   }
 
+  /// The tracked tables with foreign keys.
   private func tablesToCheck() throws -> [String] {
-    // Children of changed tables too: a parked parent orphans them.
     let all = try TrackedTables.names(db)
     return try all.filter { name in try db.tableExists(name) && !db.foreignKeys(on: name, in: "main").isEmpty }
+  }
+
+  /// The tables (lower-cased names) `table`'s foreign keys refer to.
+  private func parentTables(of table: String) throws -> Set<String> {
+    Set(try db.foreignKeys(on: table, in: "main").map { $0.destinationTable.lowercased() })
+  }
+
+  /// Those of `keys` (local key order) whose row in `table` has a non-NULL
+  /// foreign key with no parent row: looked up by key, a few hundred keys
+  /// to a statement.
+  private func orphanKeys(of table: String, among keys: [[SQLiteValue]]) throws -> [[SQLiteValue]] {
+    guard let shape = try shape(table), !keys.isEmpty else { return [] }
+    let conditions = try missingParentConditions(child: table, alias: "c")
+    guard !conditions.isEmpty else { return [] }
+    let keyColumns = shape.primaryKey.map { "c." + quotedIdentifier(shape.columns[$0]) }.joined(separator: ", ")
+    let keyTuple = "(" + Array(repeating: "?", count: shape.primaryKey.count).joined(separator: ", ") + ")"
+    let chunk = max(1, 500 / shape.primaryKey.count)
+    var orphans: [[SQLiteValue]] = []
+    for start in stride(from: 0, to: keys.count, by: chunk) {
+      let part = keys[start..<min(start + chunk, keys.count)]
+      let sql = """
+        SELECT \(keyColumns) FROM main.\(quotedIdentifier(table)) AS c
+        WHERE (\(keyColumns)) IN (VALUES \(Array(repeating: keyTuple, count: part.count).joined(separator: ", ")))
+        AND ((\(conditions.joined(separator: ") OR ("))))
+        """
+      // Only the full-size statement is worth keeping prepared.
+      orphans += try db.fetchRows(sql: sql, values: part.joined(), cached: part.count == chunk)
+    }
+    return orphans
   }
 
   /// Primary keys (local key order) of the rows of `table` that have a
@@ -579,16 +628,19 @@ final class MergeApplier {
     }
   }
 
-  private func park(table: String, keyValues: [SQLiteValue]) throws {
-    guard let shape = try shape(table) else { return }
+  /// Takes a row out of its table to wait for its parent; returns whether
+  /// it was there.
+  private func park(table: String, keyValues: [SQLiteValue]) throws -> Bool {
+    guard let shape = try shape(table) else { return false }
     let key = try MergeStore.encodeKey(keyValues)
-    guard let row = try writer(for: shape).takeOut(key: keyValues) else { return }
+    guard let row = try writer(for: shape).takeOut(key: keyValues) else { return false }
     let values = Dictionary(uniqueKeysWithValues: zip(shape.columns, row))
     var state = try store.load(table: table, key: key) ?? RowMergeState()
     state.retained = values
     state.parkedReason = .parent
     state.isComplete = true  // it was in its table (local history not folded yet may not say so)
     try store.save(table: table, key: key, state)
+    return true
   }
 
   private func parkedForParent() throws -> [(String, Data)] {
