@@ -105,4 +105,23 @@ struct CompactionTests {
     #expect(try c.replayMatchesLive(directory))
     #expect(try c.verify().isValid)
   }
+
+  @Test func aMigrationCompactedIntoTheBaselineStillUpcastsAPeerThatHasNotRunIt() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let alice = try openSyncPeer(directory, name: "alice.sqlite", clock: clock)
+    let bob = try openSyncPeer(directory, name: "bob.sqlite", clock: clock)
+    try alice.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (1, 'Home')") }
+    try push(alice, to: bob)
+    // Alice renames a column and compacts: the migration now lives in her
+    // baseline alone. Bob has not run it, and writes the old column.
+    clock.advance(by: 1)
+    try alice.migrate("titles") { migration in try migration.renameColumn("name", to: "title", in: "lists") }
+    _ = try alice.compact(before: alice.versionVector())
+    #expect(try alice.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_events") } == 0)
+    clock.advance(by: 1)
+    try bob.write { db in try db.execute(sql: "UPDATE lists SET name = 'Bob''s home' WHERE id = 1") }
+    try push(bob, to: alice)
+    #expect(try alice.read { db in try String.fetchOne(db, sql: "SELECT title FROM lists WHERE id = 1") } == "Bob's home")
+  }
 }

@@ -2,7 +2,8 @@
 //
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
-//                                        [--filesync-mib 256] [--maintenance-rows 20000] [--only capture|query|sync|replay|filesync|signing|relay|maintenance]
+//                                        [--filesync-mib 256] [--maintenance-rows 20000] [--incremental-events 200000]
+//                                        [--only capture|query|sync|incremental|replay|filesync|signing|relay|maintenance]
 //                                        [--scenario N]  (only the Nth capture scenario, for profiling)
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
@@ -14,7 +15,8 @@
 // --repeat runs is reported, as rows/s and as the ratio Chronicle / GRDB time.
 // The query scenarios compare the typed builder with hand-written GRDB
 // (QueryBenchmark.swift); the sync scenarios are in SyncBenchmark.swift, the
-// replay scenarios in ReplayBenchmark.swift, the filesync example's in
+// replay scenarios in ReplayBenchmark.swift, one small sync after a long
+// shared history in IncrementalSyncBenchmark.swift, the filesync example's in
 // FileSyncBenchmark.swift, compaction and the first push in
 // MaintenanceBenchmark.swift, the relay's in RelayBenchmark.swift (it runs the
 // `chronicle` built beside it: build both, `swift build -c release`).
@@ -31,6 +33,7 @@ struct Options {
   var replayChanges = 1_000_000
   var fileSyncMiB = 256
   var maintenanceRows = 20_000  // and 4x as many
+  var incrementalEvents = 200_000  // and a tenth as many
   var only: String?
   var scenario: Int?
   var syncSourcePath: String?
@@ -46,11 +49,12 @@ struct Options {
       case "--replay-changes": replayChanges = Int(iterator.next() ?? "") ?? replayChanges
       case "--filesync-mib": fileSyncMiB = Int(iterator.next() ?? "") ?? fileSyncMiB
       case "--maintenance-rows": maintenanceRows = Int(iterator.next() ?? "") ?? maintenanceRows
+      case "--incremental-events": incrementalEvents = Int(iterator.next() ?? "") ?? incrementalEvents
       case "--only": only = iterator.next()
       case "--scenario": scenario = Int(iterator.next() ?? "")
       case "--write-sync-source": syncSourcePath = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--maintenance-rows N] [--only capture|query|sync|replay|filesync|signing|relay|maintenance] [--scenario N] [--write-sync-source FILE]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--maintenance-rows N] [--incremental-events N] [--only capture|query|sync|incremental|replay|filesync|signing|relay|maintenance] [--scenario N] [--write-sync-source FILE]\n".utf8))
         exit(2)
       }
     }
@@ -195,6 +199,11 @@ if options.only == nil || options.only == "capture" { try runCaptureBenchmark() 
 if options.only == nil || options.only == "query" { try runQueryBenchmark(rows: options.rows, repeats: options.repeats, folder: folder) }
 if options.only == nil || options.only == "sync" {
   try await runSyncBenchmark(SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
+}
+if options.only == nil || options.only == "incremental" {
+  try await runIncrementalSyncBenchmark(
+    histories: [(options.incrementalEvents / 10, false), (options.incrementalEvents, false), (options.incrementalEvents, true)],
+    repeats: options.repeats, folder: folder)
 }
 if options.only == nil || options.only == "replay" {
   try runReplayBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)

@@ -22,26 +22,52 @@ package struct LogBaseline: Sendable {
   /// peer at `vector` lacks events that the baseline of the log in `db`
   /// replaced (only those of `origin` when given): they cannot be sent.
   static func requireCovered(_ vector: VersionVector, origin: PeerID? = nil, in db: Database) throws {
-    guard let baseline = try read(db) else { return }
+    guard let baseline = try Header.read(db) else { return }
     for (peer, sequence) in baseline.vector.sequences where (origin == nil || origin == peer) && vector[peer] < sequence {
       throw SyncError.compactedAway(origin: peer, needed: vector[peer] + 1, baseline: sequence)
     }
   }
 
+  /// The baseline of the log in `db`, with its event decoded: every row of
+  /// the tracked tables. What syncs and merges need of it is ``Header``.
   static func read(_ db: Database) throws -> LogBaseline? {
-    guard try db.tableExists("chronicle_baseline"),
-          let row = try Row.fetchOne(db, sql: "SELECT through_position, vector, hlc, schema_epoch, payload FROM chronicle_baseline")
+    guard let header = try Header.read(db),
+          let payload = try Data.fetchOne(db, sql: "SELECT payload FROM chronicle_baseline")
     else { return nil }
-    let bytes = [UInt8](row[4] as Data)
+    let bytes = [UInt8](payload)
     let event: ChangeEvent
     do {
       event = try EventCodec.decode(bytes)
     } catch {
-      throw ChronicleError.corruptEvent(id: row[0], error)
+      throw ChronicleError.corruptEvent(id: header.throughPosition, error)
     }
     return LogBaseline(
-      throughPosition: row[0], vector: try VersionVector(parsing: row[1]),
-      timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: row[2])), schemaEpoch: UInt64(row[3] as Int64), event: event, bytes: bytes)
+      throughPosition: header.throughPosition, vector: header.vector, timestamp: header.timestamp, schemaEpoch: header.schemaEpoch,
+      event: event, bytes: bytes)
+  }
+
+  /// What a baseline says of the log, read without its event: the event
+  /// holds every row of the tracked tables, and decoding it on every sync
+  /// and merge would cost each of them the whole baseline.
+  package struct Header: Sendable {
+    /// Log position of the last pruned event.
+    package var throughPosition: Int64
+    /// The events the baseline stands for.
+    package var vector: VersionVector
+    /// Highest clock reading of the pruned events.
+    package var timestamp: HLCTimestamp
+    /// Schema epoch of this peer's last pruned event.
+    package var schemaEpoch: UInt64
+
+    /// The header of the baseline of the log in `db`, if it was compacted.
+    static func read(_ db: Database) throws -> Header? {
+      guard try db.tableExists("chronicle_baseline"),
+            let row = try Row.fetchOne(db, sql: "SELECT through_position, vector, hlc, schema_epoch FROM chronicle_baseline")
+      else { return nil }
+      return Header(
+        throughPosition: row[0], vector: try VersionVector(parsing: row[1]),
+        timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: row[2])), schemaEpoch: UInt64(row[3] as Int64))
+    }
   }
 
   /// The merge state of the baseline's rows (`chronicle_baseline_rows`);

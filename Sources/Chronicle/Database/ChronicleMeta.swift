@@ -49,6 +49,13 @@ struct ChronicleMeta {
     try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_meta WHERE key LIKE 'migration:%')") ?? false
   }
 
+  /// Whether a migration was recorded at or before log position `position`
+  /// (one a baseline through it holds; 0 for one that came with a clone's).
+  func hasMigrations(through position: Int64) throws -> Bool {
+    try Bool.fetchOne(
+      db, sql: "SELECT EXISTS (SELECT 1 FROM chronicle_meta WHERE key LIKE 'migration:%' AND value <= ?)", arguments: [position]) ?? false
+  }
+
   /// The names of the migrations recorded, in the order they ran.
   func migrationNames() throws -> [String] {
     try String.fetchAll(db, sql: "SELECT substr(key, 11) FROM chronicle_meta WHERE key LIKE 'migration:%' ORDER BY value, key")
@@ -90,4 +97,8 @@ extension ChronicleMeta.Key where Value == String {
   static var guardsInstalled: Self { Self("guards_installed") }
   /// In a rebuild's shadow file: the schema and peer it was made for.
   static var rebuildFingerprint: Self { Self("rebuild_fingerprint") }
+  /// A version vector the log had reached (``VersionVector/description``
+  /// form), saved by the transaction that appended its events: where
+  /// reading the vector starts (see ``VersionVector/read(_:)``).
+  static var vectorCheckpoint: Self { Self("vector_checkpoint") }
 }

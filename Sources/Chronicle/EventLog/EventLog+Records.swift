@@ -78,13 +78,6 @@ extension EventLog {
       arguments: [Data(origin.bytes), Int64(sequence)])
   }
 
-  /// Per origin, its lowest and highest sequence and how many events the
-  /// log holds (the sequences have no gap when the count spans them).
-  static func sequenceRanges(_ db: Database) throws -> [(originBytes: Data, minimum: Int64, maximum: Int64, count: Int64)] {
-    try Row.fetchAll(db, sql: "SELECT origin, MIN(sequence), MAX(sequence), COUNT(*) FROM main.chronicle_events GROUP BY origin")
-      .map { row in (row[0], row[1], row[2], row[3]) }
-  }
-
   /// The sequences of the origin stored as `originBytes`, from `start` up,
   /// in order; `body` returns false to stop.
   static func scanSequences(_ db: Database, originBytes: Data, from start: Int64, _ body: (Int64) throws -> Bool) throws {

@@ -14,7 +14,7 @@ struct LocalLogPosition: Equatable {
       arguments: [Data(origin.bytes)])
     guard let row else {
       // Every event of this peer was compacted away (or it has none yet).
-      let baseline = try LogBaseline.read(db)
+      let baseline = try LogBaseline.Header.read(db)
       let floor = try ChronicleMeta(db: db).value(.epochFloor) ?? 0
       return LocalLogPosition(
         nextSequence: (baseline?.vector[origin] ?? 0) + 1,
@@ -30,6 +30,6 @@ struct LocalLogPosition: Equatable {
   static func latestClock(_ db: Database) throws -> HLCTimestamp {
     let raw = try Int64.fetchOne(db, sql: "SELECT MAX(hlc) FROM chronicle_events") ?? 0
     let logged = HLCTimestamp(rawValue: UInt64(bitPattern: raw))
-    return max(logged, try LogBaseline.read(db)?.timestamp ?? .zero)
+    return max(logged, try LogBaseline.Header.read(db)?.timestamp ?? .zero)
   }
 }

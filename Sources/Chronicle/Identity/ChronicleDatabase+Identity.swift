@@ -119,6 +119,7 @@ extension ChronicleDatabase {
         }
         try ChronicleMeta(db: db).set(.sealedThrough, to: last.sequence)
         done = events.count < 1024
+        if done { try VersionVector.saveCheckpoint(db) }
       }
     }
   }
@@ -130,7 +131,10 @@ extension ChronicleDatabase {
   /// would refuse it).
   func firstUnsealedOwnSequence(_ db: Database) throws -> UInt64? {
     guard signsEvents, let device = try DeviceRegistry(db: db).device(peerID) else { return nil }
-    return try EventLog.firstUnsignedSequence(db, origin: peerID, from: Int64(device.firstSignedSequence)).map { UInt64($0) }
+    // Events up to the sealing mark are sealed: looking from there keeps
+    // this a probe, not a walk through every event this device wrote.
+    let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
+    return try EventLog.firstUnsignedSequence(db, origin: peerID, from: from).map { UInt64($0) }
   }
 
   private static func sealedThrough(_ db: Database) throws -> Int64 {

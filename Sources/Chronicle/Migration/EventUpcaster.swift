@@ -63,8 +63,11 @@ struct EventUpcaster {
     // Migrations advance the epoch: only events where it changed can hold one.
     let positions = try EventLog.schemaEpochChanges(db, origin: localPeer)
     var found: [(Int64, SchemaMigration)] = []
-    // Migrations of compacted events are kept in the baseline.
-    if let baseline = try LogBaseline.read(db) {
+    // Migrations of compacted events are kept in the baseline. Its event
+    // holds every row: it is decoded only when a migration was recorded
+    // through it, not on every merge.
+    if let header = try LogBaseline.Header.read(db), try ChronicleMeta(db: db).hasMigrations(through: header.throughPosition),
+       let baseline = try LogBaseline.read(db) {
       for case .schema(.migration(let migration)) in baseline.event.operations { found.append((baseline.throughPosition, migration)) }
     }
     for position in positions {

@@ -145,7 +145,7 @@ extension ChronicleLogSource {
         }
       }
       // Each origin's sequences run on from the baseline (or from 1) without a gap.
-      let base = try LogBaseline.read(db)?.vector ?? VersionVector()
+      let base = try LogBaseline.Header.read(db)?.vector ?? VersionVector()
       var gaps: [(origin: PeerID?, sequence: Int64, previous: Int64)] = []
       try EventLog.forEachSequence(db) { originBytes, sequence, previousStored in
         let origin = PeerID(bytes: originBytes)

@@ -58,6 +58,7 @@ extension ChronicleDatabase {
             for key in [ChronicleMeta.Key<Int64>.loggedSchemaVersion, .mergeFoldedThrough, .receivedMergedPastFoldMark, .sealedThrough] {
               try meta.remove(key)
             }
+            try meta.remove(.vectorCheckpoint)
             try db.execute(
               sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",
               arguments: [Data(newPeer.bytes), ISO8601DateFormatter().string(from: Date())])

@@ -53,8 +53,21 @@ extension ChronicleDatabase {
     try sealOwnEvents()
     return try read { db in
       try LogBaseline.requireCovered(vector, origin: origin, in: db)
+      if let origin {
+        return try EventLog.payloads(db, origin: origin, sequencesAfter: vector[origin]).map { Array($0) }
+      }
+      // Log order, from the first event any origin lacks: what is read
+      // grows with what the other side lacks, not with the log.
+      var first: Int64?
+      for originBytes in try EventLog.originBytes(db) {
+        guard let peer = PeerID(bytes: originBytes),
+              let positions = try EventLog.summary(db, originBytes: originBytes, sequencesAfter: vector[peer], positionsBefore: .max).positions
+        else { continue }
+        first = min(first ?? positions.lowerBound, positions.lowerBound)
+      }
+      guard let first else { return [] }
       var events: [[UInt8]] = []
-      try EventLog.scanRecords(db, origin: origin, payloads: true) { record in
+      try EventLog.scanRecords(db, after: first - 1, payloads: true) { record in
         guard let eventOrigin = record.origin, !vector.contains(origin: eventOrigin, sequence: record.sequence),
               let payload = record.payload else { return true }
         events.append(Array(payload))
@@ -252,6 +265,7 @@ extension ChronicleDatabase {
       throw SyncError.triggerWroteWhileMerging(source: source, table: table)
     }
     report.parkedRows = try MergeStore(db: db).parkedCount()
+    if report.appliedEvents > 0 { try VersionVector.saveCheckpoint(db) }
     return report
   }
 }

@@ -341,7 +341,7 @@ final class MergeApplier {
   @discardableResult
   func apply(_ incoming: IncomingEvent, source: String) throws -> Bool {
     let event = incoming.event
-    if baselineVector == nil { baselineVector = try LogBaseline.read(db)?.vector ?? VersionVector() }
+    if baselineVector == nil { baselineVector = try LogBaseline.Header.read(db)?.vector ?? VersionVector() }
     if baselineVector!.contains(origin: event.origin, sequence: event.sequence) {
       duplicateEvents += 1  // compacted into the baseline: held already
       return false

@@ -25,10 +25,12 @@ public struct OutgoingEvents: Sendable {
   public let oldestTimestamp: HLCTimestamp?
 
   private let database: ChronicleDatabase
+  /// The position of the last event to send.
   private let lastPosition: Int64
   /// When set, only this origin's events are sent.
   private let onlyOrigin: PeerID?
-  private var position: Int64 = 0
+  /// The position read up to: just before the first event to send, at first.
+  private var position: Int64
 
   /// Snapshots the events of `database`'s log beyond `vector`, after
   /// signing this device's events that are not signed yet.
@@ -46,27 +48,29 @@ public struct OutgoingEvents: Sendable {
     self.vector = vector
     self.onlyOrigin = only
     try database.sealOwnEvents()
-    (lastPosition, count, bytes, oldestTimestamp) = try database.read { db in
+    (position, lastPosition, count, bytes, oldestTimestamp) = try database.read { db in
       try LogBaseline.requireCovered(vector, in: db)
       // This device's events committed since the sealing above are left for
       // the next sync: they would arrive unsigned, and be refused.
       let unsealed = try database.firstUnsealedOwnSequence(db).flatMap { sequence in
         try EventLog.position(db, origin: database.peerID, sequence: sequence)
       }
-      var last: Int64 = 0, count = 0, bytes = 0
+      // Per origin, through the (origin, sequence) index: what is read
+      // grows with what the receiver lacks, not with the log.
+      var first: Int64?, last: Int64 = 0, count = 0, bytes = 0
       var oldest: UInt64?
-      var origins: [Data: PeerID] = [:]
-      try EventLog.scanRecords(db, through: (unsealed ?? .max) - 1) { record in
-        last = record.position
-        guard let origin = origins[record.originBytes] ?? record.origin else { return true }
-        origins[record.originBytes] = origin
-        guard origin == only ?? origin, !vector.contains(origin: origin, sequence: record.sequence) else { return true }
-        count += 1
-        bytes += record.storedSize
-        oldest = min(oldest ?? record.timestamp, record.timestamp)
-        return true
+      for originBytes in try only.map({ [Data($0.bytes)] }) ?? EventLog.originBytes(db) {
+        guard let origin = PeerID(bytes: originBytes) else { continue }
+        let summary = try EventLog.summary(
+          db, originBytes: originBytes, sequencesAfter: vector[origin], positionsBefore: unsealed ?? .max)
+        guard let positions = summary.positions else { continue }
+        count += summary.count
+        bytes += summary.bytes
+        if let timestamp = summary.oldestTimestamp { oldest = min(oldest ?? timestamp, timestamp) }
+        first = min(first ?? positions.lowerBound, positions.lowerBound)
+        last = max(last, positions.upperBound)
       }
-      return (last, count, bytes, oldest.map(HLCTimestamp.init(rawValue:)))
+      return (first.map { $0 - 1 } ?? 0, last, count, bytes, oldest.map(HLCTimestamp.init(rawValue:)))
     }
   }
 

@@ -41,20 +41,22 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// The vector of the log in `db`.
+  ///
+  /// It starts from what the log is known to hold: a compacted log's
+  /// baseline, and the checkpoint that merges and sealing save with the
+  /// events they append (``saveCheckpoint(_:)``). From there each origin's
+  /// sequences are walked in the `(origin, sequence)` index up to the first
+  /// gap: a read costs the events appended since, not the log's length.
   public static func read(_ db: Database) throws -> VersionVector {
-    // A compacted log starts from its baseline's vector.
-    let base = try LogBaseline.read(db)?.vector ?? VersionVector()
-    var sequences = base.sequences
-    for range in try EventLog.sequenceRanges(db) {
-      guard let origin = PeerID(bytes: range.originBytes) else { continue }
-      let start = Int64(base[origin]) + 1
-      if range.minimum == start && range.maximum - range.minimum + 1 == range.count {
-        sequences[origin] = UInt64(range.maximum)
-        continue
-      }
-      // A gap (events received out of order): walk to its start.
-      var expected = start
-      try EventLog.scanSequences(db, originBytes: range.originBytes, from: start) { sequence in
+    var sequences = (try LogBaseline.Header.read(db)?.vector ?? VersionVector()).sequences
+    if try ChronicleMeta(db: db).exists(),
+       let saved = try ChronicleMeta(db: db).value(.vectorCheckpoint), let checkpoint = try? VersionVector(parsing: saved) {
+      sequences.merge(checkpoint.sequences, uniquingKeysWith: max)
+    }
+    for originBytes in try EventLog.originBytes(db) {
+      guard let origin = PeerID(bytes: originBytes) else { continue }
+      var expected = Int64(sequences[origin] ?? 0) + 1
+      try EventLog.scanSequences(db, originBytes: originBytes, from: expected) { sequence in
         guard sequence == expected else { return false }
         expected += 1
         return true
@@ -62,5 +64,15 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
       sequences[origin] = UInt64(expected - 1)
     }
     return VersionVector(sequences)
+  }
+
+  /// Saves the vector of the log in `db` as the checkpoint that reads start
+  /// from. Called inside the transaction that appended the events it
+  /// covers, so that it never claims an event a rollback took back; only
+  /// compaction (whose baseline covers what it removes) and
+  /// ``ChronicleDatabase/deleteLocalData()`` (which removes the checkpoint)
+  /// remove events.
+  static func saveCheckpoint(_ db: Database) throws {
+    try ChronicleMeta(db: db).set(.vectorCheckpoint, to: try read(db).description)
   }
 }
