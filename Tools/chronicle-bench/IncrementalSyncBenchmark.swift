@@ -60,8 +60,21 @@ func runIncrementalSyncBenchmark(histories: [(events: Int, compacted: Bool)], re
     try await folderTarget.write { db in try db.execute(sql: incrementalSchema) }
     _ = try await DirectoryTransport(folder: shared).send(from: source)
     _ = try await DirectoryTransport(folder: shared).fetch(into: folderTarget)
+    var configuration = NetworkSyncConfiguration(key: .generate())
+    configuration.logger.logLevel = .warning
+    let server = try await SyncServer.bind(source, host: "127.0.0.1", port: 0, configuration: configuration)
+    let serving = Task { try await server.run() }
+    let transport = TCPTransport(host: "127.0.0.1", port: server.port, configuration: configuration)
     if compacted {
-      let everywhere = try target.versionVector()
+      // Every peer holds every event first: each prunes what all three have.
+      _ = try await DirectoryTransport(folder: shared).send(from: folderTarget)
+      _ = try await DirectoryTransport(folder: shared).fetch(into: source)
+      _ = try await transport.exchange(with: target)
+      _ = try await DirectoryTransport(folder: shared).send(from: source)
+      _ = try await DirectoryTransport(folder: shared).fetch(into: folderTarget)
+      let vectors = try [source, target, folderTarget].map { try $0.versionVector() }
+      var everywhere = VersionVector()
+      for origin in Set(vectors.flatMap(\.sequences.keys)) { everywhere[origin] = vectors.map { $0[origin] }.min() ?? 0 }
       for peer in [source, target, folderTarget] { _ = try peer.compact(before: everywhere) }
     }
 
@@ -73,11 +86,6 @@ func runIncrementalSyncBenchmark(histories: [(events: Int, compacted: Bool)], re
       for id in 1...events { try insert.execute(arguments: [id, id % listCount + 1, "Item \(id)"]) }
     }
 
-    var configuration = NetworkSyncConfiguration(key: .generate())
-    configuration.logger.logLevel = .warning
-    let server = try await SyncServer.bind(source, host: "127.0.0.1", port: 0, configuration: configuration)
-    let serving = Task { try await server.run() }
-    let transport = TCPTransport(host: "127.0.0.1", port: server.port, configuration: configuration)
 
     var plain = Double.infinity, idle = Double.infinity, tcp = Double.infinity, directory = Double.infinity
     let rounds = max(repeats, 1) * 5

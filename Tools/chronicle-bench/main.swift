@@ -4,7 +4,7 @@
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
 //                                        [--filesync-mib 256] [--maintenance-rows 20000] [--incremental-events 200000]
 //                                        [--only capture|query|sync|incremental|replay|filesync|signing|relay|maintenance]
-//                                        [--scenario N]  (only the Nth capture scenario, for profiling)
+//                                        [--scenario N]  (only the Nth capture scenario or incremental history, for profiling)
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
 //     `chronicle serve` and `chronicle sync --peer` as separate processes).
@@ -202,7 +202,8 @@ if options.only == nil || options.only == "sync" {
 }
 if options.only == nil || options.only == "incremental" {
   try await runIncrementalSyncBenchmark(
-    histories: [(options.incrementalEvents / 10, false), (options.incrementalEvents, false), (options.incrementalEvents, true)],
+    histories: [(options.incrementalEvents / 10, false), (options.incrementalEvents, false), (options.incrementalEvents, true)]
+      .enumerated().filter { entry in options.scenario.map { $0 == entry.offset + 1 } ?? true }.map(\.element),
     repeats: options.repeats, folder: folder)
 }
 if options.only == nil || options.only == "replay" {

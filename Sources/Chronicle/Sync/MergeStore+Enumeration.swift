@@ -32,12 +32,18 @@ extension MergeStore {
   /// states) selects, of the table numbered `table` or of all, by table
   /// number and key. For `chronicle_rows`, `chronicle_integer_rows` is read
   /// beside it, and the two merged.
+  ///
+  /// - Parameter parkedOnly: `condition` selects parked rows: they are read
+  ///   through the tables' partial indexes of parked rows. (Asked for rows
+  ///   whose `parked_reason IS NOT NULL` in key order, SQLite 3.40 walks the
+  ///   whole table rather than the index and a sort.)
   private func forEachStored(
-    in rows: String, where condition: String, _ values: [SQLiteValue], ofTable table: Int64?, _ body: (NamedMergeState) throws -> Void
+    in rows: String, where condition: String, _ values: [SQLiteValue], ofTable table: Int64?, parkedOnly: Bool = false,
+    _ body: (NamedMergeState) throws -> Void
   ) throws {
     let keyed = try db.makeStatement(sql: """
       SELECT r.table_number, n.name, r.row_key, r.clocks, r.parked_reason, r.retained
-      FROM \(schema).\(rows) AS r JOIN \(schema).chronicle_merge_names AS n ON n.number = r.table_number
+      FROM \(schema).\(rows) AS r \(parkedOnly ? "INDEXED BY \(rows)_parked " : "")JOIN \(schema).chronicle_merge_names AS n ON n.number = r.table_number
       WHERE (\(condition)) AND \(table == nil ? "1" : "r.table_number = ?") ORDER BY r.table_number, r.row_key
       """)
     let keyedRows = try SteppedRows(keyed, values + (table.map { [.integer($0)] } ?? []))
@@ -47,7 +53,7 @@ extension MergeStore {
     if rows == "chronicle_rows", try hasIntegerRows(), range != .some(nil) {
       let integer = try db.makeStatement(sql: """
         SELECT r.table_and_key >> 40, n.name, r.table_and_key, r.clocks, r.parked_reason, r.retained
-        FROM \(schema).chronicle_integer_rows AS r JOIN \(schema).chronicle_merge_names AS n ON n.number = r.table_and_key >> 40
+        FROM \(schema).chronicle_integer_rows AS r \(parkedOnly ? "INDEXED BY chronicle_integer_rows_parked " : "")JOIN \(schema).chronicle_merge_names AS n ON n.number = r.table_and_key >> 40
         WHERE (\(condition)) AND \(table == nil ? "1" : "r.table_and_key BETWEEN ? AND ?") ORDER BY r.table_and_key
         """)
       var integerValues = values
@@ -148,7 +154,7 @@ extension MergeStore {
     var found: [NamedMergeState] = []
     try forEachStored(
       in: "chronicle_rows", where: reason == nil ? "r.parked_reason IS NOT NULL" : "r.parked_reason = ?",
-      reason.map { [.text($0.rawValue)] } ?? [], ofTable: nil) { found.append($0) }
+      reason.map { [.text($0.rawValue)] } ?? [], ofTable: nil, parkedOnly: true) { found.append($0) }
     return found.sorted { $0.table != $1.table ? $0.table < $1.table : Self.keyPrecedes($0.key, $1.key) }
   }
 
