@@ -46,6 +46,23 @@ extension EventLog {
     return summary
   }
 
+  /// What the log holds beyond `vector` (of `origin` only, when given), at
+  /// positions below `before`, over every origin: each origin's summary,
+  /// added up.
+  static func summary(_ db: Database, beyond vector: VersionVector, origin: PeerID? = nil, positionsBefore before: Int64 = .max) throws -> OriginSummary {
+    var total = OriginSummary()
+    for originBytes in try origin.map({ [Data($0.bytes)] }) ?? originBytes(db) {
+      guard let peer = PeerID(bytes: originBytes) else { continue }
+      let summary = try summary(db, originBytes: originBytes, sequencesAfter: vector[peer], positionsBefore: before)
+      guard let positions = summary.positions else { continue }
+      total.count += summary.count
+      total.bytes += summary.bytes
+      if let timestamp = summary.oldestTimestamp { total.oldestTimestamp = min(total.oldestTimestamp ?? timestamp, timestamp) }
+      total.positions = total.positions.map { min($0.lowerBound, positions.lowerBound)...max($0.upperBound, positions.upperBound) } ?? positions
+    }
+    return total
+  }
+
   /// The payloads of `origin`'s events whose sequences are above `after`,
   /// in sequence order.
   static func payloads(_ db: Database, origin: PeerID, sequencesAfter after: UInt64) throws -> [Data] {

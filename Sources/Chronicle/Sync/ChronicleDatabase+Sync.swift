@@ -58,16 +58,9 @@ extension ChronicleDatabase {
       }
       // Log order, from the first event any origin lacks: what is read
       // grows with what the other side lacks, not with the log.
-      var first: Int64?
-      for originBytes in try EventLog.originBytes(db) {
-        guard let peer = PeerID(bytes: originBytes),
-              let positions = try EventLog.summary(db, originBytes: originBytes, sequencesAfter: vector[peer], positionsBefore: .max).positions
-        else { continue }
-        first = min(first ?? positions.lowerBound, positions.lowerBound)
-      }
-      guard let first else { return [] }
+      guard let positions = try EventLog.summary(db, beyond: vector).positions else { return [] }
       var events: [[UInt8]] = []
-      try EventLog.scanRecords(db, after: first - 1, payloads: true) { record in
+      try EventLog.scanRecords(db, after: positions.lowerBound - 1, through: positions.upperBound, payloads: true) { record in
         guard let eventOrigin = record.origin, !vector.contains(origin: eventOrigin, sequence: record.sequence),
               let payload = record.payload else { return true }
         events.append(Array(payload))

@@ -57,20 +57,10 @@ public struct OutgoingEvents: Sendable {
       }
       // Per origin, through the (origin, sequence) index: what is read
       // grows with what the receiver lacks, not with the log.
-      var first: Int64?, last: Int64 = 0, count = 0, bytes = 0
-      var oldest: UInt64?
-      for originBytes in try only.map({ [Data($0.bytes)] }) ?? EventLog.originBytes(db) {
-        guard let origin = PeerID(bytes: originBytes) else { continue }
-        let summary = try EventLog.summary(
-          db, originBytes: originBytes, sequencesAfter: vector[origin], positionsBefore: unsealed ?? .max)
-        guard let positions = summary.positions else { continue }
-        count += summary.count
-        bytes += summary.bytes
-        if let timestamp = summary.oldestTimestamp { oldest = min(oldest ?? timestamp, timestamp) }
-        first = min(first ?? positions.lowerBound, positions.lowerBound)
-        last = max(last, positions.upperBound)
-      }
-      return (first.map { $0 - 1 } ?? 0, last, count, bytes, oldest.map(HLCTimestamp.init(rawValue:)))
+      let summary = try EventLog.summary(db, beyond: vector, origin: only, positionsBefore: unsealed ?? .max)
+      return (
+        (summary.positions?.lowerBound ?? 1) - 1, summary.positions?.upperBound ?? 0, summary.count, summary.bytes,
+        summary.oldestTimestamp.map(HLCTimestamp.init(rawValue:)))
     }
   }
 
