@@ -23,6 +23,13 @@ extension ChronicleDatabase {
     }
   }
 
+  /// Throws ``SyncError/compactedAway(origin:needed:baseline:)`` when a
+  /// peer at `vector` lacks events of `origin` that this log compacted into
+  /// its baseline: they cannot be sent.
+  func requireCovered(_ vector: VersionVector, origin: PeerID) throws {
+    try writer.read { db in try LogBaseline.requireCovered(vector, origin: origin, in: db) }
+  }
+
   /// The highest sequence of this device's events in the log (0 when none).
   package func lastOwnSequence() throws -> UInt64 {
     try read { db in

@@ -3,9 +3,11 @@ import Foundation
 /// Exchanges events through a folder that every peer can read and write (a
 /// folder kept in sync by a file-sync tool, a network share, a USB stick).
 ///
-/// Each peer writes only into its own subfolder, named by its peer id, one
-/// segment file per send holding its own new events: `FIRST-LAST.chrb` (the
-/// sequence range, 20 digits each). A segment is written under a temporary
+/// Each peer writes only into its own subfolder, named by its peer id,
+/// segment files holding its own new events: `FIRST-LAST.chrb` (the
+/// sequence range, 20 digits each), at most ``maxSegmentEvents`` events or
+/// about ``maxSegmentBytes`` each, so that neither side holds more than one
+/// segment in memory, and a reader merges a long history a segment at a time. A segment is written under a temporary
 /// name and renamed when complete. Readers skip what their version vector
 /// covers, skip files still shorter than their header declares (a copy in
 /// progress) for ``damagedAfter``, then report them as damaged, and reject a
@@ -20,6 +22,11 @@ public struct DirectoryTransport: SyncTransport {
   /// complete files into place, so only a copy by another tool (a file-sync
   /// service still downloading it) can be short for a while.
   public var damagedAfter: Duration
+  /// The most events one segment file holds (10,000).
+  public var maxSegmentEvents = 10_000
+  /// The size past which a segment file holds no further event (16 MiB; a
+  /// segment holds at least one).
+  public var maxSegmentBytes = 16 << 20
   static let segmentExtension = "chrb"
 
   public init(folder: URL, damagedAfter: Duration = .seconds(60)) {
@@ -37,20 +44,31 @@ public struct DirectoryTransport: SyncTransport {
     }
     let ownSegments = try segments(in: own)
     try repairDamaged(ownSegments, of: database)
-    let written = ownSegments.map(\.last).max() ?? 0
-    let events = try database.serializedEvents(beyond: VersionVector([peer: written]), origin: peer)
-    guard !events.isEmpty else { return 0 }
-    let name = String(format: "%020llu-%020llu.%@", written + 1, written + UInt64(events.count), Self.segmentExtension)
-    let bytes = EventBundle.encode(writer: peer, events: events)
-    let temporary = own.appendingPathComponent(".\(name).partial")
-    do {
-      try Data(bytes).write(to: temporary)
-      try FileManager.default.moveItem(at: temporary, to: own.appendingPathComponent(name))
-    } catch {
-      try? FileManager.default.removeItem(at: temporary)
-      throw SyncError.transport("cannot write \(name) in \(own.path): \(error.localizedDescription)")
+    var written = ownSegments.map(\.last).max() ?? 0
+    try database.requireCovered(VersionVector([peer: written]), origin: peer)
+    var sent = 0
+    while true {
+      // Signed events only: one committed after the sealing waits for the next send.
+      let events = try database.ownEvents(after: written, maxEvents: maxSegmentEvents, maxBytes: maxSegmentBytes)
+      guard let last = events.last else { return sent }
+      guard events.first?.sequence == written + 1, last.sequence == written + UInt64(events.count) else {
+        throw SyncError.transport(
+          "this peer's log lacks some of its own events \(written + 1)...\(last.sequence), so they cannot be written to \(own.path); "
+            + "check the database with chronicle verify")
+      }
+      let name = String(format: "%020llu-%020llu.%@", written + 1, last.sequence, Self.segmentExtension)
+      let bytes = EventBundle.encode(writer: peer, events: events.map(\.bytes))
+      let temporary = own.appendingPathComponent(".\(name).partial")
+      do {
+        try Data(bytes).write(to: temporary)
+        try FileManager.default.moveItem(at: temporary, to: own.appendingPathComponent(name))
+      } catch {
+        try? FileManager.default.removeItem(at: temporary)
+        throw SyncError.transport("cannot write \(name) in \(own.path): \(error.localizedDescription)")
+      }
+      written = last.sequence
+      sent += events.count
     }
-    return events.count
   }
 
   public func fetch(into database: ChronicleDatabase) async throws -> FetchReport {
