@@ -11,11 +11,16 @@ import Testing
 /// peer must hold the same events and the same per-table digests, and its
 /// log replayed (and, in one scenario of five, rebuilt in place) must give them too.
 ///
-/// `CHRONICLE_CONVERGENCE_SCENARIOS=N` runs N scenarios instead of the default.
+/// `CHRONICLE_CONVERGENCE_SCENARIOS=N` runs N scenarios instead of the
+/// default; a failure names its seed, 0xC0FFEE + the scenario's number.
 @Suite("Sync: randomized convergence")
 struct ConvergenceTests {
   static let scenarioCount = ProcessInfo.processInfo.environment["CHRONICLE_CONVERGENCE_SCENARIOS"].flatMap(Int.init) ?? 500
-  static let batches: [Range<UInt64>] = stride(from: 0, to: UInt64(scenarioCount), by: 50).map { $0..<min($0 + 50, UInt64(scenarioCount)) }
+  /// `CHRONICLE_CONVERGENCE_SCENARIO=N` runs scenario N alone (seed 0xC0FFEE + N).
+  static let onlyScenario = ProcessInfo.processInfo.environment["CHRONICLE_CONVERGENCE_SCENARIO"].flatMap(UInt64.init)
+  static let batches: [Range<UInt64>] =
+    onlyScenario.map { [$0..<($0 + 1)] }
+    ?? stride(from: 0, to: UInt64(scenarioCount), by: 50).map { $0..<min($0 + 50, UInt64(scenarioCount)) }
 
   @Test(arguments: batches)
   func peersConverge(seeds: Range<UInt64>) async throws {

@@ -96,7 +96,7 @@ public final class ChronicleDatabase: Sendable {
     let session = self.session
     return try writer.write { db in
       let value = try updates(db)
-      _ = try session.appendEvent(db)
+      if try session.appendEvent(db) != nil { try restoreRowsWhoseParentsCameBack(db) }
       return value
     }
   }
@@ -106,8 +106,9 @@ public final class ChronicleDatabase: Sendable {
     let session = self.session
     return try writer.write { db in
       let value = try updates(db)
-      let event = try session.appendEvent(db)?.stored()
-      return (value, event)
+      let appended = try session.appendEvent(db)
+      if appended != nil { try restoreRowsWhoseParentsCameBack(db) }
+      return (value, try appended?.stored())
     }
   }
 
@@ -117,7 +118,9 @@ public final class ChronicleDatabase: Sendable {
     let session = self.session
     return try writer.write { db in
       let value = try updates(db)
-      return (value, try session.appendEvent(db)?.summary)
+      let appended = try session.appendEvent(db)
+      if appended != nil { try restoreRowsWhoseParentsCameBack(db) }
+      return (value, appended?.summary)
     }
   }
 
@@ -126,7 +129,7 @@ public final class ChronicleDatabase: Sendable {
     let session = self.session
     return try await writer.write { db in
       let value = try updates(db)
-      _ = try session.appendEvent(db)
+      if try session.appendEvent(db) != nil { try self.restoreRowsWhoseParentsCameBack(db) }
       return value
     }
   }

@@ -46,6 +46,11 @@ final class Projector {
     try endReceivedRun()
     recorded.insertsReplace = insertsReplace
     try recorded.apply(event, to: db)
+    // As on the live database after its own write: rows parked for a parent
+    // the event put back come back (``ChronicleDatabase/restoreRowsWhoseParentsCameBack(_:)``).
+    if try MergeStore(db: db).hasParked(for: .parent) {
+      try MergeApplier(db, local: localPeer, localEpoch: .max).restoreRowsWhoseParentsArePresent()
+    }
   }
 
   /// Merges one received event, and stores it in the log; returns false for

@@ -643,6 +643,30 @@ final class MergeApplier {
     return true
   }
 
+  /// After one of this peer's own writes: brings back every row parked for
+  /// a parent that is now present (and its own parked children, and so on),
+  /// as a merge's ``settleForeignKeys()`` does for the parents it brings. A
+  /// parked row the write inserted again itself is in its table already: it
+  /// is parked no longer.
+  func restoreRowsWhoseParentsArePresent() throws {
+    var moved = true
+    while moved {
+      moved = false
+      for (table, key) in try parkedForParent() {
+        guard let shape = try shape(table) else { continue }
+        if try writer(for: shape).contains(key: MergeStateKey.decode(key)) {
+          guard var state = try store.load(table: table, key: key) else { continue }
+          state.retained = nil
+          state.parkedReason = nil
+          state.isComplete = true
+          try store.save(table: table, key: key, state)
+        } else if try restoreIfParentsPresent(table: table, key: key) {
+          moved = true
+        }
+      }
+    }
+  }
+
   private func parkedForParent() throws -> [(String, Data)] {
     try store.parked(for: .parent).map { ($0.table, $0.key) }
   }

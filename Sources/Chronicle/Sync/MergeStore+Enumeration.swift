@@ -158,6 +158,18 @@ extension MergeStore {
     return found.sorted { $0.table != $1.table ? $0.table < $1.table : Self.keyPrecedes($0.key, $1.key) }
   }
 
+  /// Whether any row is parked for `reason` (read through the partial
+  /// indexes of parked rows).
+  func hasParked(for reason: RowMergeState.ParkedReason) throws -> Bool {
+    if try Bool.fetchOne(
+      db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(schema).chronicle_rows WHERE parked_reason = ?)"), arguments: [reason.rawValue]
+    ) == true { return true }
+    guard try hasIntegerRows() else { return false }
+    return try Bool.fetchOne(
+      db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(schema).chronicle_integer_rows WHERE parked_reason = ?)"),
+      arguments: [reason.rawValue]) == true
+  }
+
   /// How many rows are parked, for any reason.
   func parkedCount() throws -> Int {
     var count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema).chronicle_rows WHERE parked_reason IS NOT NULL") ?? 0
