@@ -91,7 +91,10 @@ public struct EventLog: Sendable {
       arguments += [positions.lowerBound, positions.upperBound]
     }
     if let origin = filter.origin {
-      conditions.append("e.origin = ?")
+      // With positions, read that range of the log (`+` keeps SQLite off
+      // the origin's index, which would read every event of the origin and
+      // sort them): a fold past its mark reads what lies past it.
+      conditions.append(filter.positions == nil ? "e.origin = ?" : "+e.origin = ?")
       arguments += [Data(origin.bytes)]
     }
     if let table = filter.table {
@@ -161,7 +164,7 @@ extension EventLog {
       arguments += [positions.lowerBound, positions.upperBound]
     }
     if let origin {
-      conditions.append("origin = ?")
+      conditions.append(positions == nil ? "origin = ?" : "+origin = ?")  // as in scanEncoded
       arguments += [Data(origin.bytes)]
     }
     let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
