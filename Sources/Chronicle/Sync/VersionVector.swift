@@ -53,8 +53,18 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
        let saved = try ChronicleMeta(db: db).value(.vectorCheckpoint), let checkpoint = try? VersionVector(parsing: saved) {
       sequences.merge(checkpoint.sequences, uniquingKeysWith: max)
     }
+    // This device's own events have no gap (capture appends them in order,
+    // and none comes from elsewhere): its latest sequence is its entry,
+    // where walking them would read a long local history on every sync
+    // until the first merge saves a checkpoint.
+    let local = try db.tableExists("chronicle_peer")
+      ? try Data.fetchOne(db, sql: "SELECT peer_id FROM chronicle_peer").flatMap { PeerID(bytes: $0) } : nil
     for originBytes in try EventLog.originBytes(db) {
       guard let origin = PeerID(bytes: originBytes) else { continue }
+      if origin == local {
+        sequences[origin] = max(sequences[origin] ?? 0, try EventLog.lastSequence(db, origin: origin))
+        continue
+      }
       var expected = Int64(sequences[origin] ?? 0) + 1
       try EventLog.scanSequences(db, originBytes: originBytes, from: expected) { sequence in
         guard sequence == expected else { return false }
