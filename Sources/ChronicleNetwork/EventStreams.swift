@@ -80,13 +80,14 @@ enum EventStreams {
     }
   }
 
-  /// Brings `database`'s merge state up to date before events arrive,
+  /// Brings `database`'s merge state up to date before events arrive (its
+  /// own events from the oldest of theirs on, when the offer names it),
   /// telling the sender how far it is every `workingInterval`, then tells
   /// it to send. (Otherwise the first merge would read the whole history
   /// while the sender waits for a batch to be taken, in silence.)
   private static func prepare(
-    _ database: ChronicleDatabase, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration,
-    progress: (@Sendable (NetworkSyncProgress) -> Void)?
+    _ database: ChronicleDatabase, since oldest: HLCTimestamp?, over connection: inout FramedConnection,
+    configuration: NetworkSyncConfiguration, progress: (@Sendable (NetworkSyncProgress) -> Void)?
   ) async throws {
     let start = ContinuousClock.now
     let folded = Mutex((folded: 0, total: 0))
@@ -94,7 +95,7 @@ enum EventStreams {
     let work = Task {
       defer { isDone.withLock { $0 = true } }
       return try await offload {
-        try database.prepareMergeState { done, total in
+        try database.prepareMergeState(since: oldest) { done, total in
           folded.withLock { $0 = (done, total) }
           progress?(NetworkSyncProgress(
             direction: .preparing, events: done, totalEvents: total, bytes: 0, totalBytes: 0, elapsed: ContinuousClock.now - start))
@@ -170,7 +171,7 @@ enum EventStreams {
       // Events all newer than local history not folded yet merge ahead of
       // it: no preparation (an offer without its oldest clock may need one).
       if totalEvents > 0, try await offload({ try database.mergeNeedsPreparation(forEventsFrom: oldest) }) {
-        try await prepare(database, over: &connection, configuration: configuration, progress: progress)
+        try await prepare(database, since: oldest, over: &connection, configuration: configuration, progress: progress)
       } else {
         try await connection.send(.ready)
       }

@@ -21,6 +21,10 @@ struct MergeAheadTests {
     try database.read { db in try ChronicleMeta(db: db).value(.mergeFoldedThrough) }
   }
 
+  func foldMarks(_ database: ChronicleDatabase) throws -> FoldMarks {
+    try database.read { db in try FoldMarks.read(db) }
+  }
+
   @Test(arguments: [UInt64(0x5EED_0501), 0x5EED_0502, 0x5EED_0503, 0x5EED_0504, 0x5EED_0505, 0x5EED_0506])
   func randomHistoriesMergedAheadFoldToTheOnePassState(seed: UInt64) async throws {
     try await offThePool { try run(seed: seed) }
@@ -41,10 +45,10 @@ struct MergeAheadTests {
       let source = peers.randomElement(using: &random)!
       let target = peers.filter { $0 !== source }.randomElement(using: &random)!
       func pushCounted() throws {
-        let markBefore = try foldMark(target)
+        let marksBefore = try foldMarks(target)
         try push(source, to: target)
         if try isMergedAhead(target) { mergedAhead += 1 }
-        if try foldMark(target) != markBefore { folded += 1 }
+        if try foldMarks(target) != marksBefore { folded += 1 }
       }
       switch Int.random(in: 0..<12, using: &random) {
       case 0, 1:
@@ -119,6 +123,58 @@ struct MergeAheadTests {
     try expectMergeStateIsTheOnePassState(server, "server")
     try push(server, to: client)
     #expect(try server.digests() == client.digests())
+  }
+
+  /// A received write older than some of the local history folds only
+  /// the local events as new as it (this peer's clock only moves forward:
+  /// they end its sequence), merges ahead of the rest, and leaves the fold
+  /// mark where it is; older writes later fold further back, the ranges
+  /// folded join up, and a full fold ends where a fold in one pass would.
+  @Test func anOlderWriteFoldsOnlyTheLocalHistoryAsNewAsIt() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
+    for id in 1...200 {
+      try server.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
+      clock.advance(by: 1)
+    }
+    let sequences = try server.read { db in try EventLog.lastSequence(db, origin: server.peerID) }
+    func stateRows() throws -> Int { try server.read { db in try mergeStateCount(db) } }
+
+    // 20 ms behind: the server's last 20 or so inserts are as new.
+    let recent = try openSyncPeer(directory, name: "recent.sqlite", clock: clock, skew: -20)
+    try recent.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (195, 'elsewhere')") }
+    try push(recent, to: server)
+    let afterRecent = try stateRows()
+    #expect(afterRecent >= 18 && afterRecent <= 23, "\(afterRecent) rows of merge state")
+    var marks = try foldMarks(server)
+    #expect(marks.through == 0)
+    #expect(marks.ownSequences.count == 1 && marks.ownSequences[0].upperBound == sequences)
+    // The server's insert of row 195 is newer than the received one: it stays.
+    #expect(try server.read { db in try String.fetchOne(db, sql: "SELECT name FROM lists WHERE id = 195") } == "list 195")
+
+    // A local write, then a write 100 ms behind: the new local event and
+    // the older ones down to that clock are folded; one range still.
+    try server.write { db in try db.execute(sql: "UPDATE lists SET name = 'edited' WHERE id = 10") }
+    clock.advance(by: 1)
+    let older = try openSyncPeer(directory, name: "older.sqlite", clock: clock, skew: -100)
+    try older.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (150, 'older')") }
+    try push(older, to: server)
+    let afterOlder = try stateRows()
+    #expect(afterOlder >= 97 && afterOlder <= 105, "\(afterOlder) rows of merge state")
+    marks = try foldMarks(server)
+    #expect(marks.through == 0)
+    #expect(marks.ownSequences.count == 1 && marks.ownSequences[0].upperBound == sequences + 1)
+    #expect(try server.read { db in try String.fetchOne(db, sql: "SELECT name FROM lists WHERE id = 150") } == "list 150")
+
+    // A full fold reads the rest and clears the ranges.
+    try server.prepareMergeState()
+    marks = try foldMarks(server)
+    #expect(marks.through > 0 && marks.ownSequences.isEmpty)
+    #expect(try stateRows() == 200)
+    try expectMergeStateIsTheOnePassState(server, "server")
+    for source in [server, recent, older] { for target in [server, recent, older] where target !== source { try push(source, to: target) } }
+    #expect(try server.digests() == recent.digests() && server.digests() == older.digests())
   }
 
   /// A row parked here for its parent, then inserted here again (parent

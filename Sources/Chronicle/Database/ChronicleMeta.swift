@@ -101,4 +101,8 @@ extension ChronicleMeta.Key where Value == String {
   /// form), saved by the transaction that appended its events: where
   /// reading the vector starts (see ``VersionVector/read(_:)``).
   static var vectorCheckpoint: Self { Self("vector_checkpoint") }
+  /// This peer's sequences folded into merge state past
+  /// ``mergeFoldedThrough`` (``FoldMarks/ownSequences``), as `low-high`
+  /// ranges separated by commas.
+  static var ownFoldedPastMark: Self { Self("own_folded_past_mark") }
 }

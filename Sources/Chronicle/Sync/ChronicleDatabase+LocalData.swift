@@ -59,6 +59,7 @@ extension ChronicleDatabase {
               try meta.remove(key)
             }
             try meta.remove(.vectorCheckpoint)
+            try meta.remove(.ownFoldedPastMark)
             try db.execute(
               sql: "UPDATE chronicle_peer SET peer_id = ?, created_at = ?",
               arguments: [Data(newPeer.bytes), ISO8601DateFormatter().string(from: Date())])

@@ -96,15 +96,19 @@ extension ChronicleDatabase {
   /// runs it before the events arrive, and tells the sender how far it is
   /// (`progress`: events read, of how many) rather than keeping it waiting
   /// in silence.
+  ///
+  /// Given `since` (the clock of the oldest write about to be merged), it
+  /// folds only this peer's events from that clock on: the merge goes
+  /// ahead of older ones (see ``FoldMarks``).
   package func prepareMergeState(
-    slice: Duration = .seconds(1), pause: Duration = .milliseconds(100),
+    slice: Duration = .seconds(1), pause: Duration = .milliseconds(100), since: HLCTimestamp? = nil,
     progress: ((_ folded: Int, _ total: Int) -> Void)? = nil
   ) throws {
     var folded = 0
     var total: Int?
     while true {
       var foldedNow = 0
-      let caughtUp = try foldLocalEvents(until: .now + slice) { applier in
+      let caughtUp = try foldLocalEvents(until: .now + slice, since: since) { applier in
         guard let progress else { return }
         applier.foldProgressTotal = total.map { max($0 - folded, 0) }
         applier.foldProgress = { done, left in
@@ -122,7 +126,9 @@ extension ChronicleDatabase {
   /// Folds local events into merge state in a transaction of its own,
   /// stopping at the first event boundary past `deadline`; returns whether
   /// the merge state has caught up with the log.
-  func foldLocalEvents(until deadline: ContinuousClock.Instant, _ configure: (MergeApplier) -> Void = { _ in }) throws -> Bool {
+  func foldLocalEvents(
+    until deadline: ContinuousClock.Instant, since: HLCTimestamp? = nil, _ configure: (MergeApplier) -> Void = { _ in }
+  ) throws -> Bool {
     let peer = peerID
     let session = self.session
     return try writer.writeWithoutTransaction { db in
@@ -131,7 +137,7 @@ extension ChronicleDatabase {
         try db.inTransaction(.immediate) {
           let applier = try MergeApplier.forMerging(db, local: peer)
           configure(applier)
-          caughtUp = try applier.foldLocalEvents(until: deadline)
+          caughtUp = try applier.foldLocalEvents(until: deadline, since: since)
           return .commit
         }
         return caughtUp
@@ -149,11 +155,14 @@ extension ChronicleDatabase {
     try EventLog.lastPosition(db) > ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
   }
 
-  /// Whether merging `events` will need merge state that local events not
-  /// folded yet must bring up to date first (see ``LocalHistoryForMerge``).
-  private func needsPreparation(for events: [IncomingEvent]) throws -> Bool {
+  /// The clock from which local events not folded yet must be folded
+  /// before `events` merge (nil: none need be; see ``LocalHistoryForMerge``).
+  private func foldNeeded(for events: [IncomingEvent]) throws -> HLCTimestamp? {
     let local = peerID
-    return try writer.read { db in try Self.localHistory(for: events, local: local, db) == .mustFold }
+    return try writer.read { db in
+      guard case .mustFold(let since) = try Self.localHistory(for: events, local: local, db) else { return nil }
+      return since
+    }
   }
 
   /// Whether a merge of events whose oldest is `oldest` (nil: not known)
@@ -176,22 +185,24 @@ extension ChronicleDatabase {
     /// local event not folded, so it merges ahead of them
     /// (``MergeApplier/mergesAheadOfLocalHistory``).
     case mergesAhead
-    /// It must be folded first.
-    case mustFold
+    /// This peer's events from `since` on (the oldest row change the log
+    /// lacks) must be folded first; then it merges ahead of the others.
+    case mustFold(since: HLCTimestamp)
   }
 
   static func localHistory(for events: [IncomingEvent], local: PeerID, _ db: Database) throws -> LocalHistoryForMerge {
     guard try hasUnfoldedEvents(db) else { return .nothing }
     let unfolded = try MergeApplier.unfoldedOwnEvents(db, local: local)?.latest
-    var changesRows = false
+    var oldest: HLCTimestamp?
     for incoming in events {
       let event = incoming.event
       guard event.operations.contains(where: { $0.tableIndex != nil }),
             try !EventLog.contains(db, origin: event.origin, sequence: event.sequence) else { continue }
-      changesRows = true
-      if let unfolded, event.timestamp <= unfolded { return .mustFold }
+      oldest = min(oldest ?? event.timestamp, event.timestamp)
     }
-    return changesRows ? .mergesAhead : .nothing
+    guard let oldest else { return .nothing }
+    if let unfolded, oldest <= unfolded { return .mustFold(since: oldest) }
+    return .mergesAhead
   }
 
   func applyRemote(_ events: [IncomingEvent], source: String) throws -> MergeReport {
@@ -204,7 +215,7 @@ extension ChronicleDatabase {
     }
     // A local history not folded yet is folded first, in slices of its own,
     // so that the merge's transaction does not hold the database for it.
-    if try needsPreparation(for: events) { try prepareMergeState() }
+    if let since = try foldNeeded(for: events) { try prepareMergeState(since: since) }
     let session = self.session
     return try writer.writeWithoutTransaction { db in
       // Foreign keys off: rows arrive in any order, and a cascade here would
@@ -233,7 +244,16 @@ extension ChronicleDatabase {
     // come since the preparation: what they need is read in this transaction.
     let projector = Projector(localPeer: peerID, retainsDeletedRows: true)
     let batchRows = mergeBatchRows
-    let mergesAhead = try Self.localHistory(for: events, local: peerID, db) == .mergesAhead
+    var mergesAhead = false
+    switch try Self.localHistory(for: events, local: peerID, db) {
+    case .nothing: break
+    case .mergesAhead: mergesAhead = true
+    case .mustFold(let since):
+      // Folded here from the oldest write received on (local writes since
+      // the preparation); the merge goes ahead of older local events.
+      try MergeApplier.forMerging(db, local: peerID).foldLocalEvents(since: since)
+      mergesAhead = true
+    }
     do {
       // Within a batch, older events first: fewer rows go through parking.
       for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {

@@ -8,8 +8,9 @@ import GRDB
 /// event into the merge state of the rows it touches, kept in memory, and
 /// stores the event in the log (before the first row change it merges, it
 /// brings the merge state up to date with the log with
-/// ``foldLocalEvents()``: local writes do not maintain it, so they stay
-/// cheap); ``settleForeignKeys()`` writes each touched row once
+/// ``foldLocalEvents(until:since:)``, unless it merges ahead of local
+/// history not folded (``mergesAheadOfLocalHistory``, ``FoldMarks``): local
+/// writes do not maintain it, so they stay cheap); ``settleForeignKeys()`` writes each touched row once
 /// (``flushRows()``, through ``TableRowWriter``), then parks rows whose parent
 /// is absent and brings back parked rows whose parent arrived; and
 /// ``finishBatch()`` tells observers and notes how far the merge state is
@@ -58,7 +59,7 @@ final class MergeApplier {
   var mergesAheadOfLocalHistory = false
   /// This peer's events past the fold mark (nil: none), read on first use
   /// when merging ahead of them.
-  private var unfoldedOwnPositions: ClosedRange<Int64>??
+  private var unfoldedOwnPositions: [ClosedRange<Int64>]?
   /// Per table, whether those events changed its rows (read on first use).
   private var tablesWithUnfoldedWrites: [String: Bool] = [:]
   /// The events a compaction baseline covers (read on first use).
@@ -106,25 +107,55 @@ final class MergeApplier {
   /// several transactions (each leaves merge state and fold mark consistent
   /// with each other, as a complete fold does). Returns whether the merge
   /// state has caught up with the log.
+  ///
+  /// Given `since`, it folds only this peer's events from that clock on
+  /// (see ``FoldMarks``): a merge whose every write is at `since` or later
+  /// then merges ahead of the rest. The fold mark stays where it is.
   @discardableResult
-  func foldLocalEvents(until deadline: ContinuousClock.Instant? = nil) throws -> Bool {
-    let caughtUp = try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache(until: deadline) }
-    hasFolded = caughtUp
+  func foldLocalEvents(until deadline: ContinuousClock.Instant? = nil, since: HLCTimestamp? = nil) throws -> Bool {
+    let caughtUp = try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache(until: deadline, since: since) }
+    if since == nil { hasFolded = caughtUp }
     return caughtUp
   }
 
-  private func foldLocalEventsInCache(until deadline: ContinuousClock.Instant?) throws -> Bool {
-    let meta = ChronicleMeta(db: db)
-    let mark = try meta.value(.mergeFoldedThrough) ?? 0
+  /// What a fold reads: the log past the mark, less this peer's events
+  /// folded ahead; or, `since` a clock, this peer's events from it on not
+  /// folded yet. Each filter in log order, the filters in order.
+  private func eventsToFold(since: HLCTimestamp?, _ marks: FoldMarks) throws -> [EventFilter] {
+    if let since {
+      guard let unfolded = try marks.unfoldedOwnEvents(db, local: local),
+            let from = try OriginEvents.first(db, origin: local, from: unfolded.first.sequence, where: { $0.timestamp >= since })
+      else { return [] }
+      let sequences = marks.unfolded(from.sequence...unfolded.sequences.last!.upperBound)
+      return try UnfoldedOwnEvents(first: from, sequences: sequences, latest: unfolded.latest)
+        .positions(db, local: local).map { EventFilter(positions: $0, origin: local) }
+    }
     // Received events merged ahead of the local history are in merge state
     // already: only this peer's own events are left to fold.
-    let onlyOwn = try meta.value(.receivedMergedPastFoldMark) != nil ? local : nil
-    let unfolded = EventFilter(positions: (mark + 1)...Int64.max, origin: onlyOwn)
+    let onlyOwn = try ChronicleMeta(db: db).value(.receivedMergedPastFoldMark) != nil ? local : nil
+    var filters: [EventFilter] = []
+    var next = marks.through + 1
+    for folded in marks.ownSequences {
+      guard let low = try EventLog.position(db, origin: local, sequence: folded.lowerBound),
+            let high = try EventLog.position(db, origin: local, sequence: folded.upperBound) else { continue }
+      if low > next { filters.append(EventFilter(positions: next...(low - 1), origin: onlyOwn)) }
+      next = max(next, high + 1)
+    }
+    filters.append(EventFilter(positions: next...Int64.max, origin: onlyOwn))
+    return filters
+  }
+
+  private func foldLocalEventsInCache(until deadline: ContinuousClock.Instant?, since: HLCTimestamp?) throws -> Bool {
+    var marks = try FoldMarks.read(db)
+    let mark = marks.through
+    let filters = try eventsToFold(since: since, marks)
     var last = mark
+    /// The sequences of this peer's events folded since a clock.
+    var ownFolded: ClosedRange<UInt64>?
     var caughtUp = true
     let total =
       foldProgress == nil ? 0
-      : try foldProgressTotal ?? EventLog.count(db, positions: unfolded.positions, origin: onlyOwn)
+      : try foldProgressTotal ?? filters.reduce(0) { $0 + (try EventLog.count(db, positions: $1.positions, origin: $1.origin)) }
     var foldedEvents = 0
     foldProgress?(0, total)
     struct Folded {
@@ -185,77 +216,87 @@ final class MergeApplier {
       positions.removeAll(keepingCapacity: true)
       entries.removeAll(keepingCapacity: true)
     }
-    try EventLog.scan(db, unfolded) { stored in
-      if let deadline, foldedEvents > 0, ContinuousClock.now >= deadline {
-        caughtUp = false
-        return false
-      }
-      last = stored.id
-      foldedEvents += 1
-      if let foldProgress, foldedEvents % foldProgressInterval == 0 { foldProgress(foldedEvents, total) }
-      // Versions are kept under today's names: older events are folded in the current shape.
-      var event = stored.event
-      if let upcaster, upcaster.migrations.contains(where: { $0.position > stored.id }) {
-        event = EventUpcaster.event(try upcaster.rows(of: stored), like: stored.event)
-      }
-      let version = WriteVersion(timestamp: event.timestamp, origin: event.origin)
-      // Each of the event's tables, looked up on its first row change: the
-      // local shape and its position in `tableNames` (nil: dropped since).
-      var eventTables = [(shape: TableShape, table: Int)??](repeating: nil, count: event.tables.count)
-      for operation in event.operations {
-        guard let tableIndex = operation.tableIndex else { continue }
-        let descriptor = event.tables[tableIndex]
-        if eventTables[tableIndex] == nil {
-          eventTables[tableIndex] = try shape(descriptor.name).map { shape in
-            if let position = tablePositions[shape.name] { return (shape, position) }
-            tableNames.append(shape.name)
-            tablePositions[shape.name] = tableNames.count - 1
-            return (shape, tableNames.count - 1)
+    for filter in filters where caughtUp {
+      try EventLog.scan(db, filter) { stored in
+        if let deadline, foldedEvents > 0, ContinuousClock.now >= deadline {
+          caughtUp = false
+          return false
+        }
+        last = stored.id
+        if since != nil { ownFolded = (ownFolded?.lowerBound ?? stored.event.sequence)...stored.event.sequence }
+        foldedEvents += 1
+        if let foldProgress, foldedEvents % foldProgressInterval == 0 { foldProgress(foldedEvents, total) }
+        // Versions are kept under today's names: older events are folded in the current shape.
+        var event = stored.event
+        if let upcaster, upcaster.migrations.contains(where: { $0.position > stored.id }) {
+          event = EventUpcaster.event(try upcaster.rows(of: stored), like: stored.event)
+        }
+        let version = WriteVersion(timestamp: event.timestamp, origin: event.origin)
+        // Each of the event's tables, looked up on its first row change: the
+        // local shape and its position in `tableNames` (nil: dropped since).
+        var eventTables = [(shape: TableShape, table: Int)??](repeating: nil, count: event.tables.count)
+        for operation in event.operations {
+          guard let tableIndex = operation.tableIndex else { continue }
+          let descriptor = event.tables[tableIndex]
+          if eventTables[tableIndex] == nil {
+            eventTables[tableIndex] = try shape(descriptor.name).map { shape in
+              if let position = tablePositions[shape.name] { return (shape, position) }
+              tableNames.append(shape.name)
+              tablePositions[shape.name] = tableNames.count - 1
+              return (shape, tableNames.count - 1)
+            }
+          }
+          guard let (shape, table) = eventTables[tableIndex]! else { continue }  // dropped since
+          let named = descriptor.columns
+          let keyValues: [SQLiteValue]
+          var writes: [(column: String, value: SQLiteValue)] = []
+          var isInsert = false, isDelete = false
+          switch operation {
+          case .insert(_, let values):
+            keyValues = descriptor.primaryKey.map { values[$0] }
+            writes = zip(named, values).map { ($0, $1) }
+            isInsert = true
+          case .update(_, let key, let changes):
+            keyValues = key
+            writes = changes.map { (named[$0.column], $0.value) }
+          case .delete(_, let key):
+            keyValues = key
+            isDelete = true
+          case .schema, .membership:
+            continue
+          }
+          guard let (key, ordered) = try localKey(keyValues, descriptor: descriptor, shape: shape) else { continue }
+          let foldKey = FoldKey(table: table, key: key)
+          let position: Int
+          if let found = positions[foldKey] {
+            position = found
+          } else {
+            let state = try store.load(table: shape.name, key: key)
+            entries.append((foldKey, Folded(
+              shape: shape, keyValues: ordered, state: state ?? RowMergeState(), hadState: state != nil, wasInTable: state.map { $0.retained == nil } ?? true)))
+            position = entries.count - 1
+            positions[foldKey] = position
+          }
+          if isDelete {
+            entries[position].row.sawDelete = true
+            entries[position].row.state.mergeDelete(version: version)
+          } else {
+            _ = entries[position].row.state.mergeWrite(writes, version: version, isInsert: isInsert)
           }
         }
-        guard let (shape, table) = eventTables[tableIndex]! else { continue }  // dropped since
-        let named = descriptor.columns
-        let keyValues: [SQLiteValue]
-        var writes: [(column: String, value: SQLiteValue)] = []
-        var isInsert = false, isDelete = false
-        switch operation {
-        case .insert(_, let values):
-          keyValues = descriptor.primaryKey.map { values[$0] }
-          writes = zip(named, values).map { ($0, $1) }
-          isInsert = true
-        case .update(_, let key, let changes):
-          keyValues = key
-          writes = changes.map { (named[$0.column], $0.value) }
-        case .delete(_, let key):
-          keyValues = key
-          isDelete = true
-        case .schema, .membership:
-          continue
-        }
-        guard let (key, ordered) = try localKey(keyValues, descriptor: descriptor, shape: shape) else { continue }
-        let foldKey = FoldKey(table: table, key: key)
-        let position: Int
-        if let found = positions[foldKey] {
-          position = found
-        } else {
-          let state = try store.load(table: shape.name, key: key)
-          entries.append((foldKey, Folded(
-            shape: shape, keyValues: ordered, state: state ?? RowMergeState(), hadState: state != nil, wasInTable: state.map { $0.retained == nil } ?? true)))
-          position = entries.count - 1
-          positions[foldKey] = position
-        }
-        if isDelete {
-          entries[position].row.sawDelete = true
-          entries[position].row.state.mergeDelete(version: version)
-        } else {
-          _ = entries[position].row.state.mergeWrite(writes, version: version, isInsert: isInsert)
-        }
+        if entries.count >= foldFlushRows { try flush(isLast: false) }
+        return true
       }
-      if entries.count >= foldFlushRows { try flush(isLast: false) }
-      return true
     }
     try flush(isLast: true)
-    try setFoldMark(caughtUp ? EventLog.lastPosition(db) : last, caughtUp: caughtUp)
+    if since != nil {
+      if let ownFolded {
+        marks.noteFolded(ownFolded)
+        try marks.saveOwnSequences(db)
+      }
+    } else {
+      try setFoldMark(caughtUp ? EventLog.lastPosition(db) : last, caughtUp: caughtUp)
+    }
     foldProgress?(foldedEvents, max(total, foldedEvents))
     return caughtUp
   }
@@ -302,10 +343,8 @@ final class MergeApplier {
   /// in the log (from just past the fold mark to the latest of them) and the
   /// latest one's clock (a peer's clock only moves forward: none of them is
   /// later); nil when merge state has folded them all.
-  static func unfoldedOwnEvents(_ db: Database, local: PeerID) throws -> (positions: ClosedRange<Int64>, latest: HLCTimestamp)? {
-    let mark = try ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
-    guard let latest = try EventLog.latestEvent(db, origin: local), latest.position > mark else { return nil }
-    return ((mark + 1)...latest.position, latest.timestamp)
+  static func unfoldedOwnEvents(_ db: Database, local: PeerID) throws -> UnfoldedOwnEvents? {
+    try FoldMarks.read(db).unfoldedOwnEvents(db, local: local)
   }
 
   /// Records that merge state has folded every event through `id`, and,
@@ -313,7 +352,17 @@ final class MergeApplier {
   func setFoldMark(_ id: Int64, caughtUp: Bool = true) throws {
     let meta = ChronicleMeta(db: db)
     try meta.set(.mergeFoldedThrough, to: id)
-    if caughtUp { try meta.remove(.receivedMergedPastFoldMark) }
+    if caughtUp {
+      try meta.remove(.receivedMergedPastFoldMark)
+      try meta.remove(.ownFoldedPastMark)
+      return
+    }
+    // Own events folded ahead that the mark has reached are covered by it.
+    var marks = try FoldMarks.read(db)
+    marks.ownSequences = try marks.ownSequences.filter { folded in
+      try EventLog.position(db, origin: local, sequence: folded.upperBound).map { $0 > id } ?? false
+    }
+    try marks.saveOwnSequences(db)
   }
 
   /// The key in the local table's key order, encoded; nil when the event's key
@@ -445,14 +494,12 @@ final class MergeApplier {
 
   private func readWhetherLocalWritesAreUnfolded(in table: String) throws -> Bool {
     if unfoldedOwnPositions == nil {
-      // Stored as `.some(nil)` when there are none: assigning the optional
-      // chain itself would leave the property unread (nil).
-      let positions = try Self.unfoldedOwnEvents(db, local: local)?.positions
-      unfoldedOwnPositions = .some(positions)
+      unfoldedOwnPositions = try Self.unfoldedOwnEvents(db, local: local)?.positions(db, local: local) ?? []
     }
-    guard let positions = unfoldedOwnPositions! else { return false }
-    if let upcaster, upcaster.migrations.contains(where: { $0.position >= positions.lowerBound }) { return true }
-    return try EventLog.changesRows(db, of: table, positions: positions, origin: local)
+    let ranges = unfoldedOwnPositions!
+    guard let earliest = ranges.first?.lowerBound else { return false }
+    if let upcaster, upcaster.migrations.contains(where: { $0.position >= earliest }) { return true }
+    return try ranges.contains { try EventLog.changesRows(db, of: table, positions: $0, origin: local) }
   }
 
   private func applyRowOperation(
