@@ -3,7 +3,7 @@
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
 //                                        [--filesync-mib 256] [--maintenance-rows 20000] [--incremental-events 200000]
-//                                        [--only capture|query|sync|incremental|replay|filesync|signing|relay|maintenance]
+//                                        [--only capture|query|sync|incremental|olderwrite|replay|filesync|signing|relay|maintenance]
 //                                        [--scenario N]  (only the Nth capture scenario or incremental history, for profiling)
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
@@ -16,7 +16,8 @@
 // The query scenarios compare the typed builder with hand-written GRDB
 // (QueryBenchmark.swift); the sync scenarios are in SyncBenchmark.swift, the
 // replay scenarios in ReplayBenchmark.swift, one small sync after a long
-// shared history in IncrementalSyncBenchmark.swift, the filesync example's in
+// shared history in IncrementalSyncBenchmark.swift, the first merge of an
+// older write into a long unfolded history in OlderWriteBenchmark.swift, the filesync example's in
 // FileSyncBenchmark.swift, compaction and the first push in
 // MaintenanceBenchmark.swift, the relay's in RelayBenchmark.swift (it runs the
 // `chronicle` built beside it: build both, `swift build -c release`).
@@ -54,7 +55,7 @@ struct Options {
       case "--scenario": scenario = Int(iterator.next() ?? "")
       case "--write-sync-source": syncSourcePath = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--maintenance-rows N] [--incremental-events N] [--only capture|query|sync|incremental|replay|filesync|signing|relay|maintenance] [--scenario N] [--write-sync-source FILE]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--maintenance-rows N] [--incremental-events N] [--only capture|query|sync|incremental|olderwrite|replay|filesync|signing|relay|maintenance] [--scenario N] [--write-sync-source FILE]\n".utf8))
         exit(2)
       }
     }
@@ -205,6 +206,9 @@ if options.only == nil || options.only == "incremental" {
     histories: [(options.incrementalEvents / 10, false), (options.incrementalEvents, false), (options.incrementalEvents, true)]
       .enumerated().filter { entry in options.scenario.map { $0 == entry.offset + 1 } ?? true }.map(\.element),
     repeats: options.repeats, folder: folder)
+}
+if options.only == nil || options.only == "olderwrite" {
+  try await runOlderWriteBenchmark(histories: [options.incrementalEvents / 10, options.incrementalEvents], behind: 1_000, folder: folder)
 }
 if options.only == nil || options.only == "replay" {
   try runReplayBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)
