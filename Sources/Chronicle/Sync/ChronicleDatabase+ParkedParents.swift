@@ -10,7 +10,12 @@ extension ChronicleDatabase {
   /// a replay of the log does the same after each own event
   /// (``Projector/applyRecorded(_:insertsReplace:_:)``).
   func restoreRowsWhoseParentsCameBack(_ db: Database) throws {
-    guard try MergeStore(db: db).hasParked(for: .parent) else { return }
+    // One cached statement per write (the live file has both tables of
+    // merge state: opening it migrated them), through their partial indexes.
+    guard try Bool.fetchOne(db.cachedStatement(sql: """
+      SELECT EXISTS (SELECT 1 FROM main.chronicle_rows WHERE parked_reason = 'parent')
+        OR EXISTS (SELECT 1 FROM main.chronicle_integer_rows WHERE parked_reason = 'parent')
+      """)) == true else { return }
     let local = peerID
     try session.uncaptured(db) { uncaptured in
       try MergeApplier(db, local: local, localEpoch: .max).restoreRowsWhoseParentsArePresent()
