@@ -93,10 +93,17 @@ struct NetworkFolderSyncTests {
       let edited = randomBytes(chunks * ContentChunks.chunkSize, seed: 8)
       try write(edited, at: "disk.img", in: server)
       try server.scan()
+      // Cut from the progress report itself: a loop polling for it could
+      // be late on a busy machine, after the last chunk.
       let received = Mutex(0)
+      let running = Mutex<Task<FileSyncReport, any Error>?>(nil)
       let transfer = Task {
-        try await client.sync(with: transport) { progress in received.withLock { $0 = progress.stored } }
+        try await client.sync(with: transport) { progress in
+          received.withLock { $0 = progress.stored }
+          if progress.stored >= 2 { running.withLock { $0?.cancel() } }
+        }
       }
+      running.withLock { $0 = transfer }
       while received.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(20)) }
       transfer.cancel()
       let outcome = await transfer.result
