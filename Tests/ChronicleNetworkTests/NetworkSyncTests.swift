@@ -302,6 +302,32 @@ struct NetworkSyncTests {
     #expect(try client.itemDigest() == server.itemDigest())
   }
 
+  /// Offered events older than the server's last writes but newer than the
+  /// rest of its history, the server reads into merge state only its events
+  /// from the oldest offered clock on, and merges ahead of the rest.
+  @Test func aServerOfferedOlderEventsReadsOnlyItsHistoryAsNewAsThem() async throws {
+    let directory = try TemporaryDirectory()
+    let configuration = testConfiguration(key: .generate())
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 20_000, perEvent: 20)
+    try await Task.sleep(for: .milliseconds(30))
+    let client = try makePeer(directory, "client")
+    try writeItems(client, from: 1_000_000, count: 1)
+    try await Task.sleep(for: .milliseconds(30))
+    try writeItems(server, from: 30_000, count: 400, perEvent: 20)
+    try await withServer(server, configuration: configuration) { running in
+      let report = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(client)
+      #expect(report.remoteApplied == 2)  // its schema event and its row
+    }
+    let (mergeStates, foldMark) = try await server.read { db in
+      (try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM chronicle_rows) + (SELECT count(*) FROM chronicle_integer_rows)") ?? 0,
+       try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'merge_folded_through'"))
+    }
+    // The 400 later rows and the client's one, not the 20,000 before.
+    #expect(mergeStates == 401 && foldMark == nil, "\(mergeStates) merge states, fold mark \(String(describing: foldMark))")
+    #expect(try client.itemDigest() == server.itemDigest())
+  }
+
   @Test func aCompactedServerTellsThePeerToClone() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server"), client = try makePeer(directory, "client")
