@@ -254,12 +254,3 @@ enum EventStreams {
     }
   }
 }
-
-extension MergeReport {
-  mutating func add(_ batch: MergeReport) {
-    appliedEvents += batch.appliedEvents
-    duplicateEvents += batch.duplicateEvents
-    rowChanges += batch.rowChanges
-    parkedRows = batch.parkedRows
-  }
-}

@@ -13,6 +13,14 @@ public struct MergeReport: Sendable, Equatable {
   public var parkedRows = 0
 
   public init() {}
+
+  /// Adds a later batch's counts; the parked rows are the later batch's.
+  package mutating func add(_ batch: MergeReport) {
+    appliedEvents += batch.appliedEvents
+    duplicateEvents += batch.duplicateEvents
+    rowChanges += batch.rowChanges
+    parkedRows = batch.parkedRows
+  }
 }
 
 /// A row that is live but not in its table, as `chronicle parked` shows it.

@@ -48,10 +48,7 @@ public struct FetchReport: Sendable {
   public init() {}
 
   mutating func add(_ report: MergeReport, source: String) {
-    merged.appliedEvents += report.appliedEvents
-    merged.duplicateEvents += report.duplicateEvents
-    merged.rowChanges += report.rowChanges
-    merged.parkedRows = report.parkedRows
+    merged.add(report)
     appliedSources.append(source)
   }
 }
@@ -69,23 +66,42 @@ extension SyncTransport where Self == DirectoryTransport {
 /// Exchanges events with another database in the same process: both sides
 /// compare version vectors and ship what the other lacks (relayed events
 /// included). For tests, and for apps that hold two databases.
+///
+/// Events move in batches of at most ``maxBatchEvents`` events or about
+/// ``maxBatchBytes``, each merged in a transaction of its own (as the TCP
+/// transport does): memory stays bounded however much is missing, and an
+/// error keeps the batches merged before it.
 public struct MemoryTransport: SyncTransport {
   public let peer: ChronicleDatabase
+  /// The most events one batch holds (10,000).
+  public var maxBatchEvents = 10_000
+  /// About the most bytes one batch holds (16 MiB); a batch holds at least
+  /// one event.
+  public var maxBatchBytes = 16 << 20
 
   public init(peer: ChronicleDatabase) { self.peer = peer }
 
   public func send(from database: ChronicleDatabase) async throws -> Int {
-    let events = try database.serializedEvents(beyond: peer.versionVector())
-    let bundle = EventBundle.encode(writer: database.peerID, events: events)
-    _ = try peer.applyRemote(bundle: bundle, source: "memory:\(database.peerID.shortDescription)")
-    return events.count
+    try move(from: database, to: peer).events
   }
 
   public func fetch(into database: ChronicleDatabase) async throws -> FetchReport {
     let source = "memory:\(peer.peerID.shortDescription)"
-    let events = try peer.serializedEvents(beyond: database.versionVector())
     var report = FetchReport()
-    report.add(try database.applyRemote(bundle: EventBundle.encode(writer: peer.peerID, events: events), source: source), source: source)
+    report.add(try move(from: peer, to: database).merged, source: source)
     return report
+  }
+
+  /// Merges into `target`, batch by batch, what `source` holds beyond it.
+  private func move(from source: ChronicleDatabase, to target: ChronicleDatabase) throws -> (events: Int, merged: MergeReport) {
+    let name = "memory:\(source.peerID.shortDescription)"
+    var outgoing = try OutgoingEvents(from: source, beyond: target.versionVector())
+    var events = 0
+    var merged = MergeReport()
+    while let batch = try outgoing.nextPage(maxEvents: maxBatchEvents, maxBytes: maxBatchBytes) {
+      merged.add(try target.applyRemote(serializedEvents: batch, source: name))
+      events += batch.count
+    }
+    return (events, merged)
   }
 }
