@@ -9,6 +9,15 @@ struct ReminderWithList: Equatable {
 }
 
 /// A row a trigger writes when a reminder's title changes.
+/// Two properties stored under one name: a view of it numbers them.
+@Table
+struct ReminderAndListID {
+  @Column("id")
+  let reminderID: UUID
+  @Column("id")
+  let remindersListID: UUID
+}
+
 @Table
 struct TitleChange: Equatable {
   let id: Int

@@ -3,6 +3,8 @@ import Foundation
 import InlineSnapshotTesting
 import Testing
 
+import ChronicleTestSupport
+
 @Suite("Query builder: temporary views and triggers (SQL)")
 struct ViewTriggerSQLTests {
   @Test func temporaryView() {
@@ -14,6 +16,36 @@ struct ViewTriggerSQLTests {
     assertInlineSnapshot(of: ReminderWithList.createTemporaryView(ifNotExists: true, as: ReminderWithList.all).drop(ifExists: true).query.description, as: .lines) {
       """
       DROP VIEW IF EXISTS temp."reminderWithLists"
+      """
+    }
+  }
+
+  /// A view whose columns repeat a name (two properties stored as `id`)
+  /// numbers them, `id_1` and `id_2`, as upstream does: its rows then name
+  /// each column apart.
+  @Test func aViewRepeatingAColumnNameNumbersThem() throws {
+    let view = ReminderAndListID.createTemporaryView(
+      as: Reminder.join(RemindersList.all) { $0.remindersListID.eq($1.id) }
+        .select { ReminderAndListID.Columns(reminderID: $0.id, remindersListID: $1.id) })
+    assertInlineSnapshot(of: view.query.description, as: .lines) {
+      """
+      CREATE TEMPORARY VIEW "reminderAndListIDs" ("id_1", "id_2") AS SELECT "reminders"."id", "remindersLists"."id" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      """
+    }
+    let directory = try TemporaryDirectory()
+    let database = try Chronicle.open(path: directory.path("app.sqlite"))
+    let rows = try database.write { db in
+      try db.execute(sql: remindersSchema)
+      try db.execute(sql: """
+        INSERT INTO remindersLists (id, title, position) VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 1);
+        INSERT INTO reminders (id, remindersListID, title) VALUES ('00000000-0000-0000-0000-0000000000aa', '00000000-0000-0000-0000-000000000001', 'Milk');
+        """)
+      try view.execute(db)
+      return try Row.fetchAll(db, sql: "SELECT * FROM temp.reminderAndListIDs").map(\.description).joined(separator: "\n")
+    }
+    assertInlineSnapshot(of: rows, as: .lines) {
+      """
+      [id_1:"00000000-0000-0000-0000-0000000000aa" id_2:"00000000-0000-0000-0000-000000000001"]
       """
     }
   }
