@@ -12,7 +12,9 @@ import Testing
 /// peer lacking an item the others had.)
 @Suite("Parked rows come back with a parent written here")
 struct ParkedParentComesBackTests {
-  @Test func aParentWrittenHereBringsBackItsParkedChildAtOnce() throws {
+  /// Alice's list reaches Bob; Bob deletes it while Alice adds an item to
+  /// it: the item reaches Bob without its parent, and is parked there.
+  private func itemParkedOnBob() throws -> (directory: TemporaryDirectory, clock: ManualWallClock, alice: ChronicleDatabase, bob: ChronicleDatabase) {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
     let alice = try openSyncPeer(directory, name: "alice.sqlite", clock: clock)
@@ -20,16 +22,18 @@ struct ParkedParentComesBackTests {
     try alice.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'Errands')") }
     try push(alice, to: bob)
     clock.advance(by: 1)
-    // Bob deletes the list while Alice adds an item to it: the item reaches
-    // Bob without its parent, and is parked.
     try bob.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 3") }
     try alice.write { db in try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (5, 3, 'Stamps')") }
     clock.advance(by: 1)
     #expect(try push(alice, to: bob).parkedRows == 1)
     #expect(try bob.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") } == 0)
-
-    // Bob makes the list again: the item is back, in the same transaction.
     clock.advance(by: 1)
+    return (directory, clock, alice, bob)
+  }
+
+  @Test func aParentWrittenHereBringsBackItsParkedChildAtOnce() throws {
+    let (directory, _, alice, bob) = try itemParkedOnBob()
+    // Bob makes the list again: the item is back, in the same transaction.
     try bob.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'Errands again')") }
     #expect(try bob.parkedRows().isEmpty)
     #expect(try bob.read { db in try String.fetchAll(db, sql: "SELECT title FROM items") } == ["Stamps"])
@@ -49,18 +53,7 @@ struct ParkedParentComesBackTests {
   /// A parked row inserted again here, with its parent, is parked no
   /// longer as soon as the write commits (a merge used to find it so).
   @Test func aParkedRowWrittenHereAgainIsParkedNoLonger() throws {
-    let directory = try TemporaryDirectory()
-    let clock = ManualWallClock()
-    let alice = try openSyncPeer(directory, name: "alice.sqlite", clock: clock)
-    let bob = try openSyncPeer(directory, name: "bob.sqlite", clock: clock)
-    try alice.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'Errands')") }
-    try push(alice, to: bob)
-    clock.advance(by: 1)
-    try bob.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 3") }
-    try alice.write { db in try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (5, 3, 'Stamps')") }
-    clock.advance(by: 1)
-    #expect(try push(alice, to: bob).parkedRows == 1)
-    clock.advance(by: 1)
+    let (directory, _, alice, bob) = try itemParkedOnBob()
     try bob.write { db in
       try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'Mine')")
       try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (5, 3, 'Mine too')")

@@ -7,7 +7,7 @@ import Foundation
 import GRDB
 
 /// Lists and their items, joined by a foreign key (a Reminders app's shape).
-private let incrementalSchema = """
+let listsAndItemsSchema = """
   CREATE TABLE lists (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT;
   CREATE TABLE items (
     id INTEGER PRIMARY KEY,
@@ -24,7 +24,7 @@ private let changesPerSync = 10
 /// The source's history: the lists, then `events` transactions of one item each.
 private func writeHistory(_ database: ChronicleDatabase, events: Int) throws {
   try database.write { db in
-    try db.execute(sql: incrementalSchema)
+    try db.execute(sql: listsAndItemsSchema)
     for list in 1...listCount { try db.execute(sql: "INSERT INTO lists VALUES (?, ?)", arguments: [list, "List \(list)"]) }
   }
   for id in 1...events {
@@ -52,12 +52,12 @@ func runIncrementalSyncBenchmark(histories: [(events: Int, compacted: Bool)], re
     let source = try Chronicle.open(path: folder.appendingPathComponent("incremental-source-\(UUID()).sqlite").path)
     try writeHistory(source, events: events)
     let target = try Chronicle.open(path: folder.appendingPathComponent("incremental-target-\(UUID()).sqlite").path)
-    try await target.write { db in try db.execute(sql: incrementalSchema) }
+    try await target.write { db in try db.execute(sql: listsAndItemsSchema) }
     _ = try await MemoryTransport(peer: source).fetch(into: target)
     let shared = folder.appendingPathComponent("incremental-shared-\(UUID())", isDirectory: true)
     try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
     let folderTarget = try Chronicle.open(path: folder.appendingPathComponent("incremental-folder-\(UUID()).sqlite").path)
-    try await folderTarget.write { db in try db.execute(sql: incrementalSchema) }
+    try await folderTarget.write { db in try db.execute(sql: listsAndItemsSchema) }
     _ = try await DirectoryTransport(folder: shared).send(from: source)
     _ = try await DirectoryTransport(folder: shared).fetch(into: folderTarget)
     var configuration = NetworkSyncConfiguration(key: .generate())
@@ -80,7 +80,7 @@ func runIncrementalSyncBenchmark(histories: [(events: Int, compacted: Bool)], re
 
     let plainPool = try DatabasePool(path: folder.appendingPathComponent("incremental-plain-\(UUID()).sqlite").path)
     try await plainPool.write { db in
-      try db.execute(sql: incrementalSchema)
+      try db.execute(sql: listsAndItemsSchema)
       for list in 1...listCount { try db.execute(sql: "INSERT INTO lists VALUES (?, ?)", arguments: [list, "List \(list)"]) }
       let insert = try db.cachedStatement(sql: "INSERT INTO items VALUES (?, ?, ?, 0)")
       for id in 1...events { try insert.execute(arguments: [id, id % listCount + 1, "Item \(id)"]) }

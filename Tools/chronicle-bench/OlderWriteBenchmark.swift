@@ -17,16 +17,6 @@ private final class SteppedClock: Sendable {
   func reader(behind: UInt64 = 0) -> @Sendable () -> UInt64 { { [self] in milliseconds.withLock { $0 } - behind } }
 }
 
-private let olderWriteSchema = """
-  CREATE TABLE lists (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT;
-  CREATE TABLE items (
-    id INTEGER PRIMARY KEY,
-    listID INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
-    title TEXT NOT NULL,
-    count INTEGER NOT NULL
-  ) STRICT;
-  """
-
 /// `histories`: the local history's lengths, in events of one item each;
 /// the received write is `behind` milliseconds (events) older than the last.
 func runOlderWriteBenchmark(histories: [Int], behind: Int, folder: URL) async throws {
@@ -42,7 +32,7 @@ func runOlderWriteBenchmark(histories: [Int], behind: Int, folder: URL) async th
     }
     for peer in peers {
       try await peer.write { db in
-        try db.execute(sql: olderWriteSchema)
+        try db.execute(sql: listsAndItemsSchema)
         for list in 1...100 { try db.execute(sql: "INSERT INTO lists VALUES (?, ?)", arguments: [list, "List \(list)"]) }
       }
     }
@@ -60,7 +50,7 @@ func runOlderWriteBenchmark(histories: [Int], behind: Int, folder: URL) async th
     let elsewhere = try Chronicle.open(
       path: folder.appendingPathComponent("older-elsewhere-\(UUID()).sqlite").path, configuration: elsewhereConfiguration)
     try await elsewhere.write { db in
-      try db.execute(sql: olderWriteSchema)
+      try db.execute(sql: listsAndItemsSchema)
       for list in 1...100 { try db.execute(sql: "INSERT INTO lists VALUES (?, ?)", arguments: [list, "List \(list)"]) }
       for id in (events + 1)...(events + 10) {
         try db.execute(sql: "INSERT INTO items VALUES (?, ?, ?, 0)", arguments: [id, id % 100 + 1, "Item \(id)"])
