@@ -103,11 +103,7 @@ struct UnfoldedOwnEvents {
   /// Their log positions, a range per range of sequences (events of other
   /// peers may sit between them).
   func positions(_ db: Database, local: PeerID) throws -> [ClosedRange<Int64>] {
-    try sequences.compactMap { range in
-      guard let low = try EventLog.position(db, origin: local, sequence: range.lowerBound),
-            let high = try EventLog.position(db, origin: local, sequence: range.upperBound) else { return nil }
-      return low...high
-    }
+    try OriginEvents.positions(db, origin: local, sequences: sequences)
   }
 }
 
@@ -118,6 +114,17 @@ enum OriginEvents {
     var sequence: UInt64
     var position: Int64
     var timestamp: HLCTimestamp
+  }
+
+  /// The log positions of `origin`'s events in each range of `sequences`,
+  /// from its first to its last (events of other origins may sit between);
+  /// a range whose ends the log no longer holds (compacted) is left out.
+  static func positions(_ db: Database, origin: PeerID, sequences: [ClosedRange<UInt64>]) throws -> [ClosedRange<Int64>] {
+    try sequences.compactMap { range in
+      guard let low = try EventLog.position(db, origin: origin, sequence: range.lowerBound),
+            let high = try EventLog.position(db, origin: origin, sequence: range.upperBound) else { return nil }
+      return low...high
+    }
   }
 
   /// `origin`'s first event at sequence `low` or later.

@@ -10,8 +10,9 @@ import GRDB
 /// brings the merge state up to date with the log with
 /// ``foldLocalEvents(until:since:)``, unless it merges ahead of local
 /// history not folded (``mergesAheadOfLocalHistory``, ``FoldMarks``): local
-/// writes do not maintain it, so they stay cheap); ``settleForeignKeys()`` writes each touched row once
-/// (``flushRows()``, through ``TableRowWriter``), then parks rows whose parent
+/// writes do not maintain it, so they stay cheap); ``settleForeignKeys()``
+/// writes each touched row once (``flushRows()``, through
+/// ``TableRowWriter``), then parks rows whose parent
 /// is absent and brings back parked rows whose parent arrived; and
 /// ``finishBatch()`` tells observers and notes how far the merge state is
 /// folded.
@@ -127,19 +128,16 @@ final class MergeApplier {
             let from = try OriginEvents.first(db, origin: local, from: unfolded.first.sequence, where: { $0.timestamp >= since })
       else { return [] }
       let sequences = marks.unfolded(from.sequence...unfolded.sequences.last!.upperBound)
-      return try UnfoldedOwnEvents(first: from, sequences: sequences, latest: unfolded.latest)
-        .positions(db, local: local).map { EventFilter(positions: $0, origin: local) }
+      return try OriginEvents.positions(db, origin: local, sequences: sequences).map { EventFilter(positions: $0, origin: local) }
     }
     // Received events merged ahead of the local history are in merge state
     // already: only this peer's own events are left to fold.
     let onlyOwn = try ChronicleMeta(db: db).value(.receivedMergedPastFoldMark) != nil ? local : nil
     var filters: [EventFilter] = []
     var next = marks.through + 1
-    for folded in marks.ownSequences {
-      guard let low = try EventLog.position(db, origin: local, sequence: folded.lowerBound),
-            let high = try EventLog.position(db, origin: local, sequence: folded.upperBound) else { continue }
-      if low > next { filters.append(EventFilter(positions: next...(low - 1), origin: onlyOwn)) }
-      next = max(next, high + 1)
+    for folded in try OriginEvents.positions(db, origin: local, sequences: marks.ownSequences) {
+      if folded.lowerBound > next { filters.append(EventFilter(positions: next...(folded.lowerBound - 1), origin: onlyOwn)) }
+      next = max(next, folded.upperBound + 1)
     }
     filters.append(EventFilter(positions: next...Int64.max, origin: onlyOwn))
     return filters
@@ -339,10 +337,9 @@ final class MergeApplier {
     }
   }
 
-  /// This peer's events that merge state has not folded yet: where they are
-  /// in the log (from just past the fold mark to the latest of them) and the
-  /// latest one's clock (a peer's clock only moves forward: none of them is
-  /// later); nil when merge state has folded them all.
+  /// This peer's events that merge state has not folded yet (past the fold
+  /// mark, less those folded ahead of it: see ``FoldMarks``) and the latest
+  /// one's clock; nil when merge state has folded them all.
   static func unfoldedOwnEvents(_ db: Database, local: PeerID) throws -> UnfoldedOwnEvents? {
     try FoldMarks.read(db).unfoldedOwnEvents(db, local: local)
   }
