@@ -93,43 +93,35 @@ public final class ChronicleDatabase: Sendable {
   ///
   /// If `updates` throws, the transaction rolls back and nothing is appended.
   public func write<T>(_ updates: (Database) throws -> T) throws -> T {
-    let session = self.session
     return try writer.write { db in
       let value = try updates(db)
-      if try session.appendEvent(db) != nil { try restoreRowsWhoseParentsCameBack(db) }
+      _ = try appendLocalEvent(db)
       return value
     }
   }
 
   /// Like ``write(_:)``, and also returns the event it appended, if any.
   public func writeReturningEvent<T>(_ updates: (Database) throws -> T) throws -> (value: T, event: StoredEvent?) {
-    let session = self.session
     return try writer.write { db in
       let value = try updates(db)
-      let appended = try session.appendEvent(db)
-      if appended != nil { try restoreRowsWhoseParentsCameBack(db) }
-      return (value, try appended?.stored())
+      return (value, try appendLocalEvent(db)?.stored())
     }
   }
 
   /// Like ``write(_:)``, and also says what it appended, if anything, without
   /// decoding the event (as ``writeReturningEvent(_:)`` does).
   public func writeSummarizingEvent<T>(_ updates: (Database) throws -> T) throws -> (value: T, appended: AppendedEventSummary?) {
-    let session = self.session
     return try writer.write { db in
       let value = try updates(db)
-      let appended = try session.appendEvent(db)
-      if appended != nil { try restoreRowsWhoseParentsCameBack(db) }
-      return (value, appended?.summary)
+      return (value, try appendLocalEvent(db)?.summary)
     }
   }
 
   /// Asynchronous ``write(_:)``.
   public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-    let session = self.session
     return try await writer.write { db in
       let value = try updates(db)
-      if try session.appendEvent(db) != nil { try self.restoreRowsWhoseParentsCameBack(db) }
+      _ = try self.appendLocalEvent(db)
       return value
     }
   }

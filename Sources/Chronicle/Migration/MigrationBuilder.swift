@@ -189,8 +189,7 @@ extension ChronicleDatabase {
         }
         session.pendingMigration = builder.pending
         defer { session.pendingMigration = nil }
-        let appended = try session.appendEvent(db)
-        if appended != nil { try restoreRowsWhoseParentsCameBack(db) }
+        let appended = try appendLocalEvent(db)
         try meta.set(.migration(name), to: appended?.id)
         ran = true
         return .commit

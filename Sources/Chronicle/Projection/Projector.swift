@@ -47,7 +47,7 @@ final class Projector {
     recorded.insertsReplace = insertsReplace
     try recorded.apply(event, to: db)
     // As on the live database after its own write: rows parked for a parent
-    // the event put back come back (``ChronicleDatabase/restoreRowsWhoseParentsCameBack(_:)``).
+    // the event put back come back (``ChronicleDatabase/appendLocalEvent(_:)``).
     if try MergeStore(db: db).hasParked(for: .parent) {
       try MergeApplier(db, local: localPeer, localEpoch: .max).restoreRowsWhoseParentsArePresent()
     }
