@@ -230,8 +230,9 @@ struct NetworkSyncTests {
   }
 
   /// A server offered events older than some of its history not folded
-  /// into merge state reads that history into merge state before it takes
-  /// the first pushed event. It reports how far it is every
+  /// into merge state, in a file without the index of rows each event
+  /// changed, reads that history into merge state before it takes the
+  /// first pushed event. It reports how far it is every
   /// `workingInterval`, and the client sees each report as progress (each
   /// one restarts its frame timeout); a server that waits longer between
   /// reports than the reading lasts sends none. (Timing the client out
@@ -250,6 +251,7 @@ struct NetworkSyncTests {
       try writeItems(client, from: 1_000_000, count: 1)
       let server = try makePeer(directory, name)
       try writeItems(server, from: 1, count: 60_000, perEvent: 20)
+      try forgetRowTouches(directory, name)
       let history = try server.eventCount()
       let seen = Mutex<[NetworkSyncProgress]>([])
       // The silent server reads its history without a word: under a full
@@ -303,9 +305,12 @@ struct NetworkSyncTests {
   }
 
   /// Offered events older than the server's last writes but newer than the
-  /// rest of its history, the server reads into merge state only its events
-  /// from the oldest offered clock on, and merges ahead of the rest.
-  @Test func aServerOfferedOlderEventsReadsOnlyItsHistoryAsNewAsThem() async throws {
+  /// rest of its history, the server reads into merge state only what they
+  /// need, without preparing: the rows they write, as its own events from
+  /// the oldest offered clock on left them; in a file without the index of
+  /// rows each event changed, all its events from that clock on.
+  @Test(arguments: [true, false])
+  func aServerOfferedOlderEventsReadsOnlyTheHistoryTheyNeed(indexed: Bool) async throws {
     let directory = try TemporaryDirectory()
     let configuration = testConfiguration(key: .generate())
     let server = try makePeer(directory, "server")
@@ -313,18 +318,22 @@ struct NetworkSyncTests {
     try await Task.sleep(for: .milliseconds(30))
     let client = try makePeer(directory, "client")
     try writeItems(client, from: 1_000_000, count: 1)
+    try writeItems(client, from: 30_001, count: 1)  // a row the server writes later
     try await Task.sleep(for: .milliseconds(30))
     try writeItems(server, from: 30_000, count: 400, perEvent: 20)
+    if !indexed { try forgetRowTouches(directory, "server") }
+    // Whether the server prepares before it takes events as old as its first.
+    #expect(try server.mergeNeedsPreparation(forEventsFrom: HLCTimestamp(rawValue: 0)) == !indexed)
     try await withServer(server, configuration: configuration) { running in
       let report = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(client)
-      #expect(report.remoteApplied == 2)  // its schema event and its row
+      #expect(report.remoteApplied == 3)  // its schema event and its two rows
     }
     let (mergeStates, foldMark) = try await server.read { db in
       (try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM chronicle_rows) + (SELECT count(*) FROM chronicle_integer_rows)") ?? 0,
        try Int64.fetchOne(db, sql: "SELECT value FROM chronicle_meta WHERE key = 'merge_folded_through'"))
     }
-    // The 400 later rows and the client's one, not the 20,000 before.
-    #expect(mergeStates == 401 && foldMark == nil, "\(mergeStates) merge states, fold mark \(String(describing: foldMark))")
+    // Indexed: the client's two rows. Otherwise the 400 later rows and the client's new one, not the 20,000 before.
+    #expect(mergeStates == (indexed ? 2 : 401) && foldMark == nil, "\(mergeStates) merge states, fold mark \(String(describing: foldMark))")
     #expect(try client.itemDigest() == server.itemDigest())
   }
 

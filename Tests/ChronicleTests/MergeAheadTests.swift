@@ -25,6 +25,18 @@ struct MergeAheadTests {
     try database.read { db in try FoldMarks.read(db) }
   }
 
+  /// What a push of `source`'s events to `target` needs of the target's local history.
+  func localHistory(of source: ChronicleDatabase, for target: ChronicleDatabase) throws -> ChronicleDatabase.LocalHistoryForMerge {
+    let events = try incomingEvents(of: source, for: target)
+    return try target.read { db in try ChronicleDatabase.localHistory(for: events, local: target.peerID, db) }
+  }
+
+  /// Forgets which rows the own events changed, as in a file written
+  /// before capture kept that index: a merge then folds them whole.
+  func forgetRowTouches(_ database: ChronicleDatabase) throws {
+    try database.writer.write { db in try db.execute(sql: "UPDATE chronicle_event_tables SET row_hashes = NULL") }
+  }
+
   @Test(arguments: [UInt64(0x5EED_0501), 0x5EED_0502, 0x5EED_0503, 0x5EED_0504, 0x5EED_0505, 0x5EED_0506])
   func randomHistoriesMergedAheadFoldToTheOnePassState(seed: UInt64) async throws {
     try await offThePool { try run(seed: seed) }
@@ -45,10 +57,9 @@ struct MergeAheadTests {
       let source = peers.randomElement(using: &random)!
       let target = peers.filter { $0 !== source }.randomElement(using: &random)!
       func pushCounted() throws {
-        let marksBefore = try foldMarks(target)
+        if case .mustFold = try localHistory(of: source, for: target) { folded += 1 }
         try push(source, to: target)
         if try isMergedAhead(target) { mergedAhead += 1 }
-        if try foldMarks(target) != marksBefore { folded += 1 }
       }
       switch Int.random(in: 0..<12, using: &random) {
       case 0, 1:
@@ -140,6 +151,8 @@ struct MergeAheadTests {
     }
     let sequences = try server.read { db in try EventLog.lastSequence(db, origin: server.peerID) }
     func stateRows() throws -> Int { try server.read { db in try mergeStateCount(db) } }
+    // Without the index of rows each event changed (a file from before it).
+    try forgetRowTouches(server)
 
     // 20 ms behind: the server's last 20 or so inserts are as new.
     let recent = try openSyncPeer(directory, name: "recent.sqlite", clock: clock, skew: -20)
@@ -175,6 +188,111 @@ struct MergeAheadTests {
     try expectMergeStateIsTheOnePassState(server, "server")
     for source in [server, recent, older] { for target in [server, recent, older] where target !== source { try push(source, to: target) } }
     #expect(try server.digests() == recent.digests() && server.digests() == older.digests())
+  }
+
+  /// A received write older than the whole local history folds only the
+  /// own events that changed the rows it writes, and of those only those
+  /// rows: the marks stay, the rest is folded later. Writes touching too
+  /// many of the own events fold them whole instead.
+  @Test func aWriteOlderThanAllLocalHistoryFoldsOnlyTheEventsOfItsRows() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
+    for id in 1...200 {
+      try server.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
+      clock.advance(by: 1)
+    }
+    for round in 1...3 {
+      try server.write { db in try db.execute(sql: "UPDATE lists SET weight = ? WHERE id = 50", arguments: [round]) }
+      clock.advance(by: 1)
+    }
+    func stateRows() throws -> Int { try server.read { db in try mergeStateCount(db) } }
+    func list(_ id: Int) throws -> String? {
+      try server.read { db in
+        try Row.fetchOne(db, sql: "SELECT name, weight FROM lists WHERE id = ?", arguments: [id]).map { row in
+          "\(row[0] as String) \((row[1] as Double?).map { "\($0)" } ?? "null")"
+        }
+      }
+    }
+
+    // Written a second before the server's first write: older than all of it.
+    let away = try openSyncPeer(directory, name: "away.sqlite", clock: clock, skew: -1_000)
+    try away.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (50, 'away', 9), (300, 'new here', 3)")
+      try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (1, 300, 'kept')")
+    }
+    guard case .mustFold = try localHistory(of: away, for: server) else {
+      Issue.record("the push should need local history")
+      return
+    }
+    let received = try incomingEvents(of: away, for: server)
+    let fold = try server.read { db in
+      try TouchedRowFold.plan(db, events: received, since: .init(rawValue: 0), applier: MergeApplier.forMerging(db, local: server.peerID))
+    }
+    #expect(fold?.eventsToRead == 4 && fold?.eventsInRange == 204, "\(String(describing: fold))")
+    try push(away, to: server)
+    // Row 50's own four events, and the three rows received.
+    #expect(try stateRows() == 3)
+    #expect(try foldMarks(server) == FoldMarks())
+    #expect(try eventsReadByRowFolds(server) == 4)
+    #expect(try list(50) == "list 50 3.0")
+    #expect(try list(300) == "new here 3.0")
+
+    // Older writes to half the lists: the own events are folded whole.
+    try away.write { db in
+      for id in 1...100 where id != 50 {
+        try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, 'away')", arguments: [id])
+      }
+    }
+    try push(away, to: server)
+    let marks = try foldMarks(server)
+    #expect(marks.ownSequences.count == 1, "\(marks)")
+    #expect(try eventsReadByRowFolds(server) == nil)
+    #expect(try list(10) == "list 10 null" && list(300) == "new here 3.0")
+
+    try server.prepareMergeState()
+    try expectMergeStateIsTheOnePassState(server, "server")
+    try push(server, to: away)
+    #expect(try server.digests() == away.digests())
+  }
+
+  /// Many merges of older writes, each needing few own events, fold by rows
+  /// until they have read a quarter of the events a whole fold would read;
+  /// the next folds them whole.
+  @Test func foldsByRowsReadAQuarterOfTheHistoryAtMostBeforeAWholeFold() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
+    for id in 1...199 {
+      try server.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
+      clock.advance(by: 1)
+    }
+    let away = try openSyncPeer(directory, name: "away.sqlite", clock: clock, skew: -1_000)
+    // 200 own events (the schema's and 199 lists): 50 may be read by rows.
+    var foldsByRows = 0
+    for id in 1...60 {
+      try away.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, 'away')", arguments: [id]) }
+      try push(away, to: server)
+      guard try foldMarks(server).ownSequences.isEmpty else { break }
+      foldsByRows += 1
+      #expect(try eventsReadByRowFolds(server) == Int64(id))
+    }
+    #expect(foldsByRows == 50)
+    #expect(try eventsReadByRowFolds(server) == nil)
+    try server.prepareMergeState()
+    try expectMergeStateIsTheOnePassState(server, "server")
+    try push(server, to: away)
+    #expect(try server.digests() == away.digests())
+  }
+
+  func eventsReadByRowFolds(_ database: ChronicleDatabase) throws -> Int64? {
+    try database.read { db in try ChronicleMeta(db: db).value(.eventsReadByRowFolds) }
+  }
+
+  func incomingEvents(of source: ChronicleDatabase, for target: ChronicleDatabase) throws -> [IncomingEvent] {
+    let bundle = EventBundle.encode(writer: source.peerID, events: try source.serializedEvents(beyond: target.versionVector()))
+    guard case .complete(_, let events) = try EventBundle.decode(bundle, source: "test") else { return [] }
+    return events
   }
 
   /// A row parked here for its parent, then inserted here again (parent

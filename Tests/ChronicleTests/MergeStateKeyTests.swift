@@ -108,7 +108,7 @@ struct MergeStateKeyTests {
        try Int64.fetchAll(db, sql: "SELECT table_and_key & 0xFFFFFFFFFF FROM chronicle_integer_rows ORDER BY 1"))
     }
     #expect(converted == before)
-    #expect(version == 6 && oldTables == 0)
+    #expect(version == InternalSchema.currentVersion && oldTables == 0)
     // Version 6 keeps the states of keys from 0 to 2^40 - 1 by row id; -300's stays in chronicle_rows.
     #expect(integerRows == [1, 5, 70000])
     // Alice renames every list after Bob's delete: the two live lists take the

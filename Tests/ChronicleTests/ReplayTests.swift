@@ -111,7 +111,10 @@ struct ReplayTests {
     }
   }
 
-  @Test(arguments: [(1, "001_core.sql"), (2, "002_baseline.sql"), (3, "003_devices.sql"), (4, "004_merge_state_keys.sql"), (5, "005_compact_merge_state.sql")])
+  @Test(arguments: [
+    (1, "001_core.sql"), (2, "002_baseline.sql"), (3, "003_devices.sql"), (4, "004_merge_state_keys.sql"),
+    (5, "005_compact_merge_state.sql"), (6, "006_integer_merge_state.sql"), (7, "007_event_row_hashes.sql"),
+  ])
   func schemaFileMatchesTheEmbeddedSchema(version: Int, file name: String) throws {
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Schemas/\(name)")

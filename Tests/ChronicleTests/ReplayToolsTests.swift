@@ -125,7 +125,7 @@ struct ReplayToolsTests {
         origin: peer, sequence: position.nextSequence, timestamp: try LocalLogPosition.latestClock(db), schemaEpoch: position.schemaEpoch,
         tables: [TableDescriptor(name: "reminders", columns: ["id", "title", "notes", "isCompleted", "priority", "attachment", "listID"], primaryKey: [0])],
         operations: [.delete(table: 0, key: [.integer(424242)])])
-      return try EventAppender.insert(db, event: event, encoded: EventCodec.encode(event))
+      return try EventAppender.insert(db, event: event, encoded: EventCodec.encode(event), rows: .unknown)
     }
   }
 

@@ -71,6 +71,7 @@ func mergeStateCount(_ db: Database) throws -> Int {
 /// Replaces Chronicle's merge-state tables with those of internal schema
 /// version 4 and before (empty), as an older file has them.
 let version4MergeStateTables = """
+  ALTER TABLE chronicle_event_tables DROP COLUMN row_hashes;
   DROP TABLE chronicle_merge_names; DROP TABLE chronicle_merge_origins; DROP TABLE chronicle_rows; DROP TABLE chronicle_baseline_rows;
   DROP TABLE chronicle_integer_rows;
   CREATE TABLE chronicle_rows (

@@ -1,9 +1,10 @@
-// The first merge of a write older than part of the local history, into a
-// peer that never merged (its history not folded into merge state): it
-// folds only the local events as new as the write, where it used to fold
-// the whole history first. Both are timed in the same run: the merge as it
-// runs now, and a full fold (what a merge did before) followed by the same
-// merge on a copy of the peer.
+// The first merge of a write older than part or all of the local history,
+// into a peer that never merged (its history not folded into merge state):
+// it folds only the own events that changed the rows it writes, found
+// through the index capture keeps of each event's rows, where it used to
+// fold the whole history first. Both are timed in the same run: the merge
+// as it runs now, and a full fold (what a merge did before) followed by the
+// same merge on a copy of the peer.
 import Chronicle
 import Foundation
 import GRDB
@@ -18,11 +19,15 @@ private final class SteppedClock: Sendable {
 }
 
 /// `histories`: the local history's lengths, in events of one item each;
-/// the received write is `behind` milliseconds (events) older than the last.
-func runOlderWriteBenchmark(histories: [Int], behind: Int, folder: URL) async throws {
-  print("\nfirst merge of a write older than the last \(behind) local events, into a peer whose history of N events was never folded")
-  print("history      merge now (folds from the write's clock on)   full fold, then the merge (before)   ratio")
+/// the received write is `behind` milliseconds (events) older than the
+/// last, or older than all of them (nil). It writes ten items the peer
+/// wrote first and ten new ones.
+func runOlderWriteBenchmark(histories: [Int], behind: Int?, folder: URL) async throws {
+  let age = behind.map { "the last \($0)" } ?? "all"
+  print("\nfirst merge of a write older than \(age) local events, into a peer whose history of N events was never folded")
+  print("history      merge now (folds the events of its rows)      full fold, then the merge (before)   ratio")
   for events in histories {
+    let behind = behind ?? events + 10
     let clock = SteppedClock()
     var configuration = ChronicleConfiguration()
     configuration.wallClock = clock.reader()
@@ -44,7 +49,8 @@ func runOlderWriteBenchmark(histories: [Int], behind: Int, folder: URL) async th
         }
       }
     }
-    // Elsewhere, `behind` ms earlier: ten new items in lists it also made.
+    // Elsewhere, `behind` ms earlier: ten items the peer wrote first, ten
+    // new ones, in lists it also made.
     var elsewhereConfiguration = ChronicleConfiguration()
     elsewhereConfiguration.wallClock = clock.reader(behind: UInt64(behind))
     let elsewhere = try Chronicle.open(
@@ -52,7 +58,7 @@ func runOlderWriteBenchmark(histories: [Int], behind: Int, folder: URL) async th
     try await elsewhere.write { db in
       try db.execute(sql: listsAndItemsSchema)
       for list in 1...100 { try db.execute(sql: "INSERT INTO lists VALUES (?, ?)", arguments: [list, "List \(list)"]) }
-      for id in (events + 1)...(events + 10) {
+      for id in Array(1...10) + Array((events + 1)...(events + 10)) {
         try db.execute(sql: "INSERT INTO items VALUES (?, ?, ?, 0)", arguments: [id, id % 100 + 1, "Item \(id)"])
       }
     }

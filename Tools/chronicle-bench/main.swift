@@ -208,7 +208,9 @@ if options.only == nil || options.only == "incremental" {
     repeats: options.repeats, folder: folder)
 }
 if options.only == nil || options.only == "olderwrite" {
-  try await runOlderWriteBenchmark(histories: [options.incrementalEvents / 10, options.incrementalEvents], behind: 1_000, folder: folder)
+  for behind in [1_000, nil] {
+    try await runOlderWriteBenchmark(histories: [options.incrementalEvents / 10, options.incrementalEvents], behind: behind, folder: folder)
+  }
 }
 if options.only == nil || options.only == "replay" {
   try runReplayBenchmark(changes: options.replayChanges, repeats: options.repeats, folder: folder)

@@ -391,9 +391,17 @@ final class CaptureSession: @unchecked Sendable {
 
     let dumped = Set(fullTables.map(ObjectIdentifier.init))
     var deletedRows: [(table: TrackedTable, key: RowKey, values: [SQLiteValue?])] = []
+    // The rows the event changes, per table, for merges to come (see EventRowTouches).
+    var rowHashes: [String: [UInt32]] = [:]
+    var tableHashes: (name: String, hashes: [UInt32])?
+    func endTableHashes() {
+      guard let (name, hashes) = tableHashes else { return }
+      rowHashes[name, default: []].append(contentsOf: hashes)
+      tableHashes = nil
+    }
     do {
       // Walks are released at the end of the block, before anything is written.
-      var lastTable: (table: TrackedTable, index: Int, reader: RowReader)?
+      var lastTable: (table: TrackedTable, index: Int, reader: RowReader, seed: UInt64)?
       var usedReaders: [RowReader] = []
       defer { for reader in usedReaders { reader.finish() } }
       for row in touched {
@@ -403,9 +411,12 @@ final class CaptureSession: @unchecked Sendable {
           guard tables[table.name] === table, !dumped.contains(ObjectIdentifier(table)) else { continue }
           let reader = try reader(for: table)
           if !usedReaders.contains(where: { $0 === reader }) { usedReaders.append(reader) }
-          lastTable = (table, index(of: table), reader)
+          lastTable = (table, index(of: table), reader, EventRowTouches.seed(table: table.name))
+          endTableHashes()
+          tableHashes = (table.name, [])
         }
-        guard let (_, tableIndex, reader) = lastTable else { continue }
+        guard let (_, tableIndex, reader, seed) = lastTable else { continue }
+        tableHashes?.hashes.append(EventRowTouches.hash(table: seed, key: row.key))
         let before = beforeImage(of: row)
         let deleted = try reader.withRow(key: row.key) { statement in
           do {
@@ -418,6 +429,7 @@ final class CaptureSession: @unchecked Sendable {
         if body.operations.count > compressor.nextSubmission { compressor.submitPieces(of: body.operations.bytes) }
         if deleted, let before { deletedRows.append((table, row.key, before)) }
       }
+      endTableHashes()
     }
     for table in fullTables {
       let reader = try AllRowsReader(connection: connection, table: table)
@@ -437,8 +449,10 @@ final class CaptureSession: @unchecked Sendable {
     if let writeRefusal { throw writeRefusal }
     var position = try self.position ?? LocalLogPosition.read(db, origin: peer)
     self.position = nil  // until the append succeeds
+    // Tables copied whole have no hashes: their rows could be any.
     let appended = try EventAppender.appendLocal(
-      db, origin: peer, clock: clock, position: &position, body: body, advancesEpoch: changesTrackedShape, compressor: compressor)
+      db, origin: peer, clock: clock, position: &position, body: body, rows: .captured(rowHashes),
+      advancesEpoch: changesTrackedShape, compressor: compressor)
     self.position = position
     pendingMigration = nil
     // Sync merges later writes into deleted rows: keep their last values.

@@ -46,7 +46,7 @@ enum EventAppender {
   /// Advances `position`.
   static func appendLocal(
     _ db: Database, origin: PeerID, clock: HybridLogicalClock, position: inout LocalLogPosition,
-    body: EventBodyWriter, advancesEpoch: Bool, compressor: BodyCompressor
+    body: EventBodyWriter, rows: EventRowTouches.Rows, advancesEpoch: Bool, compressor: BodyCompressor
   ) throws -> AppendedEvent {
     let sequence = position.nextSequence
     let epoch = advancesEpoch ? position.schemaEpoch + 1 : position.schemaEpoch
@@ -61,22 +61,24 @@ enum EventAppender {
       prefix: prefix, operations: operations, compressed: compressor.compress(prefix: prefix, operations: operations))
     let id = try insert(
       db, origin: origin, sequence: sequence, timestamp: timestamp, schemaEpoch: epoch,
-      encoded: encoded, rowChangeCount: body.rowChangeCount, changedTables: body.changedTableNames)
+      encoded: encoded, rowChangeCount: body.rowChangeCount, changedTables: body.changedTableNames, rows: rows)
     position = LocalLogPosition(nextSequence: sequence + 1, schemaEpoch: epoch)
     return AppendedEvent(
       id: id, encoded: encoded, eventID: EventID(origin: origin, sequence: sequence), rowChangeCount: body.rowChangeCount)
   }
 
-  /// Inserts an encoded event and its table index; returns its log position.
-  static func insert(_ db: Database, event: ChangeEvent, encoded: EventCodec.Encoded) throws -> Int64 {
+  /// Inserts an encoded event and its table index; returns its log
+  /// position. `rows`: what the index says of the rows it changed (see
+  /// ``EventRowTouches``).
+  static func insert(_ db: Database, event: ChangeEvent, encoded: EventCodec.Encoded, rows: EventRowTouches.Rows) throws -> Int64 {
     try insert(
       db, origin: event.origin, sequence: event.sequence, timestamp: event.timestamp, schemaEpoch: event.schemaEpoch,
-      encoded: encoded, rowChangeCount: event.rowChangeCount, changedTables: event.changedTableNames.sorted())
+      encoded: encoded, rowChangeCount: event.rowChangeCount, changedTables: event.changedTableNames.sorted(), rows: rows)
   }
 
   private static func insert(
     _ db: Database, origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp, schemaEpoch: UInt64,
-    encoded: EventCodec.Encoded, rowChangeCount: Int, changedTables: [String]
+    encoded: EventCodec.Encoded, rowChangeCount: Int, changedTables: [String], rows: EventRowTouches.Rows
   ) throws -> Int64 {
     try db.cachedStatement(sql: """
       INSERT INTO chronicle_events
@@ -93,8 +95,7 @@ enum EventAppender {
       ])
     let id = db.lastInsertedRowID
     for name in changedTables {
-      try db.cachedStatement(sql: "INSERT INTO chronicle_event_tables (table_name, event_id) VALUES (?, ?)")
-        .execute(arguments: [name, id])
+      try EventRowTouches.insert(db, table: name, position: id, rows: rows)
     }
     return id
   }

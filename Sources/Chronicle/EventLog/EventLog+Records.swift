@@ -118,6 +118,12 @@ extension EventLog {
 }
 
 extension EventLog {
+  /// The schema epoch of the event at `position` (nil: no such event).
+  static func schemaEpoch(_ db: Database, position: Int64) throws -> UInt64? {
+    try Int64.fetchOne(db.cachedStatement(sql: "SELECT schema_epoch FROM main.chronicle_events WHERE id = ?"), arguments: [position])
+      .map { UInt64($0) }
+  }
+
   /// The positions, in log order, of the events with row changes of `table` (case ignored).
   static func positions(_ db: Database, touchingTable table: String) throws -> [Int64] {
     try Int64.fetchAll(

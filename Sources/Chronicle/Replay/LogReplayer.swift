@@ -92,7 +92,7 @@ final class LogReplayer {
       if event.rowChangeCount != event.operations.count { selection?.schemaChanged() }
       // Into tables only, with nothing to merge, the log is not needed.
       guard keepsMergeState else { return }
-      let position = try EventAppender.insert(db, event: stored.event, encoded: encoded)
+      let position = try EventAppender.insert(db, event: stored.event, encoded: encoded, rows: .unknown)
       for case .schema(.migration(let migration)) in event.operations {
         try ChronicleMeta(db: db).set(.migration(migration.name), to: position)
       }

@@ -270,7 +270,7 @@ struct ShadowApplier {
       try projector.applyRecorded(event, insertsReplace: reshaped, db)
       if keepsMergeState && !isBaseline {
         let encoded = try EventCodec.encode(event, compressionLevel: 1)
-        _ = try EventAppender.insert(db, event: event, encoded: encoded)
+        _ = try EventAppender.insert(db, event: event, encoded: encoded, rows: .unknown)
       }
     } else {
       guard keepsMergeState else { throw ReceivedDuringRebuild() }

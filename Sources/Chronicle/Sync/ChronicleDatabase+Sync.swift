@@ -164,12 +164,15 @@ extension ChronicleDatabase {
   }
 
   /// The clock from which local events not folded yet must be folded
-  /// before `events` merge (nil: none need be; see ``LocalHistoryForMerge``).
+  /// before `events` merge (nil: none need be, or only those that touched
+  /// the rows received, which the merge folds itself; see
+  /// ``LocalHistoryForMerge`` and ``TouchedRowFold``).
   private func foldNeeded(for events: [IncomingEvent]) throws -> HLCTimestamp? {
     let local = peerID
     return try writer.read { db in
       guard case .mustFold(let since) = try Self.localHistory(for: events, local: local, db) else { return nil }
-      return since
+      let applier = try MergeApplier.forMerging(db, local: local)
+      return try TouchedRowFold.plan(db, events: events, since: since, applier: applier) == nil ? since : nil
     }
   }
 
@@ -180,7 +183,10 @@ extension ChronicleDatabase {
     let local = peerID
     return try writer.read { db in
       guard let unfolded = try MergeApplier.unfoldedOwnEvents(db, local: local) else { return false }
-      return oldest.map { $0 <= unfolded.latest } ?? true
+      guard let oldest else { return true }
+      guard oldest <= unfolded.latest else { return false }
+      // Folded by rows as the events merge, when the index covers them.
+      return try !TouchedRowFold.mayApply(db, since: oldest, applier: MergeApplier.forMerging(db, local: local))
     }
   }
 
@@ -258,8 +264,14 @@ extension ChronicleDatabase {
     case .mergesAhead: mergesAhead = true
     case .mustFold(let since):
       // Folded here from the oldest write received on (local writes since
-      // the preparation); the merge goes ahead of older local events.
-      try MergeApplier.forMerging(db, local: peerID).foldLocalEvents(since: since)
+      // the preparation), only the rows received when the index can tell;
+      // the merge goes ahead of older local events.
+      let applier = try MergeApplier.forMerging(db, local: peerID)
+      if let fold = try TouchedRowFold.plan(db, events: events, since: since, applier: applier) {
+        try applier.foldLocalEvents(touching: fold)
+      } else {
+        try applier.foldLocalEvents(since: since)
+      }
       mergesAhead = true
     }
     do {

@@ -91,6 +91,9 @@ final class MergeApplier {
     self.batch = MergeBatch(db)
   }
 
+  /// The local shape of tracked table `table` (nil: not tracked here).
+  func trackedShape(_ table: String) throws -> TableShape? { try shape(table) }
+
   private func shape(_ table: String) throws -> TableShape? {
     if let cached = shapes[table] { return cached }
     let shape = try TableShape.read(db, table: table).flatMap { $0.isTrackable ? $0 : nil }
@@ -114,16 +117,37 @@ final class MergeApplier {
   /// then merges ahead of the rest. The fold mark stays where it is.
   @discardableResult
   func foldLocalEvents(until deadline: ContinuousClock.Instant? = nil, since: HLCTimestamp? = nil) throws -> Bool {
-    let caughtUp = try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache(until: deadline, since: since) }
+    let scope: FoldScope = since.map { .since($0) } ?? .fromMark
+    let caughtUp = try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache(until: deadline, scope: scope) }
     if since == nil { hasFolded = caughtUp }
     return caughtUp
+  }
+
+  /// Folds the own events `fold` names, and of each only its changes to
+  /// the rows it names (see ``TouchedRowFold``). The fold marks stay.
+  func foldLocalEvents(touching fold: TouchedRowFold) throws {
+    guard !fold.positions.isEmpty else { return }
+    _ = try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache(until: nil, scope: .rows(fold)) }
+    let meta = ChronicleMeta(db: db)
+    try meta.set(.eventsReadByRowFolds, to: (try meta.value(.eventsReadByRowFolds) ?? 0) + Int64(fold.eventsToRead))
+  }
+
+  /// Which events a fold reads, and which of their rows.
+  private enum FoldScope {
+    /// Every event past the mark (less own events folded ahead).
+    case fromMark
+    /// This peer's unfolded events from a clock on.
+    case since(HLCTimestamp)
+    /// Some own events, for some rows.
+    case rows(TouchedRowFold)
   }
 
   /// What a fold reads: the log past the mark, less this peer's events
   /// folded ahead; or, `since` a clock, this peer's events from it on not
   /// folded yet. Each filter in log order, the filters in order.
-  private func eventsToFold(since: HLCTimestamp?, _ marks: FoldMarks) throws -> [EventFilter] {
-    if let since {
+  private func eventsToFold(_ scope: FoldScope, _ marks: FoldMarks) throws -> [EventFilter] {
+    if case .rows(let fold) = scope { return fold.positions.map { EventFilter(positions: $0, origin: local) } }
+    if case .since(let since) = scope {
       guard let unfolded = try marks.unfoldedOwnEvents(db, local: local),
             let from = try OriginEvents.first(db, origin: local, from: unfolded.first.sequence, where: { $0.timestamp >= since })
       else { return [] }
@@ -143,10 +167,14 @@ final class MergeApplier {
     return filters
   }
 
-  private func foldLocalEventsInCache(until deadline: ContinuousClock.Instant?, since: HLCTimestamp?) throws -> Bool {
+  private func foldLocalEventsInCache(until deadline: ContinuousClock.Instant?, scope: FoldScope) throws -> Bool {
     var marks = try FoldMarks.read(db)
     let mark = marks.through
-    let filters = try eventsToFold(since: since, marks)
+    let filters = try eventsToFold(scope, marks)
+    let since: HLCTimestamp? = if case .since(let clock) = scope { clock } else { nil }
+    // Folding by rows: the received rows, and each folded table's part of a row's hash.
+    let onlyRows: Set<UInt32>? = if case .rows(let fold) = scope { fold.rows } else { nil }
+    var tableSeeds: [UInt64] = []
     var last = mark
     /// The sequences of this peer's events folded since a clock.
     var ownFolded: ClosedRange<UInt64>?
@@ -240,6 +268,7 @@ final class MergeApplier {
             eventTables[tableIndex] = try shape(descriptor.name).map { shape in
               if let position = tablePositions[shape.name] { return (shape, position) }
               tableNames.append(shape.name)
+              tableSeeds.append(onlyRows == nil ? 0 : EventRowTouches.seed(table: shape.name))
               tablePositions[shape.name] = tableNames.count - 1
               return (shape, tableNames.count - 1)
             }
@@ -264,6 +293,7 @@ final class MergeApplier {
             continue
           }
           guard let (key, ordered) = try localKey(keyValues, descriptor: descriptor, shape: shape) else { continue }
+          if let onlyRows, !onlyRows.contains(EventRowTouches.hash(table: tableSeeds[table], key: ordered)) { continue }
           let foldKey = FoldKey(table: table, key: key)
           let position: Int
           if let found = positions[foldKey] {
@@ -287,13 +317,18 @@ final class MergeApplier {
       }
     }
     try flush(isLast: true)
-    if since != nil {
+    switch scope {
+    case .rows:
+      break  // only some rows of these events: the marks stay
+    case .since:
       if let ownFolded {
         marks.noteFolded(ownFolded)
         try marks.saveOwnSequences(db)
       }
-    } else {
+      try ChronicleMeta(db: db).remove(.eventsReadByRowFolds)
+    case .fromMark:
       try setFoldMark(caughtUp ? EventLog.lastPosition(db) : last, caughtUp: caughtUp)
+      try ChronicleMeta(db: db).remove(.eventsReadByRowFolds)
     }
     foldProgress?(foldedEvents, max(total, foldedEvents))
     return caughtUp
@@ -373,7 +408,7 @@ final class MergeApplier {
   /// For each key column of the local table, in key order, its position among
   /// the event's key values; nil when the two keys are not the same columns
   /// (in any order).
-  private static func keyOrder(of descriptor: TableDescriptor, in shape: TableShape) -> [Int]? {
+  static func keyOrder(of descriptor: TableDescriptor, in shape: TableShape) -> [Int]? {
     let eventKeyNames = descriptor.primaryKey.map { descriptor.columns[$0] }
     let order = shape.primaryKey.compactMap { eventKeyNames.firstIndex(of: shape.columns[$0]) }
     guard order.count == eventKeyNames.count, order.count == shape.primaryKey.count else { return nil }
@@ -432,7 +467,7 @@ final class MergeApplier {
       guard plan.shape != nil else { continue }  // dropped by a migration since that epoch
       try applyRowOperation(operation, plan: plan, version: version, sameEpoch: sameEpoch, mismatch)
     }
-    _ = try EventAppender.insert(db, event: event, encoded: incoming.encoded)
+    _ = try EventAppender.insert(db, event: event, encoded: incoming.encoded, rows: .merged)
     appliedEvents += 1
     return true
   }
