@@ -320,7 +320,7 @@ struct NetworkSyncTests {
     try writeItems(client, from: 1_000_000, count: 1)
     try writeItems(client, from: 30_001, count: 1)  // a row the server writes later
     try await Task.sleep(for: .milliseconds(30))
-    try writeItems(server, from: 30_000, count: 400, perEvent: 20)
+    try writeItems(server, from: 30_000, count: 400)
     if !indexed { try forgetRowTouches(directory, "server") }
     // Whether the server prepares before it takes events as old as its first.
     #expect(try server.mergeNeedsPreparation(forEventsFrom: HLCTimestamp(rawValue: 0)) == !indexed)

@@ -144,11 +144,7 @@ struct MergeAheadTests {
   @Test func anOlderWriteFoldsOnlyTheLocalHistoryAsNewAsIt() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
-    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
-    for id in 1...200 {
-      try server.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
-      clock.advance(by: 1)
-    }
+    let server = try peerWithLists(directory, clock, count: 200)
     let sequences = try server.read { db in try EventLog.lastSequence(db, origin: server.peerID) }
     func stateRows() throws -> Int { try server.read { db in try mergeStateCount(db) } }
     // Without the index of rows each event changed (a file from before it).
@@ -197,11 +193,7 @@ struct MergeAheadTests {
   @Test func aWriteOlderThanAllLocalHistoryFoldsOnlyTheEventsOfItsRows() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
-    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
-    for id in 1...200 {
-      try server.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
-      clock.advance(by: 1)
-    }
+    let server = try peerWithLists(directory, clock, count: 300)
     for round in 1...3 {
       try server.write { db in try db.execute(sql: "UPDATE lists SET weight = ? WHERE id = 50", arguments: [round]) }
       clock.advance(by: 1)
@@ -218,8 +210,8 @@ struct MergeAheadTests {
     // Written a second before the server's first write: older than all of it.
     let away = try openSyncPeer(directory, name: "away.sqlite", clock: clock, skew: -1_000)
     try away.write { db in
-      try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (50, 'away', 9), (300, 'new here', 3)")
-      try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (1, 300, 'kept')")
+      try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (50, 'away', 9), (1000, 'new here', 3)")
+      try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (1, 1000, 'kept')")
     }
     guard case .mustFold = try localHistory(of: away, for: server) else {
       Issue.record("the push should need local history")
@@ -229,14 +221,14 @@ struct MergeAheadTests {
     let fold = try server.read { db in
       try TouchedRowFold.plan(db, events: received, since: .init(rawValue: 0), applier: MergeApplier.forMerging(db, local: server.peerID))
     }
-    #expect(fold?.eventsToRead == 4 && fold?.eventsInRange == 204, "\(String(describing: fold))")
+    #expect(fold?.eventsToRead == 4 && fold?.eventsInRange == 304, "\(String(describing: fold))")
     try push(away, to: server)
     // Row 50's own four events, and the three rows received.
     #expect(try stateRows() == 3)
     #expect(try foldMarks(server) == FoldMarks())
     #expect(try eventsReadByRowFolds(server) == 4)
     #expect(try list(50) == "list 50 3.0")
-    #expect(try list(300) == "new here 3.0")
+    #expect(try list(1000) == "new here 3.0")
 
     // Older writes to half the lists: the own events are folded whole.
     try away.write { db in
@@ -248,12 +240,9 @@ struct MergeAheadTests {
     let marks = try foldMarks(server)
     #expect(marks.ownSequences.count == 1, "\(marks)")
     #expect(try eventsReadByRowFolds(server) == nil)
-    #expect(try list(10) == "list 10 null" && list(300) == "new here 3.0")
+    #expect(try list(10) == "list 10 null" && list(1000) == "new here 3.0")
 
-    try server.prepareMergeState()
-    try expectMergeStateIsTheOnePassState(server, "server")
-    try push(server, to: away)
-    #expect(try server.digests() == away.digests())
+    try expectAWholeFoldAgreesAndConverges(server, with: away)
   }
 
   /// Many merges of older writes, each needing few own events, fold by rows
@@ -262,27 +251,39 @@ struct MergeAheadTests {
   @Test func foldsByRowsReadAQuarterOfTheHistoryAtMostBeforeAWholeFold() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
-    let server = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
-    for id in 1...199 {
-      try server.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
-      clock.advance(by: 1)
-    }
+    let server = try peerWithLists(directory, clock, count: 399)
     let away = try openSyncPeer(directory, name: "away.sqlite", clock: clock, skew: -1_000)
-    // 200 own events (the schema's and 199 lists): 50 may be read by rows.
+    // 400 own events (the schema's and 399 lists): 100 may be read by rows.
     var foldsByRows = 0
-    for id in 1...60 {
+    for id in 1...110 {
       try away.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, 'away')", arguments: [id]) }
       try push(away, to: server)
       guard try foldMarks(server).ownSequences.isEmpty else { break }
       foldsByRows += 1
       #expect(try eventsReadByRowFolds(server) == Int64(id))
     }
-    #expect(foldsByRows == 50)
+    #expect(foldsByRows == 100)
     #expect(try eventsReadByRowFolds(server) == nil)
+    try expectAWholeFoldAgreesAndConverges(server, with: away)
+  }
+
+  /// A peer that wrote `count` lists, one per event, a millisecond apart.
+  func peerWithLists(_ directory: TemporaryDirectory, _ clock: ManualWallClock, count: Int) throws -> ChronicleDatabase {
+    let peer = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
+    for id in 1...count {
+      try peer.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
+      clock.advance(by: 1)
+    }
+    return peer
+  }
+
+  /// Folds the rest of `server`'s history: the state one pass gives; then
+  /// `server` and `peer` converge.
+  func expectAWholeFoldAgreesAndConverges(_ server: ChronicleDatabase, with peer: ChronicleDatabase) throws {
     try server.prepareMergeState()
     try expectMergeStateIsTheOnePassState(server, "server")
-    try push(server, to: away)
-    #expect(try server.digests() == away.digests())
+    try push(server, to: peer)
+    #expect(try server.digests() == peer.digests())
   }
 
   func eventsReadByRowFolds(_ database: ChronicleDatabase) throws -> Int64? {

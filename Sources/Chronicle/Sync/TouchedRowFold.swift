@@ -31,16 +31,25 @@ struct TouchedRowFold {
   /// again. So many merges, each of a few rows, read no more in all than
   /// about a quarter more than one fold of whole events would.
   static let maximumShare = 4
+  /// Fewer own events in range than this are folded whole: reading them
+  /// costs less than finding which to read, and the marks then move.
+  static let minimumEvents = 256
+  /// More row changes received per own event in range than this, and the
+  /// events are folded whole: hashing the rows received would cost more.
+  static let maximumReceivedChangesPerEvent = 32
 
   /// The fold by rows for merging `events`, whose oldest write is at
   /// `since`; nil when the index cannot tell (a change of shape among the
   /// own events in range or the events received, a key that is not the
-  /// local one) or when so many own events touch those rows
-  /// (with those earlier folds by rows read) that folding them all costs
-  /// about as much.
+  /// local one) or when folding the events whole costs about as much: so
+  /// many own events touch those rows (with those earlier folds by rows
+  /// read), the events are few, or the rows received many.
   static func plan(_ db: Database, events: [IncomingEvent], since: HLCTimestamp, applier: MergeApplier) throws -> TouchedRowFold? {
     guard let range = try ownEventsInRange(db, since: since, applier: applier) else { return nil }
     guard range.eventCount > 0 else { return TouchedRowFold(positions: [], rows: [], eventsToRead: 0, eventsInRange: 0) }
+    guard range.eventCount >= minimumEvents,
+          events.reduce(0, { $0 + $1.event.rowChangeCount }) <= range.eventCount * maximumReceivedChangesPerEvent
+    else { return nil }
     guard let rowsByTable = try receivedRows(of: events, applier: applier) else { return nil }
     var matched = Set<Int64>()
     for (table, rows) in rowsByTable {
@@ -71,7 +80,7 @@ struct TouchedRowFold {
   /// rows): what a peer about to receive events asks before it prepares
   /// its merge state whole.
   static func mayApply(_ db: Database, since: HLCTimestamp, applier: MergeApplier) throws -> Bool {
-    guard let range = try ownEventsInRange(db, since: since, applier: applier) else { return false }
+    guard let range = try ownEventsInRange(db, since: since, applier: applier), range.eventCount >= minimumEvents else { return false }
     // Own events at the current epoch changed tables tracked now.
     var unknown = 0
     for table in try TrackedTables.names(db) {
