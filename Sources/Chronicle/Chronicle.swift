@@ -81,6 +81,10 @@ public struct ChronicleConfiguration: Sendable {
   /// Rows a merge holds in memory before writing them (``MergeBatch``):
   /// tests make it small, so that batches flush midway.
   package var mergeBatchRows = MergeBatch.defaultCapacity
+  /// Own events in range below which a merge of older writes folds them
+  /// whole rather than by the rows it receives (``TouchedRowFold``): tests
+  /// make it 1, so that short histories fold by rows too.
+  package var rowFoldMinimumEvents = TouchedRowFold.minimumEvents
 
   public init() {}
 }

@@ -28,6 +28,8 @@ public final class ChronicleDatabase: Sendable {
   let signsEvents: Bool
   /// See ``ChronicleConfiguration/mergeBatchRows``.
   let mergeBatchRows: Int
+  /// See ``ChronicleConfiguration/rowFoldMinimumEvents``.
+  let rowFoldMinimumEvents: Int
 
   init(path: String, peer: PeerIdentity, tables declared: [String], configuration: ChronicleConfiguration) throws {
     guard chronicle_preupdate_hook_available() == 1 else { throw ChronicleError.preupdateHookUnavailable }
@@ -86,6 +88,7 @@ public final class ChronicleDatabase: Sendable {
     self.session = session
     self.signsEvents = configuration.signsEvents
     self.mergeBatchRows = configuration.mergeBatchRows
+    self.rowFoldMinimumEvents = configuration.rowFoldMinimumEvents
   }
 
   /// Runs `updates` in a write transaction and appends one event describing

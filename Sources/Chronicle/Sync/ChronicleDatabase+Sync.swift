@@ -169,10 +169,11 @@ extension ChronicleDatabase {
   /// ``LocalHistoryForMerge`` and ``TouchedRowFold``).
   private func foldNeeded(for events: [IncomingEvent]) throws -> HLCTimestamp? {
     let local = peerID
+    let minimumEvents = rowFoldMinimumEvents
     return try writer.read { db in
       guard case .mustFold(let since) = try Self.localHistory(for: events, local: local, db) else { return nil }
       let applier = try MergeApplier.forMerging(db, local: local)
-      return try TouchedRowFold.plan(db, events: events, since: since, applier: applier) == nil ? since : nil
+      return try TouchedRowFold.plan(db, events: events, since: since, applier: applier, minimumEvents: minimumEvents) == nil ? since : nil
     }
   }
 
@@ -181,12 +182,13 @@ extension ChronicleDatabase {
   /// receive them asks before it says it is ready.
   package func mergeNeedsPreparation(forEventsFrom oldest: HLCTimestamp?) throws -> Bool {
     let local = peerID
+    let minimumEvents = rowFoldMinimumEvents
     return try writer.read { db in
       guard let unfolded = try MergeApplier.unfoldedOwnEvents(db, local: local) else { return false }
       guard let oldest else { return true }
       guard oldest <= unfolded.latest else { return false }
       // Folded by rows as the events merge, when the index covers them.
-      return try !TouchedRowFold.mayApply(db, since: oldest, applier: MergeApplier.forMerging(db, local: local))
+      return try !TouchedRowFold.mayApply(db, since: oldest, applier: MergeApplier.forMerging(db, local: local), minimumEvents: minimumEvents)
     }
   }
 
@@ -267,7 +269,7 @@ extension ChronicleDatabase {
       // the preparation), only the rows received when the index can tell;
       // the merge goes ahead of older local events.
       let applier = try MergeApplier.forMerging(db, local: peerID)
-      if let fold = try TouchedRowFold.plan(db, events: events, since: since, applier: applier) {
+      if let fold = try TouchedRowFold.plan(db, events: events, since: since, applier: applier, minimumEvents: rowFoldMinimumEvents) {
         try applier.foldLocalEvents(touching: fold)
       } else {
         try applier.foldLocalEvents(since: since)

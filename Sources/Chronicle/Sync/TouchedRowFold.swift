@@ -44,7 +44,9 @@ struct TouchedRowFold {
   /// local one) or when folding the events whole costs about as much: so
   /// many own events touch those rows (with those earlier folds by rows
   /// read), the events are few, or the rows received many.
-  static func plan(_ db: Database, events: [IncomingEvent], since: HLCTimestamp, applier: MergeApplier) throws -> TouchedRowFold? {
+  static func plan(
+    _ db: Database, events: [IncomingEvent], since: HLCTimestamp, applier: MergeApplier, minimumEvents: Int = minimumEvents
+  ) throws -> TouchedRowFold? {
     guard let range = try ownEventsInRange(db, since: since, applier: applier) else { return nil }
     guard range.eventCount > 0 else { return TouchedRowFold(positions: [], rows: [], eventsToRead: 0, eventsInRange: 0) }
     guard range.eventCount >= minimumEvents,
@@ -79,7 +81,7 @@ struct TouchedRowFold {
   /// changed the shape, and few have entries that do not know their
   /// rows): what a peer about to receive events asks before it prepares
   /// its merge state whole.
-  static func mayApply(_ db: Database, since: HLCTimestamp, applier: MergeApplier) throws -> Bool {
+  static func mayApply(_ db: Database, since: HLCTimestamp, applier: MergeApplier, minimumEvents: Int = minimumEvents) throws -> Bool {
     guard let range = try ownEventsInRange(db, since: since, applier: applier), range.eventCount >= minimumEvents else { return false }
     // Own events at the current epoch changed tables tracked now.
     var unknown = 0
