@@ -163,17 +163,26 @@ extension ChronicleDatabase {
     try EventLog.lastPosition(db) > ChronicleMeta(db: db).value(.mergeFoldedThrough) ?? 0
   }
 
-  /// The clock from which local events not folded yet must be folded
-  /// before `events` merge (nil: none need be, or only those that touched
-  /// the rows received, which the merge folds itself; see
-  /// ``LocalHistoryForMerge`` and ``TouchedRowFold``).
-  private func foldNeeded(for events: [IncomingEvent]) throws -> HLCTimestamp? {
+  /// What merging `events` needs of local history not folded yet, read
+  /// before the merge's transaction: the clock from which local events must
+  /// be folded whole first (see ``LocalHistoryForMerge``), or the fold by
+  /// the rows received that the merge will run itself (``TouchedRowFold``),
+  /// with the log position it was planned at.
+  private enum FoldNeeded {
+    case none
+    case whole(since: HLCTimestamp)
+    case byRows(TouchedRowFold, plannedAt: Int64)
+  }
+
+  private func foldNeeded(for events: [IncomingEvent]) throws -> FoldNeeded {
     let local = peerID
     let minimumEvents = rowFoldMinimumEvents
     return try writer.read { db in
-      guard case .mustFold(let since) = try Self.localHistory(for: events, local: local, db) else { return nil }
+      guard case .mustFold(let since) = try Self.localHistory(for: events, local: local, db) else { return .none }
       let applier = try MergeApplier.forMerging(db, local: local)
-      return try TouchedRowFold.plan(db, events: events, since: since, applier: applier, minimumEvents: minimumEvents) == nil ? since : nil
+      guard let fold = try TouchedRowFold.plan(db, events: events, since: since, applier: applier, minimumEvents: minimumEvents)
+      else { return .whole(since: since) }
+      return .byRows(fold, plannedAt: try EventLog.lastPosition(db))
     }
   }
 
@@ -231,7 +240,12 @@ extension ChronicleDatabase {
     }
     // A local history not folded yet is folded first, in slices of its own,
     // so that the merge's transaction does not hold the database for it.
-    if let since = try foldNeeded(for: events) { try prepareMergeState(since: since) }
+    let needed = try foldNeeded(for: events)
+    if case .whole(let since) = needed { try prepareMergeState(since: since) }
+    // A fold by rows planned before the transaction serves in it while the
+    // log has not moved since.
+    var planned: (fold: TouchedRowFold, at: Int64)?
+    if case .byRows(let fold, let position) = needed { planned = (fold, position) }
     let session = self.session
     return try writer.writeWithoutTransaction { db in
       // Foreign keys off: rows arrive in any order, and a cascade here would
@@ -241,7 +255,7 @@ extension ChronicleDatabase {
         try db.inTransaction(.immediate) {
           // A merge comes back to pages of its tables and their merge state
           // that SQLite's default cache would have evicted.
-          report = try db.withPageCache(kibibytes: 65_536) { try merge(events, source: source, uncaptured, db) }
+          report = try db.withPageCache(kibibytes: 65_536) { try merge(events, source: source, planned: planned, uncaptured, db) }
           return .commit
         }
         return report
@@ -250,7 +264,9 @@ extension ChronicleDatabase {
   }
 
   /// Admits and merges received events, inside the caller's transaction.
-  private func merge(_ events: [IncomingEvent], source: String, _ uncaptured: UncapturedWrites, _ db: Database) throws -> MergeReport {
+  private func merge(
+    _ events: [IncomingEvent], source: String, planned: (fold: TouchedRowFold, at: Int64)?, _ uncaptured: UncapturedWrites, _ db: Database
+  ) throws -> MergeReport {
     // Every event must come from the device it names, or none is applied:
     // the signatures are checked on other cores while the events merge, and
     // the transaction commits only once all passed.
@@ -269,7 +285,10 @@ extension ChronicleDatabase {
       // the preparation), only the rows received when the index can tell;
       // the merge goes ahead of older local events.
       let applier = try MergeApplier.forMerging(db, local: peerID)
-      if let fold = try TouchedRowFold.plan(db, events: events, since: since, applier: applier, minimumEvents: rowFoldMinimumEvents) {
+      let fold =
+        if let planned, try EventLog.lastPosition(db) == planned.at { planned.fold }
+        else { try TouchedRowFold.plan(db, events: events, since: since, applier: applier, minimumEvents: rowFoldMinimumEvents) }
+      if let fold {
         try applier.foldLocalEvents(touching: fold)
       } else {
         try applier.foldLocalEvents(since: since)
