@@ -224,12 +224,13 @@ struct MergeAheadTests {
     let fold = try server.read { db in
       try TouchedRowFold.plan(db, events: received, since: .init(rawValue: 0), applier: MergeApplier.forMerging(db, local: server.peerID))
     }
-    #expect(fold?.eventsToRead == 4 && fold?.eventsInRange == 304, "\(String(describing: fold))")
+    // 4 events read, 304 index entries read (7 events' worth), 3 rows hashed.
+    #expect(fold?.eventsToRead == 4 && fold?.eventsInRange == 304 && fold?.cost == 11, "\(String(describing: fold))")
     try push(away, to: server)
     // Row 50's own four events, and the three rows received.
     #expect(try stateRows() == 3)
     #expect(try foldMarks(server) == FoldMarks())
-    #expect(try eventsReadByRowFolds(server) == 4)
+    #expect(try rowFoldCost(server) == 11)
     #expect(try list(50) == "list 50 3.0")
     #expect(try list(1000) == "new here 3.0")
 
@@ -242,31 +243,34 @@ struct MergeAheadTests {
     try push(away, to: server)
     let marks = try foldMarks(server)
     #expect(marks.ownSequences.count == 1, "\(marks)")
-    #expect(try eventsReadByRowFolds(server) == nil)
+    #expect(try rowFoldCost(server) == nil)
     #expect(try list(10) == "list 10 null" && list(1000) == "new here 3.0")
 
     try expectAWholeFoldAgreesAndConverges(server, with: away)
   }
 
   /// Many merges of older writes, each needing few own events, fold by rows
-  /// until they have read a quarter of the events a whole fold would read;
-  /// the next folds them whole.
-  @Test func foldsByRowsReadAQuarterOfTheHistoryAtMostBeforeAWholeFold() throws {
+  /// until what they cost (the events they read, and the index entries they
+  /// read to find them) comes to a quarter of what a whole fold would; the
+  /// next folds whole.
+  @Test func foldsByRowsCostAQuarterOfAWholeFoldAtMostBeforeOne() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
     let server = try peerWithLists(directory, clock, count: 399)
     let away = try openSyncPeer(directory, name: "away.sqlite", clock: clock, skew: -1_000)
-    // 400 own events (the schema's and 399 lists): 100 may be read by rows.
+    // 400 own events (the schema's and 399 lists): folds by rows may cost
+    // 100 events' worth; each costs 11 (the list's event, and 400 index
+    // entries for 10).
     var foldsByRows = 0
-    for id in 1...110 {
+    for id in 1...20 {
       try away.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, 'away')", arguments: [id]) }
       try push(away, to: server)
       guard try foldMarks(server).ownSequences.isEmpty else { break }
       foldsByRows += 1
-      #expect(try eventsReadByRowFolds(server) == Int64(id))
+      #expect(try rowFoldCost(server) == Int64(11 * id))
     }
-    #expect(foldsByRows == 100)
-    #expect(try eventsReadByRowFolds(server) == nil)
+    #expect(foldsByRows == 9)
+    #expect(try rowFoldCost(server) == nil)
     try expectAWholeFoldAgreesAndConverges(server, with: away)
   }
 
@@ -289,8 +293,8 @@ struct MergeAheadTests {
     #expect(try server.digests() == peer.digests())
   }
 
-  func eventsReadByRowFolds(_ database: ChronicleDatabase) throws -> Int64? {
-    try database.read { db in try ChronicleMeta(db: db).value(.eventsReadByRowFolds) }
+  func rowFoldCost(_ database: ChronicleDatabase) throws -> Int64? {
+    try database.read { db in try ChronicleMeta(db: db).value(.rowFoldCost) }
   }
 
   func incomingEvents(of source: ChronicleDatabase, for target: ChronicleDatabase) throws -> [IncomingEvent] {

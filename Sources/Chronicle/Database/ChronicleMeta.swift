@@ -77,10 +77,11 @@ extension ChronicleMeta.Key where Value == Int64 {
   /// folded yet (every one newer than it), and folding that history reads
   /// only this peer's events. Removed once the fold catches up.
   static var receivedMergedPastFoldMark: Self { Self("received_merged_past_fold_mark") }
-  /// Own events read by folds limited to the rows a merge received
-  /// (``TouchedRowFold``) since the last fold of whole events: once they
-  /// come near what such a fold would read, the next merge folds whole.
-  static var eventsReadByRowFolds: Self { Self("events_read_by_row_folds") }
+  /// What folds limited to the rows a merge received (``TouchedRowFold``)
+  /// have cost since the last fold of whole events, in events folded's
+  /// worth: once it comes near what such a fold would cost, the next merge
+  /// folds whole.
+  static var rowFoldCost: Self { Self("row_fold_cost") }
   /// The log position through which this device's events are signed.
   static var sealedThrough: Self { Self("sealed_through") }
   /// The schema epoch a clone starts at (its source's).

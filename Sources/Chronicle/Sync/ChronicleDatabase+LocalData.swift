@@ -55,7 +55,7 @@ extension ChronicleDatabase {
               """)
             try TrackedTables.removeAll(db)
             let meta = ChronicleMeta(db: db)
-            for key in [ChronicleMeta.Key<Int64>.loggedSchemaVersion, .mergeFoldedThrough, .receivedMergedPastFoldMark, .sealedThrough, .eventsReadByRowFolds] {
+            for key in [ChronicleMeta.Key<Int64>.loggedSchemaVersion, .mergeFoldedThrough, .receivedMergedPastFoldMark, .sealedThrough, .rowFoldCost] {
               try meta.remove(key)
             }
             try meta.remove(.vectorCheckpoint)

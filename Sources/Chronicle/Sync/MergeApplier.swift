@@ -126,10 +126,12 @@ final class MergeApplier {
   /// Folds the own events `fold` names, and of each only its changes to
   /// the rows it names (see ``TouchedRowFold``). The fold marks stay.
   func foldLocalEvents(touching fold: TouchedRowFold) throws {
-    guard !fold.positions.isEmpty else { return }
-    _ = try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache(until: nil, scope: .rows(fold)) }
+    if !fold.positions.isEmpty {
+      _ = try db.withPageCache(kibibytes: 131_072) { try foldLocalEventsInCache(until: nil, scope: .rows(fold)) }
+    }
+    guard fold.cost > 0 else { return }
     let meta = ChronicleMeta(db: db)
-    try meta.set(.eventsReadByRowFolds, to: (try meta.value(.eventsReadByRowFolds) ?? 0) + Int64(fold.eventsToRead))
+    try meta.set(.rowFoldCost, to: (try meta.value(.rowFoldCost) ?? 0) + Int64(fold.cost))
   }
 
   /// Which events a fold reads, and which of their rows.
@@ -325,10 +327,10 @@ final class MergeApplier {
         marks.noteFolded(ownFolded)
         try marks.saveOwnSequences(db)
       }
-      try ChronicleMeta(db: db).remove(.eventsReadByRowFolds)
+      try ChronicleMeta(db: db).remove(.rowFoldCost)
     case .fromMark:
       try setFoldMark(caughtUp ? EventLog.lastPosition(db) : last, caughtUp: caughtUp)
-      try ChronicleMeta(db: db).remove(.eventsReadByRowFolds)
+      try ChronicleMeta(db: db).remove(.rowFoldCost)
     }
     foldProgress?(foldedEvents, max(total, foldedEvents))
     return caughtUp
