@@ -12,12 +12,8 @@ import Testing
 struct DamagedSegmentTests {
   func peers(_ directory: TemporaryDirectory) throws -> (writer: ChronicleDatabase, reader: ChronicleDatabase) {
     let clock = ManualWallClock()
-    let writer = try openSyncPeer(directory, name: "writer.sqlite", clock: clock)
-    let reader = try openSyncPeer(directory, name: "reader.sqlite", clock: clock)
-    for id in 1...3 {
-      try writer.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
-    }
-    return (writer, reader)
+    let writer = try openSyncPeerWithLists(directory, name: "writer.sqlite", clock: clock, count: 3)
+    return (writer, try openSyncPeer(directory, name: "reader.sqlite", clock: clock))
   }
 
   func onlySegment(of peer: PeerID, in folder: URL) throws -> URL {

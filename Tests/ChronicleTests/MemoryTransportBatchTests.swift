@@ -13,11 +13,8 @@ struct MemoryTransportBatchTests {
   @Test func batchesMergeOneTransactionEachAndAnErrorKeepsTheOnesBefore() async throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
-    let writer = try openSyncPeer(directory, name: "writer.sqlite", clock: clock)
+    let writer = try openSyncPeerWithLists(directory, name: "writer.sqlite", clock: clock, count: 24)
     let reader = try openSyncPeer(directory, name: "reader.sqlite", clock: clock)
-    for id in 1...24 {
-      try await writer.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
-    }
     // The reader refuses list 22 for now: its batch (events 21-25) fails.
     try await reader.write { db in
       try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON lists WHEN NEW.id = 22 BEGIN SELECT RAISE(ABORT, 'not yet'); END")

@@ -147,7 +147,7 @@ struct MergeAheadTests {
   @Test func anOlderWriteFoldsOnlyTheLocalHistoryAsNewAsIt() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
-    let server = try peerWithLists(directory, clock, count: 200)
+    let server = try openSyncPeerWithLists(directory, name: "server.sqlite", clock: clock, count: 200)
     let sequences = try server.read { db in try EventLog.lastSequence(db, origin: server.peerID) }
     func stateRows() throws -> Int { try server.read { db in try mergeStateCount(db) } }
     // Without the index of rows each event changed (a file from before it).
@@ -196,7 +196,7 @@ struct MergeAheadTests {
   @Test func aWriteOlderThanAllLocalHistoryFoldsOnlyTheEventsOfItsRows() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
-    let server = try peerWithLists(directory, clock, count: 300)
+    let server = try openSyncPeerWithLists(directory, name: "server.sqlite", clock: clock, count: 300)
     for round in 1...3 {
       try server.write { db in try db.execute(sql: "UPDATE lists SET weight = ? WHERE id = 50", arguments: [round]) }
       clock.advance(by: 1)
@@ -256,7 +256,7 @@ struct MergeAheadTests {
   @Test func foldsByRowsCostAQuarterOfAWholeFoldAtMostBeforeOne() throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
-    let server = try peerWithLists(directory, clock, count: 399)
+    let server = try openSyncPeerWithLists(directory, name: "server.sqlite", clock: clock, count: 399)
     let away = try openSyncPeer(directory, name: "away.sqlite", clock: clock, skew: -1_000)
     // 400 own events (the schema's and 399 lists): folds by rows may cost
     // 100 events' worth; each costs 11 (the list's event, and 400 index
@@ -272,16 +272,6 @@ struct MergeAheadTests {
     #expect(foldsByRows == 9)
     #expect(try rowFoldCost(server) == nil)
     try expectAWholeFoldAgreesAndConverges(server, with: away)
-  }
-
-  /// A peer that wrote `count` lists, one per event, a millisecond apart.
-  func peerWithLists(_ directory: TemporaryDirectory, _ clock: ManualWallClock, count: Int) throws -> ChronicleDatabase {
-    let peer = try openSyncPeer(directory, name: "server.sqlite", clock: clock)
-    for id in 1...count {
-      try peer.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
-      clock.advance(by: 1)
-    }
-    return peer
   }
 
   /// Folds the rest of `server`'s history: the state one pass gives; then

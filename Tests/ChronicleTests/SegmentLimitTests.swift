@@ -12,11 +12,8 @@ struct SegmentLimitTests {
   @Test func aLongHistoryIsSentInBoundedSegmentsAndFetchedWhole() async throws {
     let directory = try TemporaryDirectory()
     let clock = ManualWallClock()
-    let writer = try openSyncPeer(directory, name: "writer.sqlite", clock: clock)
+    let writer = try openSyncPeerWithLists(directory, name: "writer.sqlite", clock: clock, count: 24)
     let reader = try openSyncPeer(directory, name: "reader.sqlite", clock: clock)
-    for id in 1...24 {
-      try await writer.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
-    }
     let folder = directory.url.appendingPathComponent("shared")
     var transport = DirectoryTransport(folder: folder)
     transport.maxSegmentEvents = 10

@@ -42,6 +42,16 @@ func openSyncPeer(
   return database
 }
 
+/// Opens a sync peer that wrote `count` lists, one per event, a millisecond apart.
+func openSyncPeerWithLists(_ directory: TemporaryDirectory, name: String, clock: ManualWallClock, count: Int) throws -> ChronicleDatabase {
+  let peer = try openSyncPeer(directory, name: name, clock: clock)
+  for id in 1...count {
+    try peer.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, "list \(id)"]) }
+    clock.advance(by: 1)
+  }
+  return peer
+}
+
 /// Sends what `source` has beyond `target`'s vector to `target` (the in-memory exchange).
 @discardableResult
 func push(_ source: ChronicleDatabase, to target: ChronicleDatabase) throws -> MergeReport {
