@@ -457,10 +457,20 @@ final class CaptureSession: @unchecked Sendable {
     pendingMigration = nil
     // Sync merges later writes into deleted rows: keep their last values.
     let store = deletedRows.isEmpty ? nil : MergeStore(db: db)
+    var encoders: [String: RetainedValuesEncoder] = [:]
     for (table, key, values) in deletedRows {
-      var named: [String: SQLiteValue] = [:]
-      for (column, value) in zip(table.columns, values) { named[column] = value }
-      try store?.retainDeletedRow(table: table.name, key: MergeStore.encodeKey(key.values), values: named)
+      let retained: [UInt8]
+      if values.contains(where: { $0 == nil }) {
+        // A column added after the row's before image: it had no value then.
+        let present = values.indices.filter { values[$0] != nil }
+        retained = try RetainedValuesEncoder(columns: present.map { table.columns[$0] }).encode { values[present[$0]]! }
+      } else {
+        let columns = Array(table.columns.prefix(values.count))
+        let encoder = encoders[table.name].flatMap { $0.columns == columns ? $0 : nil } ?? RetainedValuesEncoder(columns: columns)
+        encoders[table.name] = encoder
+        retained = try encoder.encode { values[$0]! }
+      }
+      try store?.retainDeletedRow(table: table.name, key: MergeStore.encodeKey(key.values), retained: retained)
     }
     for table in newlyTracked {
       try TrackedTables.track(table.name, since: appended.id, db)

@@ -21,6 +21,15 @@ final class EventApplier {
   var insertsReplace = false
   /// The columns of each table read so far, by name (forgotten on a schema change).
   private var tableColumns: [String: [String]?] = [:]
+  /// How each table's deleted rows are encoded, by name (forgotten on a schema change).
+  private var retainedEncoders: [String: RetainedValuesEncoder] = [:]
+
+  private func retainedEncoder(_ table: String, columns: [String]) -> RetainedValuesEncoder {
+    if let known = retainedEncoders[table], known.columns == columns { return known }
+    let encoder = RetainedValuesEncoder(columns: columns)
+    retainedEncoders[table] = encoder
+    return encoder
+  }
 
   private func columnsOfTable(_ name: String, _ db: Database) throws -> [String]? {
     if let known = tableColumns[name] { return known }
@@ -37,7 +46,7 @@ final class EventApplier {
     // across events.
     var inserts = [GRDB.Statement?](repeating: nil, count: event.tables.count)
     var deletes = [GRDB.Statement?](repeating: nil, count: event.tables.count)
-    var takeOuts = [(statement: GRDB.Statement, columns: [String])?](repeating: nil, count: event.tables.count)
+    var takeOuts = [(statement: GRDB.Statement, encoder: RetainedValuesEncoder)?](repeating: nil, count: event.tables.count)
     var updates: [UpdateShape: GRDB.Statement] = [:]
     // Made on the event's first retained delete: its names' numbers are
     // cached for the rest of the event (within this transaction).
@@ -100,29 +109,21 @@ final class EventApplier {
           takeOuts[table] = (try prepared(db, fail) {
             "DELETE FROM main.\(quotedIdentifier(descriptor.name)) WHERE \(keyCondition(descriptor)) "
               + "RETURNING \(columns.map(quotedIdentifier).joined(separator: ", "))"
-          }, columns)
+          }, retainedEncoder(descriptor.name, columns: columns))
         }
         let takeOut = takeOuts[table]!
-        let retained: [String: SQLiteValue]?
+        let retained: [UInt8]?
         do {
-          retained = try currentValues(takeOut.statement, columns: takeOut.columns, key: key)
+          retained = try takeOut.statement.firstRow(key) { handle in
+            try takeOut.encoder.encode { SQLiteValue(statement: handle, column: Int32($0)) }
+          }
         } catch let error as DatabaseError {
           throw fail("delete from \(descriptor.name) \(key) failed: \(error.message ?? "\(error)")")
         }
         guard let retained else { throw fail("delete from \(descriptor.name) \(key) found no row") }
         if mergeStore == nil { mergeStore = MergeStore(db: db) }
-        try mergeStore!.retainDeletedRow(table: descriptor.name, key: MergeStore.encodeKey(key), values: retained)
+        try mergeStore!.retainDeletedRow(table: descriptor.name, key: MergeStore.encodeKey(key), retained: retained)
       }
-    }
-  }
-
-  /// The values of a row, by column name, read with `statement` (a select,
-  /// or a delete returning `columns`, by key); nil when there is no such row.
-  private func currentValues(_ statement: GRDB.Statement, columns: [String], key: [SQLiteValue]) throws -> [String: SQLiteValue]? {
-    try statement.firstRow(key) { handle in
-      var values: [String: SQLiteValue] = [:]
-      for (index, column) in columns.enumerated() { values[column] = SQLiteValue(statement: handle, column: Int32(index)) }
-      return values
     }
   }
 

@@ -38,6 +38,9 @@ struct MergeStore {
     var saveMany: GRDB.Statement?
     var saveInteger: GRDB.Statement?
     var saveIntegerMany: GRDB.Statement?
+    /// Keeping a deleted row's values (``MergeStore/retainDeletedRow(table:key:retained:)``).
+    var retain: GRDB.Statement?
+    var retainInteger: GRDB.Statement?
     /// Saving into other tables by name (baselines).
     var saveElsewhere: [String: GRDB.Statement] = [:]
     /// What a save encodes, kept from one save to the next (a fold saves
@@ -212,28 +215,49 @@ struct MergeStore {
   /// complete (it was in its table), which a merge ahead of the local
   /// history not folded yet reads (``RowMergeState/encodeClocks(to:_:)``:
   /// the first byte's bit 0; `X'010000'`, complete with no versions).
-  func retainDeletedRow(table: String, key: Data, values: [String: SQLiteValue]) throws {
-    let update = """
-      DO UPDATE SET retained = excluded.retained, parked_reason = NULL,
-        clocks = CASE
-          WHEN length(clocks) = 0 THEN X'010000'
-          WHEN substr(clocks, 1, 1) = X'00' THEN CAST(X'01' || substr(clocks, 2) AS BLOB)
-          WHEN substr(clocks, 1, 1) = X'02' THEN CAST(X'03' || substr(clocks, 2) AS BLOB)
-          ELSE clocks
-        END
-      """
+  ///
+  /// - Parameter retained: the values, as ``RetainedValuesEncoder`` encodes them.
+  func retainDeletedRow(table: String, key: Data, retained: [UInt8]) throws {
     let number = try dictionary.number(ofName: table)
-    let retained = SQLiteValue.blob(try RowMergeState.encodeValues(values))
-    if let id = try integerRowID(table: number, key: key) {
-      try db.cachedStatement(sql: """
-        INSERT INTO \(schema).chronicle_integer_rows (table_and_key, clocks, retained) VALUES (?, X'010000', ?)
-        ON CONFLICT (table_and_key) \(update)
-        """).run([.integer(id.rawValue), retained])
+    let id = try integerRowID(table: number, key: key)
+    let statement: GRDB.Statement
+    if let known = id == nil ? statements.retain : statements.retainInteger {
+      statement = known
     } else {
-      try db.cachedStatement(sql: """
-        INSERT INTO \(schema).chronicle_rows (table_number, row_key, clocks, retained) VALUES (?, ?, X'010000', ?)
-        ON CONFLICT (table_number, row_key) \(update)
-        """).run([.integer(number), .blob(key), retained])
+      let update = """
+        DO UPDATE SET retained = excluded.retained, parked_reason = NULL,
+          clocks = CASE
+            WHEN length(clocks) = 0 THEN X'010000'
+            WHEN substr(clocks, 1, 1) = X'00' THEN CAST(X'01' || substr(clocks, 2) AS BLOB)
+            WHEN substr(clocks, 1, 1) = X'02' THEN CAST(X'03' || substr(clocks, 2) AS BLOB)
+            ELSE clocks
+          END
+        """
+      if id == nil {
+        statement = try db.makeStatement(sql: """
+          INSERT INTO \(schema).chronicle_rows (table_number, row_key, clocks, retained) VALUES (?, ?, X'010000', ?)
+          ON CONFLICT (table_number, row_key) \(update)
+          """)
+        statements.retain = statement
+      } else {
+        statement = try db.makeStatement(sql: """
+          INSERT INTO \(schema).chronicle_integer_rows (table_and_key, clocks, retained) VALUES (?, X'010000', ?)
+          ON CONFLICT (table_and_key) \(update)
+          """)
+        statements.retainInteger = statement
+      }
+    }
+    try retained.withUnsafeBytes { values in
+      try statement.run { binding in
+        if let id {
+          try binding.bind(id.rawValue)
+        } else {
+          try binding.bind(number)
+          try key.withUnsafeBytes { try binding.bindBlob($0) }
+        }
+        try binding.bindBlob(values, copied: false)
+      }
     }
   }
+
 }
