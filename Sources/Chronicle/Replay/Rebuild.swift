@@ -66,25 +66,35 @@ extension ChronicleDatabase {
         }
       }
     }
-    func catchUp() throws {
-      while true {
-        let batch = try read { db in
-          var batch: [(StoredEvent, [UInt8])] = []
-          try EventLog.forEachEncoded(db, EventFilter(positions: (shadow.through + 1)...Int64.max, limit: options.eventsPerCheckpoint)) {
-            batch.append(($0, $1))
+    // The next batch is read (and decoded) from the log on another thread
+    // while this one applies to the shadow: the two connections are apart.
+    let eventsPerCheckpoint = options.eventsPerCheckpoint
+    func readAhead(after position: Int64) -> BackgroundWork<[StoredEvent]> {
+      BackgroundWork { [self] in
+        try read { db in
+          var batch: [StoredEvent] = []
+          try EventLog.forEachEncoded(db, EventFilter(positions: (position + 1)...Int64.max, limit: eventsPerCheckpoint)) { stored, _ in
+            batch.append(stored)
           }
           return batch
         }
+      }
+    }
+    func catchUp() throws {
+      var next = readAhead(after: shadow.through)
+      while true {
+        let batch = try next.value()
         if batch.isEmpty { break }
+        next = readAhead(after: batch.last!.id)
         try shadow.queue.writeWithoutTransaction { db in
           try db.inTransaction {
-            for (stored, _) in batch {
+            for stored in batch {
               counts.rows += try applier.apply(stored, db)
               counts.events += 1
               if let limit = options.stopsAfterEvents, counts.events > limit { throw RebuildInterrupted() }
             }
             try applier.endReceivedRun()
-            try shadow.saveCheckpoint(batch.last!.0, db)
+            try shadow.saveCheckpoint(batch.last!, db)
             return .commit
           }
         }
