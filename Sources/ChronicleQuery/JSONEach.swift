@@ -54,7 +54,7 @@ where Key: Sendable, Key.QueryOutput == Key, Element.QueryOutput: Sendable {
     var arguments = [json]
     if let path { arguments.append(QueryFragment(binding: .text(path))) }
     let source = QueryFragment(sql: "json_each(") + arguments.joined(separator: ", ") + QueryFragment(")")
-    return Select(clauses: SelectClauses(columns: columns.queryFragment, from: source), fromColumns: columns) { decoder in
+    return Select(clauses: SelectClauses(resultColumns: [columns.queryFragment], from: source), fromColumns: columns) { decoder in
       try JSONEach(decoder: &decoder)
     }
   }

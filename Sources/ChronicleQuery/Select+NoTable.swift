@@ -31,7 +31,7 @@ extension Select where From == NoTable {
   where Output == (repeat (each E).QueryValue.QueryOutput), repeat (each E).QueryValue: QueryRepresentable {
     var selected: [QueryFragment] = []
     for expression in repeat each expressions { selected.append(expression.queryFragment) }
-    self.init(clauses: SelectClauses(columns: selected.joined(separator: ", "), from: QueryFragment()), fromColumns: NoTable.columns) { decoder in
+    self.init(clauses: SelectClauses(resultColumns: selected, from: QueryFragment()), fromColumns: NoTable.columns) { decoder in
       try decodeOutputs(&decoder, repeat (each E).QueryValue.self)
     }
   }

@@ -16,7 +16,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
 
   @usableFromInline
   init(columns: QueryFragment, decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
-    self.clauses = SelectClauses(columns: columns, from: QueryFragment(sql: From.qualifiedSource))
+    self.clauses = SelectClauses(resultColumns: [columns], from: QueryFragment(sql: From.qualifiedSource))
     self.fromColumns = From.columns
     self.decode = decode
   }
@@ -132,7 +132,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
   /// The same clauses with other result columns.
   func selecting<NewOutput>(_ columns: [QueryFragment], decode: @escaping (inout SQLiteQueryDecoder) throws -> NewOutput) -> Select<From, NewOutput> {
     var clauses = clauses
-    clauses.columns = columns.joined(separator: ", ")
+    clauses.resultColumns = columns
     return Select<From, NewOutput>(clauses: clauses, fromColumns: fromColumns, decode: decode)
   }
 
@@ -142,7 +142,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
     _ columns: [QueryFragment], decode added: @escaping (inout SQLiteQueryDecoder, Output) throws -> NewOutput
   ) -> Select<From, NewOutput> {
     var clauses = clauses
-    clauses.columns = ([clauses.columns] + columns).joined(separator: ", ")
+    clauses.resultColumns += columns
     let earlier = decode
     return Select<From, NewOutput>(clauses: clauses, fromColumns: fromColumns) { decoder in
       let previous = try earlier(&decoder)

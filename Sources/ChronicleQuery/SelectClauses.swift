@@ -1,6 +1,14 @@
 /// The clauses of a SELECT, shared by selects over one table and over joins.
 struct SelectClauses: Sendable {
-  var columns: QueryFragment
+  /// The result columns, one fragment per value a row decodes to (a whole
+  /// table's is one fragment of all its columns), so that `map` can hand
+  /// each to its closure.
+  var resultColumns: [QueryFragment]
+  /// The result columns as the statement writes them.
+  var columns: QueryFragment {
+    get { resultColumns.joined(separator: ", ") }
+    set { resultColumns = [newValue] }
+  }
   var isDistinct = false
   /// What FROM names: a table, an aliased table, a common table or a subquery.
   var from: QueryFragment
@@ -62,7 +70,7 @@ struct SelectClauses: Sendable {
       result.ordering = []
       return result
     }
-    return SelectClauses(columns: QueryFragment("count(*)"), from: parenthesized(query))
+    return SelectClauses(resultColumns: [QueryFragment("count(*)")], from: parenthesized(query))
   }
 }
 

@@ -117,7 +117,7 @@ struct CommonTable<T: Table> {
   var reference: Select<T, T> {
     let columns = T.TableColumns(qualifier: name)
     return Select(
-      clauses: SelectClauses(columns: columns.queryFragment, from: QueryFragment(sql: quotedIdentifier(name))),
+      clauses: SelectClauses(resultColumns: [columns.queryFragment], from: QueryFragment(sql: quotedIdentifier(name))),
       fromColumns: columns, decode: { decoder in try T(decoder: &decoder) })
   }
 }

@@ -84,7 +84,8 @@ struct DocumentationExampleTests {
       let open = Reminder.where { !$0.isCompleted }.order(by: \.title).limit(10)
       let titles = Reminder.where { $0.priority == Reminder.Priority.high }.select(\.title)
       let perState = Reminder.group(by: \.isCompleted).select { ($0.isCompleted, $0.count()) }
-      sql += [open.query.description, titles.query.description, perState.query.description]
+      let countFirst = perState.map { isCompleted, count in (count, !isCompleted) }
+      sql += [open.query.description, titles.query.description, perState.query.description, countFirst.query.description]
     }
     do {
       let search = Reminder.where {
@@ -98,6 +99,7 @@ struct DocumentationExampleTests {
       SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted") ORDER BY "reminders"."title" LIMIT 10
       SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS 3)
       SELECT "reminders"."isCompleted", count("reminders"."id") FROM "reminders" GROUP BY "reminders"."isCompleted"
+      SELECT count("reminders"."id"), NOT ("reminders"."isCompleted") FROM "reminders" GROUP BY "reminders"."isCompleted"
       SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."title" LIKE '%milk%' ESCAPE '\') AND ("reminders"."score" > 2.0)
       """#
     }
