@@ -24,6 +24,25 @@ struct DraftUpsertTests {
     }
   }
 
+  @Test func draftsWithAnUpdateConditionAlone() throws {
+    let fixture = try RemindersDatabase()
+    let database = fixture.database
+    func rename(to title: String) -> Insert<RemindersList, Void> {
+      RemindersList.insert { RemindersList.Draft(id: listID, title: title) } onConflict: { $0.id } doUpdate: { $0.position += 1 } where: {
+        $0.position < 1
+      }
+    }
+    assertInlineSnapshot(of: rename(to: "Home").query.description, as: .lines) {
+      """
+      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 0) ON CONFLICT ("id") DO UPDATE SET "position" = ("remindersLists"."position" + 1) WHERE ("remindersLists"."position" < 1)
+      """
+    }
+    // Inserted, updated once, then left as it is: the condition no longer holds.
+    for title in ["Home", "Work", "Play"] { try database.write { db in try rename(to: title).execute(db) } }
+    let rows = try database.read { db in try RemindersList.fetchAll(db) }
+    #expect(rows.map { "\($0.title) \($0.position)" } == ["Home 1"])
+  }
+
   @Test func draftsWithAConflictTargetInsertThenUpdate() throws {
     let fixture = try RemindersDatabase()
     let database = fixture.database

@@ -36,8 +36,14 @@ struct UpsertSpellingTests {
       } where: { row, excluded in
         excluded.useCount > row.useCount
       },
-      // A `where:` after `doUpdate:` needs the one before it too (Swift
-      // matches a repeated label to the first parameter that has it).
+      // A `where:` after `doUpdate:`, alone (on the update) or with one before it (on the conflict target).
+      Tag.insert { Tag(title: "home", useCount: 0) } onConflict: { $0.title } doUpdate: { $0.useCount += 4 } where: { $0.useCount < 10 },
+      // Not applied: 6 is not below 5.
+      Tag.insert { Tag(title: "home", useCount: 0) } onConflict: { $0.title } doUpdate: { row, excluded in
+        row.useCount = excluded.useCount
+      } where: {
+        $0.useCount < 5
+      },
       Tag.insert { Tag(title: "home", useCount: 0) } onConflict: { $0.title } where: { $0.useCount > 0 } doUpdate: { $0.useCount *= 3 } where: {
         $0.useCount < 100
       },
@@ -51,9 +57,11 @@ struct UpsertSpellingTests {
       INSERT INTO "tags" ("title", "uses") VALUES ('home', 10) ON CONFLICT DO UPDATE SET "uses" = ("tags"."uses" + 1)
       INSERT INTO "tags" ("title", "uses") VALUES ('work', 7) ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses" WHERE ("excluded"."uses" > "tags"."uses")
       INSERT INTO "tags" ("title", "uses") VALUES ('work', 3) ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses" WHERE ("excluded"."uses" > "tags"."uses")
+      INSERT INTO "tags" ("title", "uses") VALUES ('home', 0) ON CONFLICT ("title") DO UPDATE SET "uses" = ("tags"."uses" + 4) WHERE ("tags"."uses" < 10)
+      INSERT INTO "tags" ("title", "uses") VALUES ('home', 0) ON CONFLICT ("title") DO UPDATE SET "uses" = "excluded"."uses" WHERE ("tags"."uses" < 5)
       INSERT INTO "tags" ("title", "uses") VALUES ('home', 0) ON CONFLICT ("title") WHERE ("tags"."uses" > 0) DO UPDATE SET "uses" = ("tags"."uses" * 3) WHERE ("tags"."uses" < 100)
       INSERT INTO "tags" ("title", "uses") VALUES ('home', 0) ON CONFLICT ("title") WHERE ("tags"."uses" > 0) DO UPDATE SET "uses" = ("tags"."uses" - 1)
-      home: 5, work: 7
+      home: 17, work: 7
       """
     }
   }
