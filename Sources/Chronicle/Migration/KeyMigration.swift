@@ -60,17 +60,14 @@ extension MigrationBuilder {
     }
     // Columns of other tables that refer to this key.
     var references: [ColumnReference] = []
-    for other in try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_schema WHERE type = 'table' ORDER BY name")
-    where !InternalSchema.isReserved(other) {
-      let keys = try Row.fetchAll(db, sql: "SELECT id, \"from\", \"to\", \"table\" FROM pragma_foreign_key_list(?)", arguments: [other])
-      let counts = Dictionary(grouping: keys, by: { $0[0] as Int }).mapValues(\.count)
-      for key in keys where (key[3] as String).lowercased() == shape.name.lowercased() {
-        let target = (key[2] as String?) ?? column
-        guard target.lowercased() == column.lowercased() else { continue }
-        guard counts[key[0] as Int] == 1 else {
+    let tables = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_schema WHERE type = 'table' ORDER BY name")
+      .filter { !InternalSchema.isReserved($0) }
+    for (other, mapping) in try ForeignKeyGraph(db: db).foreignKeys(referringTo: shape.name, from: tables) {
+      for pair in mapping where pair.destination.lowercased() == column.lowercased() {
+        guard mapping.count == 1 else {
           throw ChronicleError.migrationFailed(migration: name, reason: "\(other) refers to \(table) with a composite foreign key")
         }
-        references.append(ColumnReference(table: other, column: key[1]))
+        references.append(ColumnReference(table: other, column: pair.origin))
       }
     }
 

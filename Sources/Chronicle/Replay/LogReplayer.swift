@@ -160,12 +160,7 @@ final class TableSelection {
   /// Lower-cased names of the kept tables, in the target's current schema.
   func keptTables(_ db: Database) throws -> Set<String> {
     if let closure { return closure }
-    var kept = requested
-    var queue = Array(requested)
-    while let table = queue.popLast() {
-      let parents = try String.fetchAll(db, sql: "SELECT DISTINCT \"table\" FROM pragma_foreign_key_list(?)", arguments: [table])
-      for parent in parents.map({ $0.lowercased() }) where kept.insert(parent).inserted { queue.append(parent) }
-    }
+    let kept = try ForeignKeyGraph(db: db).withAncestors(requested)
     closure = kept
     return kept
   }

@@ -603,17 +603,18 @@ final class MergeApplier {
     try flushRows()
     if mergesAheadOfLocalHistory { try forgetParkingOfRowsWrittenHere() }
     var footprint = batch.footprint()
+    let graph = ForeignKeyGraph(db: db)
     var moved = true
     while moved {
       moved = false
       let lost = footprint.tablesThatLostRows
       footprint.tablesThatLostRows = []
       // Park orphans (parking a parent can orphan its children: loop).
-      for table in try tablesToCheck() {
+      for table in try graph.trackedTablesWithForeignKeys() {
         let name = table.lowercased()
         let written = footprint.writtenRows.removeValue(forKey: name)
         let orphans: [[SQLiteValue]]
-        if try parentTables(of: table).contains(where: lost.contains) {
+        if try graph.parents(of: table).contains(where: lost.contains) {
           orphans = try orphanKeys(of: table)
         } else {
           switch written {
@@ -649,23 +650,12 @@ final class MergeApplier {
     }
   }
 
-  /// The tracked tables with foreign keys.
-  private func tablesToCheck() throws -> [String] {
-    let all = try TrackedTables.names(db)
-    return try all.filter { name in try db.tableExists(name) && !db.foreignKeys(on: name, in: "main").isEmpty }
-  }
-
-  /// The tables (lower-cased names) `table`'s foreign keys refer to.
-  private func parentTables(of table: String) throws -> Set<String> {
-    Set(try db.foreignKeys(on: table, in: "main").map { $0.destinationTable.lowercased() })
-  }
-
   /// Those of `keys` (local key order) whose row in `table` has a non-NULL
   /// foreign key with no parent row: looked up by key, a few hundred keys
   /// to a statement.
   private func orphanKeys(of table: String, among keys: [[SQLiteValue]]) throws -> [[SQLiteValue]] {
     guard let shape = try shape(table), !keys.isEmpty else { return [] }
-    let conditions = try missingParentConditions(child: table, alias: "c")
+    let conditions = try ForeignKeyGraph(db: db).missingParentConditions(child: table, alias: "c")
     guard !conditions.isEmpty else { return [] }
     let keyColumns = shape.primaryKey.map { "c." + quotedIdentifier(shape.columns[$0]) }.joined(separator: ", ")
     let keyTuple = "(" + Array(repeating: "?", count: shape.primaryKey.count).joined(separator: ", ") + ")"
@@ -690,23 +680,10 @@ final class MergeApplier {
     guard let shape = try shape(table) else { return [] }
     let keyColumns = shape.primaryKey.map { "c." + quotedIdentifier(shape.columns[$0]) }.joined(separator: ", ")
     var keys: [[SQLiteValue]] = []
-    for condition in try missingParentConditions(child: table, alias: "c") {
+    for condition in try ForeignKeyGraph(db: db).missingParentConditions(child: table, alias: "c") {
       keys += try db.fetchRows(sql: "SELECT \(keyColumns) FROM main.\(quotedIdentifier(table)) AS c WHERE \(condition)")
     }
     return keys
-  }
-
-  /// One SQL condition per foreign key of `child`: true when the key is set
-  /// and its parent row is absent.
-  private func missingParentConditions(child: String, alias: String) throws -> [String] {
-    // GRDB reads the foreign keys (a key naming no parent columns refers to
-    // the parent's primary key) and caches them until the schema changes.
-    try db.foreignKeys(on: child, in: "main").map { foreignKey in
-      let set = foreignKey.mapping.map { "\(alias).\(quotedIdentifier($0.origin)) IS NOT NULL" }.joined(separator: " AND ")
-      let match = foreignKey.mapping.map { "p.\(quotedIdentifier($0.destination)) = \(alias).\(quotedIdentifier($0.origin))" }
-        .joined(separator: " AND ")
-      return "\(set) AND NOT EXISTS (SELECT 1 FROM main.\(quotedIdentifier(foreignKey.destinationTable)) AS p WHERE \(match))"
-    }
   }
 
   /// Takes a row out of its table to wait for its parent; returns whether
@@ -755,7 +732,7 @@ final class MergeApplier {
   private func restoreIfParentsPresent(table: String, key: Data) throws -> Bool {
     guard let shape = try shape(table), var state = try store.load(table: table, key: key), let values = state.retained else { return false }
     // Would the row have every parent? Check with the values it would have.
-    for condition in try missingParentConditions(child: table, alias: "c") {
+    for condition in try ForeignKeyGraph(db: db).missingParentConditions(child: table, alias: "c") {
       let columns = shape.columns.filter { values[$0] != nil }
       let select = columns.map { "? AS \(quotedIdentifier($0))" }.joined(separator: ", ")
       let orphan = try db.fetchFirstRow(

@@ -59,29 +59,15 @@ final class MergeBatch {
     if let position = writerPositions[shape.name] { return position }
     let writer = TableRowWriter(db, shape: shape)
     writers.append(writer)
-    // GRDB caches foreign keys until the schema changes. Unknown: noted.
-    let hasForeignKeys = (try? !db.foreignKeys(on: shape.name, in: "main").isEmpty) ?? true
-    var table = HeldRows.Table(shape: shape, columnIndex: writer.columnIndex, notesWrittenKeys: hasForeignKeys)
-    table.updatesMayOrphan = (try? updatesMayOrphanChildren(shape)) ?? true
+    // Unknown: noted, as if it had them.
+    let graph = ForeignKeyGraph(db: db)
+    var table = HeldRows.Table(shape: shape, columnIndex: writer.columnIndex, notesWrittenKeys: (try? graph.hasForeignKeys(shape.name)) ?? true)
+    table.updatesMayOrphan = (try? graph.referencesNonKeyColumns(of: shape)) ?? true
     held.tables.append(table)
     largestStoredKeys.append(nil)
     lagsBehindLocalWrites.append(false)
     writerPositions[shape.name] = writers.count - 1
     return writers.count - 1
-  }
-
-  /// Whether a foreign key refers to columns of `shape` besides its primary
-  /// key (a `UNIQUE` column): updating a row can then orphan rows that
-  /// refer to it, as deleting one can.
-  private func updatesMayOrphanChildren(_ shape: TableShape) throws -> Bool {
-    let name = shape.name.lowercased()
-    let key = Set(shape.primaryKey.map { shape.columns[$0].lowercased() })
-    for child in try TrackedTables.names(db) where try db.tableExists(child) {
-      for foreignKey in try db.foreignKeys(on: child, in: "main") where foreignKey.destinationTable.lowercased() == name {
-        if foreignKey.mapping.contains(where: { !key.contains($0.destination.lowercased()) }) { return true }
-      }
-    }
-    return false
   }
 
   /// Notes that local writes to a table (by its position) are not folded
