@@ -37,7 +37,11 @@ public struct Fetch<Value: Sendable>: Sendable {
 
   /// `wrappedValue` until ``load(_:)`` gives a request.
   public init(wrappedValue: Value, database: ChronicleDatabase? = nil) {
-    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer)
+    self.init(wrappedValue: wrappedValue, database: database, delivering: nil)
+  }
+
+  init(wrappedValue: Value, database: ChronicleDatabase?, delivering scheduler: (any ValueObservationScheduler)?) {
+    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
   }
 
   /// Observes `request` from now on, and returns once its first value is

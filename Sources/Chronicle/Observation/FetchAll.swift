@@ -52,7 +52,14 @@ public struct FetchAll<Element: Sendable>: Sendable {
   ///   - statement: the select to observe.
   ///   - database: the database; `@Dependency(\.defaultDatabase)` when nil.
   public init(wrappedValue: [Element] = [], _ statement: some QueryStatement<Element>, database: ChronicleDatabase? = nil) {
-    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer)
+    self.init(wrappedValue: wrappedValue, statement, database: database, delivering: nil)
+  }
+
+  init(
+    wrappedValue: [Element], _ statement: some QueryStatement<Element>, database: ChronicleDatabase?,
+    delivering scheduler: (any ValueObservationScheduler)?
+  ) {
+    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
     subscription.start(statement.fetchAll)
   }
 

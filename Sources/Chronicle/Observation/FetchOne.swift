@@ -29,14 +29,28 @@ public struct FetchOne<Value: Sendable>: Sendable {
 
   /// The first row of `statement`; `wrappedValue` when it has none.
   public init(wrappedValue: Value, _ statement: some QueryStatement<Value>, database: ChronicleDatabase? = nil) {
-    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer)
-    subscription.start(Self.first(of: statement, default: wrappedValue))
+    self.init(wrappedValue: wrappedValue, statement, database: database, delivering: nil)
   }
 
   /// The first row of `statement`, nil when it has none.
   public init<Row>(wrappedValue: Value = nil, _ statement: some QueryStatement<Row>, database: ChronicleDatabase? = nil)
   where Value == Row? {
-    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer)
+    self.init(wrappedValue: wrappedValue, statement, database: database, delivering: nil)
+  }
+
+  init(
+    wrappedValue: Value, _ statement: some QueryStatement<Value>, database: ChronicleDatabase?,
+    delivering scheduler: (any ValueObservationScheduler)?
+  ) {
+    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
+    subscription.start(Self.first(of: statement, default: wrappedValue))
+  }
+
+  init<Row>(
+    wrappedValue: Value, _ statement: some QueryStatement<Row>, database: ChronicleDatabase?,
+    delivering scheduler: (any ValueObservationScheduler)?
+  ) where Value == Row? {
+    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
     subscription.start(statement.fetchOne)
   }
 

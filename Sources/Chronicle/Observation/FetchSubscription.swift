@@ -28,10 +28,15 @@ final class FetchSubscription<Value: Sendable>: Observable, Sendable {
   private let state: Mutex<State>
   private let reader: any DatabaseReader
   private let queue = DispatchQueue(label: "Chronicle.FetchSubscription")
+  /// Where values are delivered, when the wrapper was given a scheduler
+  /// (`.async(onQueue: .main)`, `.mainActor`, `.immediate`, `.task`);
+  /// otherwise on `queue`, the first one synchronously.
+  private let scheduler: (any ValueObservationScheduler)?
 
-  init(initialValue: Value, reader: any DatabaseReader) {
+  init(initialValue: Value, reader: any DatabaseReader, scheduler: (any ValueObservationScheduler)? = nil) {
     self.state = Mutex(State(value: initialValue))
     self.reader = reader
+    self.scheduler = scheduler
   }
 
   deinit {
@@ -89,11 +94,18 @@ final class FetchSubscription<Value: Sendable>: Observable, Sendable {
     replacedWaiter?.resume(throwing: CancellationError())
     setLoading(true)
 
-    let scheduler = FetchScheduler(queue: queue, deliversFirstValueImmediately: waiter == nil)
-    let cancellable = ValueObservation.tracking(fetch).start(
-      in: reader, scheduling: scheduler,
-      onError: { [weak self] error in self?.receive(.failure(error), generation: generation) },
-      onChange: { [weak self] value in self?.receive(.success(value), generation: generation) })
+    func observe(scheduling scheduler: some ValueObservationScheduler) -> AnyDatabaseCancellable {
+      ValueObservation.tracking(fetch).start(
+        in: reader, scheduling: scheduler,
+        onError: { [weak self] error in self?.receive(.failure(error), generation: generation) },
+        onChange: { [weak self] value in self?.receive(.success(value), generation: generation) })
+    }
+    let cancellable: AnyDatabaseCancellable
+    if let scheduler {
+      cancellable = observe(scheduling: scheduler)
+    } else {
+      cancellable = observe(scheduling: FetchScheduler(queue: queue, deliversFirstValueImmediately: waiter == nil))
+    }
     let stale = state.withLock { state in
       guard state.generation == generation else { return true }
       state.cancellable = cancellable
