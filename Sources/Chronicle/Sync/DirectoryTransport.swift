@@ -24,9 +24,12 @@ public struct DirectoryTransport: SyncTransport {
   public var damagedAfter: Duration
   /// The most events one segment file holds (10,000).
   public var maxSegmentEvents = 10_000
-  /// The size past which a segment file holds no further event (16 MiB; a
-  /// segment holds at least one).
-  public var maxSegmentBytes = 16 << 20
+  /// The size past which a segment file holds no further event (1 MiB; a
+  /// segment holds at least one). A reader merges a segment in one
+  /// transaction, and a merge of a large history runs fastest in
+  /// transactions of about this size (as TCP's batches are): at 16 MiB, the
+  /// pages a transaction changes outgrow the page cache and are written twice.
+  public var maxSegmentBytes = 1 << 20
   static let segmentExtension = "chrb"
 
   public init(folder: URL, damagedAfter: Duration = .seconds(60)) {

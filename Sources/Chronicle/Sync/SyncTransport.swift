@@ -75,9 +75,9 @@ public struct MemoryTransport: SyncTransport {
   public let peer: ChronicleDatabase
   /// The most events one batch holds (10,000).
   public var maxBatchEvents = 10_000
-  /// About the most bytes one batch holds (16 MiB); a batch holds at least
-  /// one event.
-  public var maxBatchBytes = 16 << 20
+  /// About the most bytes one batch holds (1 MiB, as TCP's batches: see
+  /// ``DirectoryTransport/maxSegmentBytes``); a batch holds at least one event.
+  public var maxBatchBytes = 1 << 20
 
   public init(peer: ChronicleDatabase) { self.peer = peer }
 
