@@ -85,6 +85,10 @@ public struct ChronicleConfiguration: Sendable {
   /// whole rather than by the rows it receives (``TouchedRowFold``): tests
   /// make it 1, so that short histories fold by rows too.
   package var rowFoldMinimumEvents = TouchedRowFold.minimumEvents
+  /// Events of a bundle decoded and merged at once
+  /// (``ChronicleDatabase/applyRemote(bundle:source:)``): tests make it
+  /// small, so that a short bundle merges in several batches.
+  package var bundleBatchEvents = 1_000
 
   public init() {}
 }

@@ -40,11 +40,13 @@ struct ConvergenceTests {
     let peers = try (0..<peerCount).map { index in
       // Some peers hold only a row or two of a merge in memory, so that
       // their batches are written midway and merged on from what they wrote.
-      // Every other peer folds its short history by the rows it receives.
+      // Every other peer folds its short history by the rows it receives;
+      // every third merges a bundle two events at a time.
       try openSyncPeer(
         directory, name: "peer\(index).sqlite", clock: clock, skew: Int64.random(in: -3...3, using: &random),
         mergeBatchRows: Bool.random(using: &random) ? Int.random(in: 1...2, using: &random) : MergeBatch.defaultCapacity,
-        rowFoldMinimumEvents: index.isMultiple(of: 2) ? 1 : TouchedRowFold.minimumEvents)
+        rowFoldMinimumEvents: index.isMultiple(of: 2) ? 1 : TouchedRowFold.minimumEvents,
+        bundleBatchEvents: index % 3 == 1 ? 2 : ChronicleConfiguration().bundleBatchEvents)
     }
     for _ in 0..<Int.random(in: 20...60, using: &random) {
       clock.advance(by: UInt64.random(in: 0...2, using: &random))

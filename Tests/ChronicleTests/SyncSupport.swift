@@ -21,12 +21,14 @@ final class ManualWallClock: Sendable {
 /// Opens a peer whose schema is the sync test schema (lists and their items).
 func openSyncPeer(
   _ directory: TemporaryDirectory, name: String, clock: ManualWallClock, skew: Int64 = 0, peer: PeerIdentity = .generate,
-  mergeBatchRows: Int = MergeBatch.defaultCapacity, rowFoldMinimumEvents: Int = TouchedRowFold.minimumEvents
+  mergeBatchRows: Int = MergeBatch.defaultCapacity, rowFoldMinimumEvents: Int = TouchedRowFold.minimumEvents,
+  bundleBatchEvents: Int = ChronicleConfiguration().bundleBatchEvents
 ) throws -> ChronicleDatabase {
   var configuration = ChronicleConfiguration()
   configuration.wallClock = clock.reader(skew: skew)
   configuration.mergeBatchRows = mergeBatchRows
   configuration.rowFoldMinimumEvents = rowFoldMinimumEvents
+  configuration.bundleBatchEvents = bundleBatchEvents
   let database = try Chronicle.open(path: directory.path(name), peer: peer, configuration: configuration)
   try database.write { db in
     try db.execute(sql: """

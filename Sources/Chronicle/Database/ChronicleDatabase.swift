@@ -30,6 +30,8 @@ public final class ChronicleDatabase: Sendable {
   let mergeBatchRows: Int
   /// See ``ChronicleConfiguration/rowFoldMinimumEvents``.
   let rowFoldMinimumEvents: Int
+  /// See ``ChronicleConfiguration/bundleBatchEvents``.
+  let bundleBatchEvents: Int
 
   init(path: String, peer: PeerIdentity, tables declared: [String], configuration: ChronicleConfiguration) throws {
     guard chronicle_preupdate_hook_available() == 1 else { throw ChronicleError.preupdateHookUnavailable }
@@ -89,6 +91,7 @@ public final class ChronicleDatabase: Sendable {
     self.signsEvents = configuration.signsEvents
     self.mergeBatchRows = configuration.mergeBatchRows
     self.rowFoldMinimumEvents = configuration.rowFoldMinimumEvents
+    self.bundleBatchEvents = configuration.bundleBatchEvents
   }
 
   /// Runs `updates` in a write transaction and appends one event describing

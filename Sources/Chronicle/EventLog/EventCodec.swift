@@ -76,6 +76,27 @@ package enum EventCodec {
     try decodeEncoded(bytes).event
   }
 
+  /// The origin, sequence and clock of a serialized event, from its
+  /// envelope, after its checksum (the body is left compressed): what a
+  /// merge must know of every event before it decodes any (the clock it
+  /// moves to, the oldest write it merges).
+  static func decodeHeader(_ bytes: [UInt8]) throws(EventFormatError) -> (origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp) {
+    var reader = BinaryReader(bytes, context: .envelope)
+    // Magic, version, flags, origin, clock: the first 30 bytes; a checksum after them.
+    guard bytes.count >= 34, Array(bytes.prefix(magic.count)) == magic else {
+      throw reader.error(bytes.count < magic.count || Array(bytes.prefix(magic.count)) == magic ? .truncated : .badMagic)
+    }
+    let stored = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    let computed = Zlib.crc32(bytes.dropLast(4))
+    guard stored == computed else {
+      throw EventFormatError(problem: .checksumMismatch(stored: stored, computed: computed), region: .envelope, offset: bytes.count - 4)
+    }
+    _ = try reader.readBytes(magic.count + 2)
+    guard let origin = PeerID(bytes: try reader.readBytes(16)) else { throw reader.error(.truncated) }
+    let timestamp = HLCTimestamp(rawValue: try reader.readUInt64BigEndian())
+    return (origin, try reader.readVarint(), timestamp)
+  }
+
   /// Parses a serialized event and keeps its serialized form.
   static func decodeEncoded(_ bytes: [UInt8]) throws(EventFormatError) -> (event: ChangeEvent, encoded: Encoded) {
     var reader = BinaryReader(bytes, context: .envelope)

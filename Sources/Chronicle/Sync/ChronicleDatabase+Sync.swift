@@ -81,12 +81,78 @@ extension ChronicleDatabase {
   /// Merges remote events (per-column last-write-wins) in one transaction:
   /// all of them, or, on any error, none. They join the log with their
   /// origin, and create no local event.
+  ///
+  /// A bundle of more than a batch of events (about a thousand, or 1 MiB)
+  /// is decoded and merged a batch at a time, still in one transaction:
+  /// memory holds the bundle's bytes and one batch, whatever its length.
   public func applyRemote(bundle bytes: [UInt8], source: String) throws -> MergeReport {
-    switch try EventBundle.decode(bytes, source: source) {
+    switch try EventBundle.envelope(bytes, source: source) {
     case .incomplete(let declared, let found):
       throw SyncError.badBundle(source: source, offset: found, reason: "truncated: \(found) of \(declared) bytes")
-    case .complete(_, let events):
-      return try applyRemote(events, source: source)
+    case .complete(let serialized):
+      let batches = Self.batches(of: serialized.events, maxEvents: bundleBatchEvents, maxBytes: Self.bundleBatchBytes)
+      guard batches.count > 1 else { return try applyRemote(try serialized.decoded(0..<serialized.events.count, source: source), source: source) }
+      return try applyRemote(serialized, inBatches: batches, source: source)
+    }
+  }
+
+  /// About the most bytes of a bundle decoded and merged at once (as the
+  /// transports' batches: ``MemoryTransport/maxBatchBytes``).
+  static let bundleBatchBytes = 1 << 20
+
+  /// Consecutive ranges of `events`, each of at most `maxEvents` events and
+  /// about `maxBytes` (at least one event).
+  static func batches(of events: [[UInt8]], maxEvents: Int, maxBytes: Int) -> [Range<Int>] {
+    var batches: [Range<Int>] = []
+    var start = 0, bytes = 0
+    for (index, event) in events.enumerated() {
+      if index > start && (index - start >= maxEvents || bytes + event.count > maxBytes) {
+        batches.append(start..<index)
+        (start, bytes) = (index, 0)
+      }
+      bytes += event.count
+    }
+    if start < events.count { batches.append(start..<events.count) }
+    return batches
+  }
+
+  /// A long bundle merged in one transaction, a batch at a time (see
+  /// ``applyRemote(bundle:source:)``).
+  private func applyRemote(_ serialized: EventBundle.SerializedEvents, inBatches batches: [Range<Int>], source: String) throws -> MergeReport {
+    // Every event's clock first, from its envelope (each is verified whole
+    // when its batch is decoded, before anything commits).
+    var oldest: HLCTimestamp?
+    for (index, bytes) in serialized.events.enumerated() {
+      let header: (origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp)
+      do {
+        header = try EventCodec.decodeHeader(bytes)
+      } catch {
+        throw SyncError.badBundle(source: source, offset: serialized.starts[index] + error.offset, reason: "event \(index + 1): \(error)")
+      }
+      do {
+        _ = try clock.receive(header.timestamp)
+      } catch {
+        throw SyncError.clockDrift(source: source, event: "\(header.origin):\(header.sequence)", detail: error.description)
+      }
+      oldest = min(oldest ?? header.timestamp, header.timestamp)
+    }
+    // Local history the merge needs folded is folded first, in slices of
+    // its own (a fold by rows would need every received row at once).
+    if let oldest, try mergeNeedsPreparation(forEventsFrom: oldest) { try prepareMergeState(since: oldest) }
+    let session = self.session
+    return try writer.writeWithoutTransaction { db in
+      try session.uncaptured(db, foreignKeysOff: true, guardsSkipped: true) { uncaptured in
+        var report = MergeReport()
+        try db.inTransaction(.immediate) {
+          try db.withPageCache(kibibytes: 65_536) {
+            for batch in batches {
+              report.add(try merge(try serialized.decoded(batch, source: source), source: source, planned: nil, uncaptured, db))
+            }
+          }
+          return .commit
+        }
+        return report
+      }
     }
   }
 

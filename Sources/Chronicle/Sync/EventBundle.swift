@@ -34,8 +34,45 @@ enum EventBundle {
     case incomplete(declared: Int, found: Int)
   }
 
+  /// A bundle's events as they are serialized, each with its offset in the
+  /// bundle (for errors), before their bodies are decoded.
+  struct SerializedEvents {
+    var writer: PeerID
+    var events: [[UInt8]]
+    var starts: [Int]
+
+    /// Events `range` decoded (on all cores); an error names the event's
+    /// number and its offset in the bundle.
+    func decoded(_ range: Range<Int>, source: String) throws(SyncError) -> [IncomingEvent] {
+      var decoded: [IncomingEvent] = []
+      decoded.reserveCapacity(range.count)
+      for (index, result) in zip(range, IncomingEvent.decodeAll(Array(events[range]))) {
+        switch result {
+        case .success(let incoming): decoded.append(incoming)
+        case .failure(let error):
+          throw .badBundle(source: source, offset: starts[index] + error.offset, reason: "event \(index + 1): \(error)")
+        }
+      }
+      return decoded
+    }
+  }
+
+  enum Envelope {
+    case complete(SerializedEvents)
+    case incomplete(declared: Int, found: Int)
+  }
+
   /// Reads and verifies a bundle; `source` names it in errors.
   static func decode(_ bytes: [UInt8], source: String) throws(SyncError) -> Contents {
+    switch try envelope(bytes, source: source) {
+    case .incomplete(let declared, let found): return .incomplete(declared: declared, found: found)
+    case .complete(let serialized): return .complete(writer: serialized.writer, events: try serialized.decoded(0..<serialized.events.count, source: source))
+    }
+  }
+
+  /// The bundle checked (magic, version, size, checksum) and cut into its
+  /// events, whose bodies are left for ``SerializedEvents/decoded(_:source:)``.
+  static func envelope(_ bytes: [UInt8], source: String) throws(SyncError) -> Envelope {
     func bad(_ offset: Int, _ reason: String) -> SyncError { .badBundle(source: source, offset: offset, reason: reason) }
     guard bytes.count >= headerSize else {
       if bytes.count < magic.count || Array(bytes.prefix(magic.count)) == magic {
@@ -58,7 +95,7 @@ enum EventBundle {
       let computed = Zlib.crc32(bytes.dropLast(4))
       guard stored == computed else { throw bad(bytes.count - 4, "checksum mismatch (stored \(stored), computed \(computed)): the file is corrupt") }
       guard count <= UInt64(bytes.count) else { throw bad(21, "declares \(count) events, more than its bytes can hold") }
-      // The events' bytes and where each starts, then each decoded (on all cores).
+      // The events' bytes and where each starts.
       var serialized: [[UInt8]] = []
       var starts: [Int] = []
       serialized.reserveCapacity(Int(count))
@@ -70,15 +107,7 @@ enum EventBundle {
         serialized.append(Array(try reader.readBytes(length)))
       }
       guard reader.remaining == 4 else { throw bad(reader.offset, "\(reader.remaining - 4) unexpected bytes after the last event") }
-      var events: [IncomingEvent] = []
-      events.reserveCapacity(serialized.count)
-      for (index, decoded) in IncomingEvent.decodeAll(serialized).enumerated() {
-        switch decoded {
-        case .success(let incoming): events.append(incoming)
-        case .failure(let error): throw bad(starts[index] + error.offset, "event \(index + 1): \(error)")
-        }
-      }
-      return .complete(writer: peer, events: events)
+      return .complete(SerializedEvents(writer: peer, events: serialized, starts: starts))
     } catch let error as SyncError {
       throw error
     } catch {
