@@ -86,15 +86,23 @@ package enum EventCodec {
     guard bytes.count >= 34, Array(bytes.prefix(magic.count)) == magic else {
       throw reader.error(bytes.count < magic.count || Array(bytes.prefix(magic.count)) == magic ? .truncated : .badMagic)
     }
+    try verifyChecksum(bytes)
+    _ = try reader.readBytes(magic.count + 2)
+    guard let origin = PeerID(bytes: try reader.readBytes(16)) else { throw reader.error(.truncated) }
+    let timestamp = HLCTimestamp(rawValue: try reader.readUInt64BigEndian())
+    return (origin, try reader.readVarint(), timestamp)
+  }
+
+  /// The event's stored checksum (its last 4 bytes, big-endian), once it
+  /// matches the CRC-32 of the bytes before it.
+  @discardableResult
+  private static func verifyChecksum(_ bytes: [UInt8]) throws(EventFormatError) -> UInt32 {
     let stored = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     let computed = Zlib.crc32(bytes.dropLast(4))
     guard stored == computed else {
       throw EventFormatError(problem: .checksumMismatch(stored: stored, computed: computed), region: .envelope, offset: bytes.count - 4)
     }
-    _ = try reader.readBytes(magic.count + 2)
-    guard let origin = PeerID(bytes: try reader.readBytes(16)) else { throw reader.error(.truncated) }
-    let timestamp = HLCTimestamp(rawValue: try reader.readUInt64BigEndian())
-    return (origin, try reader.readVarint(), timestamp)
+    return stored
   }
 
   /// Parses a serialized event and keeps its serialized form.
@@ -110,11 +118,7 @@ package enum EventCodec {
     }
     // The checksum is verified before anything else is trusted.
     guard bytes.count >= 4 + magic.count + 1 else { throw reader.error(.truncated) }
-    let stored = bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-    let computed = Zlib.crc32(bytes.dropLast(4))
-    guard stored == computed else {
-      throw EventFormatError(problem: .checksumMismatch(stored: stored, computed: computed), region: .envelope, offset: bytes.count - 4)
-    }
+    let stored = try verifyChecksum(bytes)
     let flags = try reader.readByte()
     guard flags & ~flagCompressed == 0 else {
       throw EventFormatError(problem: .unknownFlags(flags), region: .envelope, offset: 5)

@@ -21,7 +21,7 @@ final class EventApplier {
   var insertsReplace = false
   /// The columns of each table read so far, by name (forgotten on a schema change).
   private var tableColumns: [String: [String]?] = [:]
-  /// How each table's deleted rows are encoded, by name (forgotten on a schema change).
+  /// How each table's deleted rows are encoded, by name (made again when its columns change).
   private var retainedEncoders: [String: RetainedValuesEncoder] = [:]
 
   private func retainedEncoder(_ table: String, columns: [String]) -> RetainedValuesEncoder {

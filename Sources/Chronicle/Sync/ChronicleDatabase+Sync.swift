@@ -139,16 +139,28 @@ extension ChronicleDatabase {
     // Local history the merge needs folded is folded first, in slices of
     // its own (a fold by rows would need every received row at once).
     if let oldest, try mergeNeedsPreparation(forEventsFrom: oldest) { try prepareMergeState(since: oldest) }
+    return try inMergeTransaction { uncaptured, db in
+      var report = MergeReport()
+      for batch in batches {
+        report.add(try merge(try serialized.decoded(batch, source: source), source: source, planned: nil, uncaptured, db))
+      }
+      return report
+    }
+  }
+
+  /// Runs `body` in the transaction a merge takes, committed when it
+  /// returns: writes uncaptured, foreign keys off (rows arrive in any order,
+  /// and a cascade here would delete rows that no event deleted:
+  /// settleForeignKeys checks instead), guard triggers skipped, and a page
+  /// cache for the pages of the tables and their merge state that SQLite's
+  /// default cache would have evicted before the merge comes back to them.
+  private func inMergeTransaction(_ body: (UncapturedWrites, Database) throws -> MergeReport) throws -> MergeReport {
     let session = self.session
     return try writer.writeWithoutTransaction { db in
       try session.uncaptured(db, foreignKeysOff: true, guardsSkipped: true) { uncaptured in
         var report = MergeReport()
         try db.inTransaction(.immediate) {
-          try db.withPageCache(kibibytes: 65_536) {
-            for batch in batches {
-              report.add(try merge(try serialized.decoded(batch, source: source), source: source, planned: nil, uncaptured, db))
-            }
-          }
+          report = try db.withPageCache(kibibytes: 65_536) { try body(uncaptured, db) }
           return .commit
         }
         return report
@@ -312,21 +324,7 @@ extension ChronicleDatabase {
     // log has not moved since.
     var planned: (fold: TouchedRowFold, at: Int64)?
     if case .byRows(let fold, let position) = needed { planned = (fold, position) }
-    let session = self.session
-    return try writer.writeWithoutTransaction { db in
-      // Foreign keys off: rows arrive in any order, and a cascade here would
-      // delete rows that no event deleted (settleForeignKeys checks instead).
-      try session.uncaptured(db, foreignKeysOff: true, guardsSkipped: true) { uncaptured in
-        var report = MergeReport()
-        try db.inTransaction(.immediate) {
-          // A merge comes back to pages of its tables and their merge state
-          // that SQLite's default cache would have evicted.
-          report = try db.withPageCache(kibibytes: 65_536) { try merge(events, source: source, planned: planned, uncaptured, db) }
-          return .commit
-        }
-        return report
-      }
-    }
+    return try inMergeTransaction { uncaptured, db in try merge(events, source: source, planned: planned, uncaptured, db) }
   }
 
   /// Admits and merges received events, inside the caller's transaction.
