@@ -6,9 +6,11 @@ import GRDB
 /// which tables a partial replay must keep for the ones asked for (their
 /// parents, and theirs).
 ///
-/// Read through GRDB, which caches each table's foreign keys until the schema
-/// changes, so a table created by an event in the middle of a merge is seen.
-/// Table names it returns are lower-cased.
+/// Read through GRDB (but for ``foreignKeys(referringTo:from:)``), which
+/// caches each table's foreign keys until the schema changes, so a table
+/// created by an event in the middle of a merge is seen. Parent table names
+/// it returns are lower-cased; other names are as the caller or the tracked
+/// tables spell them.
 struct ForeignKeyGraph {
   let db: Database
 
