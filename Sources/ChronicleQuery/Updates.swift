@@ -50,6 +50,16 @@ public struct Updates<Base: Table> {
     set { assign(keyPath, parenthesized(newValue.query)) }
   }
 
+  /// An optional column assigned a CASE without `else`, NULL where no
+  /// `when` matches: `$0.dueDate = Case().when($0.priority != nil, then: date)`.
+  /// Write-only.
+  @_disfavoredOverload
+  public subscript<Result: QueryBindable, CaseBase>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, Result?>>) -> Case<CaseBase, Result> {
+    @available(*, unavailable, message: "read a column in an update as an expression: '$0.column'")
+    get { fatalError("unavailable") }
+    set { assign(keyPath, newValue.queryFragment) }
+  }
+
   /// A column group assigned the expressions of each of its columns:
   /// `$0.timestamps = Timestamps.Columns(createdAt: …, updatedAt: …)`.
   /// Write-only.
@@ -63,19 +73,53 @@ public struct Updates<Base: Table> {
   /// The same column assigned a Swift value of the model's type, bound as
   /// the column stores it: `$0.priority = .high`, `$0.notes = "Oat"` (an
   /// optional column given a value), `$0.dueDate = Date()`. Write-only.
+  ///
+  /// The value is implicitly unwrapped so that reading it would need a
+  /// forced unwrap: Swift then ranks a read through here (`$0.count += 1`
+  /// with the standard library's `Int.+=`, `!$0.isDone` with `Bool`'s `!`)
+  /// below the expression subscript above instead of settling on it
+  /// before trying the query builder's generic operators. The cost: `nil`
+  /// assigned to a column that is not optional compiles, binds NULL, and
+  /// SQLite refuses the statement ("NOT NULL constraint failed").
   @_disfavoredOverload
-  public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> V.QueryOutput {
+  public subscript<V>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> V.QueryOutput! {
     @available(*, unavailable, message: "read a column in an update as an expression: '$0.column'")
     get { fatalError("unavailable") }
-    set {
+    set { assign(Base.columns[keyPath: keyPath], value: newValue) }
+  }
+
+  /// Assigns a Swift value as the column stores it, NULL for nil; a
+  /// group's columns each on their own (`"isOutOfStock" = 1,
+  /// "isOnBackOrder" = 0`), as upstream writes them.
+  mutating func assign<V>(_ column: TableColumn<Base, V>, value: V.QueryOutput?) {
+    var bound: [QueryFragment]
+    if let value {
       var values: [(column: String, value: QueryBinding)] = []
-      V.appendColumns(named: "", of: newValue, to: &values)
-      assign(keyPath, values.map { QueryFragment(binding: $0.value) }.joined(separator: ", "))
+      V.appendColumns(named: "", of: value, to: &values)
+      bound = values.map { QueryFragment(binding: $0.value) }
+    } else {
+      bound = Array(repeating: QueryFragment(sql: "NULL"), count: column.names.count)
+    }
+    for (name, fragment) in zip(column.names, bound) {
+      assign(target: quotedIdentifier(name), fragment)
     }
   }
 
+  /// A column group's own columns, each assigned as a column is:
+  /// `$0.status.isOutOfStock = true`, `$0.timestamps.updatedAt = Date()`,
+  /// `$0.status.isOnBackOrder = !$0.status.isOutOfStock`. Assign the whole
+  /// group with a value of its type or its `Columns(…)`.
+  public subscript<V: Selection>(dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> ColumnGroupUpdates<Base, V> {
+    get { ColumnGroupUpdates(updates: self, group: Base.columns[keyPath: keyPath]) }
+    set { self = newValue.updates }
+  }
+
   private func current<V>(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>) -> any QueryExpression<V> {
-    let column = Base.columns[keyPath: keyPath]
+    current(Base.columns[keyPath: keyPath])
+  }
+
+  /// What this update assigned `column` so far, or the column.
+  func current<V>(_ column: TableColumn<Base, V>) -> any QueryExpression<V> {
     let target = Self.target(column)
     if let assigned = assignments.last(where: { $0.target == target }) {
       return SQLQueryExpression<V>(assigned.value)
@@ -84,8 +128,17 @@ public struct Updates<Base: Table> {
   }
 
   mutating func assign<V>(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, V>>, _ value: QueryFragment) {
-    let target = Self.target(Base.columns[keyPath: keyPath])
-    let fragment = target.hasPrefix("(") ? wrapped(value) : value
+    assign(Base.columns[keyPath: keyPath], value)
+  }
+
+  mutating func assign<V>(_ column: TableColumn<Base, V>, _ value: QueryFragment) {
+    let target = Self.target(column)
+    assign(target: target, target.hasPrefix("(") ? wrapped(value) : value)
+  }
+
+  /// Sets `target` (a quoted column, or a group's parenthesized columns)
+  /// to `fragment`, in place of what this update assigned it before.
+  private mutating func assign(target: String, _ fragment: QueryFragment) {
     if let index = assignments.firstIndex(where: { $0.target == target }) {
       assignments[index].value = fragment
     } else {
@@ -95,7 +148,7 @@ public struct Updates<Base: Table> {
 
   /// Flips a Bool column: `$0.toggle(\.isDone)`.
   public mutating func toggle(_ keyPath: KeyPath<Base.TableColumns, TableColumn<Base, Bool>>) {
-    assign(keyPath, (!current(keyPath)).queryFragment)
+    assign(keyPath, (!SQLQueryExpression<Bool>(current(keyPath).queryFragment)).queryFragment)
   }
 
   mutating func assign(_ column: String, _ fragment: QueryFragment) {

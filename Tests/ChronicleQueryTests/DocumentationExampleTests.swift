@@ -203,9 +203,21 @@ struct DocumentationExampleTests {
       }
       sql.append(finish.query.description)
     }
+    do {
+      let edit = Note.find(1).update {
+        $0.timestamps.updatedAt = Date(timeIntervalSince1970: 60)
+        $0.body += "!"
+      }
+      let due = Reminder.update {
+        $0.dueDate = Case().when($0.priority == Reminder.Priority.high, then: Date(timeIntervalSince1970: 0))
+      }
+      sql += [edit.query.description, due.query.description]
+    }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
       UPDATE "reminders" SET "isCompleted" = NOT ("reminders"."isCompleted"), "title" = ("reminders"."title" || '!'), "priority" = 1, "score" = ("reminders"."score" * 2.0) WHERE ("reminders"."title" = 'Milk')
+      UPDATE "notes" SET "updatedAt" = '1970-01-01 00:01:00.000', "body" = ("notes"."body" || '!') WHERE ("notes"."id" IN (1))
+      UPDATE "reminders" SET "dueDate" = CASE WHEN ("reminders"."priority" IS 3) THEN '1970-01-01 00:00:00.000' END
       """
     }
   }

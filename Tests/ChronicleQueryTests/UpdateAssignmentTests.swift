@@ -63,14 +63,14 @@ struct UpdateAssignmentTests {
   }
   /// A column compared with `nil` in an update closure (where a column
   /// reads as a plain `SQLQueryExpression`) is `IS NULL`, in a searched
-  /// CASE with a plain result too; a CASE without `else` is assigned
-  /// through `SQLQueryExpression(…)`.
+  /// CASE with a plain result too; a CASE without `else` is assigned to an
+  /// optional column as it is.
   @Test func nilComparisonsAndCaseInAnUpdate() throws {
     let seeded = try fixture.seeded()
     let database = seeded.database
     let fillNotes = Reminder.update {
       $0.notes = Case().when($0.notes == nil, then: "none").else($0.notes)
-      $0.dueDate = SQLQueryExpression(Case().when($0.priority != nil, then: #sql("'2026-01-01 00:00:00.000'")))
+      $0.dueDate = Case().when($0.priority != nil, then: #sql("'2026-01-01 00:00:00.000'"))
     }
     assertInlineSnapshot(of: fillNotes.query.description, as: .lines) {
       """
@@ -87,5 +87,52 @@ struct UpdateAssignmentTests {
       ("Jam (50% off)", Optional("none"), nil)
       """
     }
+  }
+
+  /// Operators the standard library also has for the column's Swift type
+  /// (`Int.+=`, `Bool`'s `!`, `String.+=`), in each form of update: on the
+  /// table, on a filtered select, on a row by key, in a closure of several
+  /// statements. Each reads the column as an expression.
+  @Test func operatorsTheStandardLibraryAlsoHas() throws {
+    let seeded = try fixture.seeded()
+    let statements: [any QueryStatement] = [
+      Reminder.update { $0.score += 1 },
+      Reminder.update { $0.isCompleted = !$0.isCompleted },
+      Reminder.where { $0.title == "Milk" }.update { $0.score *= 2 },
+      Reminder.update {
+        $0.title += "."
+        $0.score -= 0.5
+        $0.isCompleted = !$0.isCompleted || $0.score > 3
+      },
+      Reminder.order(by: \.title).select { ($0.title, $0.isCompleted, $0.score) },
+    ]
+    assertInlineSnapshot(of: try seeded.database.sqlAndRows(of: statements), as: .lines) {
+      """
+      UPDATE "reminders" SET "score" = ("reminders"."score" + 1.0)
+      UPDATE "reminders" SET "isCompleted" = NOT ("reminders"."isCompleted")
+      UPDATE "reminders" SET "score" = ("reminders"."score" * 2.0) WHERE ("reminders"."title" = 'Milk')
+      UPDATE "reminders" SET "title" = ("reminders"."title" || '.'), "score" = ("reminders"."score" - 0.5), "isCompleted" = (NOT ("reminders"."isCompleted") OR (("reminders"."score" - 0.5) > 3.0))
+      SELECT "reminders"."title", "reminders"."isCompleted", "reminders"."score" FROM "reminders" ORDER BY "reminders"."title"
+        ("Bread.", false, 2.5)
+        ("Eggs.", false, 1.5)
+        ("Jam (50% off).", true, 5.5)
+        ("Milk.", true, 7.5)
+      """
+    }
+  }
+
+  /// `nil` for a column that is not optional compiles (the value form of an
+  /// update's columns is implicitly unwrapped); SQLite refuses the statement
+  /// and nothing changes.
+  @Test func nilForAColumnThatIsNotOptionalIsRefused() throws {
+    let seeded = try fixture.seeded()
+    let clear = Reminder.update { $0.title = nil }
+    #expect(clear.query.description == #"UPDATE "reminders" SET "title" = NULL"#)
+    let error = #expect(throws: (any Error).self) {
+      try seeded.database.write { db in try clear.execute(db) }
+    }
+    #expect("\(error.map { "\($0)" } ?? "")".contains("NOT NULL constraint failed: reminders.title"))
+    let titles = try seeded.database.read { db in try Reminder.order(by: \.title).select(\.title).fetchAll(db) }
+    #expect(titles == ["Bread", "Eggs", "Jam (50% off)", "Milk"])
   }
 }
