@@ -27,8 +27,11 @@ extension QueryFragment: ExpressibleByStringInterpolation {
       fragment.append(value.queryFragment)
     }
 
-    /// A quoted identifier: `\(quote: name)`.
-    public mutating func appendInterpolation(quote identifier: String) { fragment.append(quotedIdentifier(identifier)) }
+    /// A quoted identifier, `\(quote: name)`, or text literal,
+    /// `\(quote: Base.tableName, delimiter: .text)`.
+    public mutating func appendInterpolation(quote text: String, delimiter: QuoteDelimiter = .identifier) {
+      fragment.append(delimiter.quote(text))
+    }
 
     /// The table's quoted name, or its alias's for a table read under one:
     /// `\(Reminder.as(R.self))` is `"rs"`.

@@ -16,7 +16,7 @@ public struct Select<From: Table, Output>: SelectStatement, @unchecked Sendable 
 
   @usableFromInline
   init(columns: QueryFragment, decode: @escaping (inout SQLiteQueryDecoder) throws -> Output) {
-    self.clauses = SelectClauses(resultColumns: [columns], from: QueryFragment(sql: From.qualifiedSource))
+    self.clauses = SelectClauses(resultColumns: [columns], from: From.selectSource)
     self.fromColumns = From.columns
     self.decode = decode
   }

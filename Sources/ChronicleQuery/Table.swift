@@ -16,11 +16,23 @@ public protocol Table: QueryRepresentable, Sendable where QueryOutput == Self {
   /// The schema the table lives in (`"main"`, `"temp"`, an attached
   /// database), or nil to let SQLite find it: `@Table(schema: "main")`.
   static var schemaName: String? { get }
+  /// What a select reads rows from: the table's quoted name, or a
+  /// table-valued function for a type that declares one
+  /// (`"pragma_table_info(\(quote: Base.tableName, delimiter: .text))"`,
+  /// with a ``tableAlias`` to name its columns by).
+  static var tableFragment: QueryFragment { get }
 }
 
 extension Table {
   public static var tableAlias: String? { nil }
   public static var schemaName: String? { nil }
+  public static var tableFragment: QueryFragment { QueryFragment(sql: quotedTableName) }
+
+  /// The FROM of a select: ``tableFragment``, under the alias if there is one.
+  static var selectSource: QueryFragment {
+    guard let tableAlias else { return tableFragment }
+    return tableFragment + QueryFragment(sql: " AS \(quotedIdentifier(tableAlias))")
+  }
 
   /// The table's name as a statement writes it: `"reminders"`, or
   /// `"main"."reminders"` for a table of a named schema.
@@ -42,7 +54,7 @@ extension Table {
   @usableFromInline
   static func columnPrefix(_ qualifier: String) -> String {
     if qualifier.isEmpty { return "" }
-    return (qualifier == tableName && tableAlias == nil ? quotedTableName : quotedIdentifier(qualifier)) + "."
+    return (qualifier == tableName ? quotedReference : quotedIdentifier(qualifier)) + "."
   }
 
   /// A column of the table, qualified by its name: `Reminder.title` is

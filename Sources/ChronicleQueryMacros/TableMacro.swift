@@ -40,7 +40,7 @@ extension TableMacro: ExtensionMacro {
     let decl: DeclSyntax = """
       extension \(type.trimmed): \(raw: model.primaryKey == nil ? "ChronicleQuery.Table" : "ChronicleQuery.Table, ChronicleQuery.PrimaryKeyedTable") {
         \(raw: model.decoderInitializer())
-        \(raw: ColumnModel.columnAppender(model.columns, typeName: type.trimmedDescription, access: model.access, throughTableColumns: true))
+        \(raw: ColumnModel.columnAppender(model.columns, typeName: model.isGeneric ? "Self" : type.trimmedDescription, access: model.access, throughTableColumns: true))
       }
       """
     return [decl.cast(ExtensionDeclSyntax.self)]

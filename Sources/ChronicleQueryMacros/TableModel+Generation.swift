@@ -61,17 +61,25 @@ extension TableModel {
       }
       """
     return [
-      "\(raw: access)static let tableName = \(raw: stringLiteral(tableName))",
+      staticDeclaration("tableName", type: "String", stringLiteral(tableName)),
     ] + schemaDeclaration() + [
       tableColumns,
       columnsExpression(),
-      "\(raw: access)static let columns = TableColumns(qualifier: tableName)",
+      staticDeclaration("columns", type: "TableColumns", "TableColumns(qualifier: tableName)"),
     ] + (primaryKey == nil ? [] : [draft])
   }
 
   /// `schemaName`, when `@Table(schema:)` names one.
   func schemaDeclaration() -> [DeclSyntax] {
-    schemaName.map { ["\(raw: access)static let schemaName: String? = \(raw: stringLiteral($0))"] } ?? []
+    schemaName.map { [staticDeclaration("schemaName", type: "String?", stringLiteral($0), annotated: true)] } ?? []
+  }
+
+  /// A static property: stored, or computed in a generic type (which has
+  /// no static storage).
+  private func staticDeclaration(_ name: String, type: String, _ value: String, annotated: Bool = false) -> DeclSyntax {
+    isGeneric
+      ? "\(raw: access)static var \(raw: name): \(raw: type) { \(raw: value) }"
+      : "\(raw: access)static let \(raw: name)\(raw: annotated ? ": " + type : "") = \(raw: value)"
   }
 
   /// `TableColumns`: a typed column per property (a column group's columns

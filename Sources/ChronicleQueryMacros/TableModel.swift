@@ -28,6 +28,9 @@ struct TableModel {
   /// The schema `@Table(…, schema: "main")` names, or nil.
   var schemaName: String? = nil
   var columns: [ColumnModel]
+  /// The struct has generic parameters (`PragmaTableInfo<Base: Table>`):
+  /// its statics are computed, as a generic type has no static storage.
+  var isGeneric = false
   /// The primary key; nil for a table without one (a join table, a log):
   /// it is then a `Table` but not a `PrimaryKeyedTable`, and has no `Draft`.
   var primaryKey: ColumnModel?
@@ -78,12 +81,14 @@ struct TableModel {
     // property named `id`. A table without either has no primary key in
     // Swift (a join table, a view, a row of other tables' rows).
     let keyIndex = columns.firstIndex(where: \.isPrimaryKey) ?? columns.firstIndex { $0.property == "id" }
+    let isGeneric = structDecl.genericParameterClause != nil
     guard let keyIndex else {
-      return TableModel(typeName: typeName, tableName: tableName, schemaName: schemaName(node: node), columns: columns, primaryKey: nil)
+      return TableModel(typeName: typeName, tableName: tableName, schemaName: schemaName(node: node), columns: columns, isGeneric: isGeneric, primaryKey: nil)
     }
     columns[keyIndex].isPrimaryKey = true
     return TableModel(
-      typeName: typeName, tableName: tableName, schemaName: schemaName(node: node), columns: columns, primaryKey: columns[keyIndex])
+      typeName: typeName, tableName: tableName, schemaName: schemaName(node: node), columns: columns, isGeneric: isGeneric,
+      primaryKey: columns[keyIndex])
   }
 
   /// The name `@Table("…")` gives, or the type's default table name.

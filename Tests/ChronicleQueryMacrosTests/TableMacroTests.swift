@@ -226,6 +226,67 @@ struct TableMacroTests {
     }
   }
 
+  /// A generic struct has no static storage: its table name and columns
+  /// are computed, and its extension names it `Self`.
+  @Test func aGenericStructComputesItsStatics() {
+    assertMacro {
+      """
+      @Table
+      struct ColumnInfo<Base: Table> {
+        let name: String
+      }
+      """
+    } expansion: {
+      #"""
+      struct ColumnInfo<Base: Table> {
+        let name: String
+
+        public static var tableName: String {
+          "columnInfos"
+        }
+
+        public struct TableColumns: ChronicleQuery.TableDefinition {
+          public typealias QueryValue = ColumnInfo
+          public let name: ChronicleQuery.TableColumn<ColumnInfo, String>
+          public let _qualifier: String
+          public init(qualifier: String) {
+            self._qualifier = qualifier
+            self.name = ChronicleQuery.TableColumn("name", qualifier: qualifier, keyPath: \ColumnInfo.name)
+          }
+          public var queryFragment: ChronicleQuery.QueryFragment {
+            [name.queryFragment].joined(separator: ", ")
+          }
+          public static var allColumns: [any ChronicleQuery.TableColumnExpression<ColumnInfo>] {
+            let columns = TableColumns(qualifier: ColumnInfo.tableName)
+            return [columns.name]
+          }
+        }
+
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = ColumnInfo
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(name: some ChronicleQuery.QueryExpression<String>) {
+            self.queryFragment = [name.queryFragment].joined(separator: ", ")
+          }
+        }
+
+        public static var columns: TableColumns {
+          TableColumns(qualifier: tableName)
+        }
+      }
+
+      extension ColumnInfo: ChronicleQuery.Table {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
+        self.name = try decoder.decodeColumn(Self.columns.name)
+        }
+        public static func appendColumns(named name: String, of output: Self, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        ChronicleQuery.TableColumn.appendColumns(as: Self.columns.name, named: "name", of: output.name, to: &values)
+        }
+      }
+      """#
+    }
+  }
+
   /// `@Columns`, StructuredQueries' older name for `@Column`, reads the same
   /// options: here the primary key.
   @Test func theOlderColumnsSpellingIsColumn() {

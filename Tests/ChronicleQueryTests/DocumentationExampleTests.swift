@@ -35,6 +35,17 @@ struct DocumentationExampleTests {
     #expect(bookmark?.color == Bookmark.defaultColor && bookmark?.tags == ["lang"])
   }
 
+  @Test func tableValuedFunctions() throws {
+    let fixture = try RemindersDatabase()
+    let keys = ColumnInfo<Reminder>.where(\.isPrimaryKey).select(\.name)
+    assertInlineSnapshot(of: try fixture.database.sqlAndRows(keys), as: .lines) {
+      """
+      SELECT "remindersColumns"."name" FROM pragma_table_info('reminders') AS "remindersColumns" WHERE "remindersColumns"."pk"
+      id
+      """
+    }
+  }
+
   @Test func typesOfYourOwn() throws {
     let fixture = try RemindersDatabase()
     let color = try fixture.database.read { db in try Values(RGBColor(hex: 0x4A90E2)).fetchOne(db) }
@@ -435,6 +446,24 @@ struct DocumentationExampleTests {
   static func normalized(_ text: String) -> String {
     text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
   }
+}
+
+/// The columns of `Base`'s table, as `pragma_table_info` lists them: a
+/// generic `@Table` over a table-valued function (the Defining tables
+/// article).
+@Table
+struct ColumnInfo<Base: Table> {
+  static var tableAlias: String? { "\(Base.tableName)Columns" }
+  static var tableFragment: QueryFragment {
+    "pragma_table_info(\(quote: Base.tableName, delimiter: .text))"
+  }
+
+  @Column("cid") let position: Int
+  let name: String
+  let type: String
+  @Column("notnull") let isNotNull: Bool
+  @Column("dflt_value") let defaultValue: String?
+  @Column("pk") let isPrimaryKey: Bool
 }
 
 /// A key of two columns (the Defining tables article).
