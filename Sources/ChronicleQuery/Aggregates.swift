@@ -10,6 +10,7 @@ func aggregate<V>(
   if let order { fragment.append(QueryFragment(" ORDER BY ") + order) }
   fragment.append(")")
   if let filter { fragment.append(QueryFragment(" FILTER (WHERE ") + filter.queryFragment + QueryFragment(")")) }
+  fragment.containsAggregate = true
   return SQLQueryExpression(fragment)
 }
 

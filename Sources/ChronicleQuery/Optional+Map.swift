@@ -25,8 +25,13 @@ extension QueryExpressionSyntax {
     SQLQueryExpression(unlessNull(try transform(SQLQueryExpression(queryFragment)).queryFragment))
   }
 
-  /// `CASE self IS NULL WHEN 1 THEN NULL ELSE transformed END`, as upstream writes it.
+  /// `CASE self IS NULL WHEN 1 THEN NULL ELSE transformed END`, as upstream
+  /// writes it; an aggregate as it is (`$0.score.flatMap { $0.sum() }` is
+  /// `sum("score")`, as upstream writes it). The aggregate skips NULL
+  /// itself, and the test around it would read one row of the group
+  /// (SQLite's bare column): NULL there made the whole sum NULL.
   private func unlessNull(_ transformed: QueryFragment) -> QueryFragment {
-    QueryFragment("CASE ") + queryFragment + QueryFragment(" IS NULL WHEN 1 THEN NULL ELSE ") + transformed + QueryFragment(" END")
+    if transformed.containsAggregate { return transformed }
+    return QueryFragment("CASE ") + queryFragment + QueryFragment(" IS NULL WHEN 1 THEN NULL ELSE ") + transformed + QueryFragment(" END")
   }
 }

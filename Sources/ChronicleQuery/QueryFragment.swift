@@ -36,6 +36,12 @@ public enum QueryBinding: Hashable, Sendable {
 public struct QueryFragment: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
   public private(set) var sql: String
   public private(set) var bindings: [QueryBinding]
+  /// The fragment calls an aggregate function of the query builder
+  /// (`max`, `sum`, `count`, a `@DatabaseFunction` aggregate), itself or in
+  /// a fragment appended to it: `map` and `flatMap` on an optional leave
+  /// their NULL test out around one, which would read a single row's value
+  /// where the aggregate reads them all.
+  var containsAggregate = false
 
   public init(sql: String = "", bindings: [QueryBinding] = []) {
     self.sql = sql
@@ -52,6 +58,7 @@ public struct QueryFragment: Hashable, Sendable, ExpressibleByStringLiteral, Cus
   public mutating func append(_ other: QueryFragment) {
     sql += other.sql
     bindings += other.bindings
+    containsAggregate = containsAggregate || other.containsAggregate
   }
 
   public mutating func append(_ sql: String) { self.sql += sql }

@@ -36,6 +36,9 @@ struct SelectClauses: Sendable {
     } else if let offset {
       sql.append(QueryFragment(" LIMIT -1 OFFSET ") + offset)
     }
+    // Its aggregates are the subquery's own: as an expression of another
+    // query (`(SELECT max(…) FROM …)`) it aggregates nothing there.
+    sql.containsAggregate = false
     return sql
   }
 

@@ -74,6 +74,27 @@ struct OptionalMapTests {
     }
   }
 
+  /// An aggregate in the transform is the aggregate alone, as upstream
+  /// writes it: it skips NULL itself, and a NULL test around it would read
+  /// one row of the group (here the last, NULL, which made the sum NULL).
+  /// A subquery's aggregate is the subquery's own: the test stays.
+  @Test func aggregatesAreLeftBareAndSubqueriesAreNot() throws {
+    try database.write { db in try Reading.insert { Reading(id: 4, value: nil, confirmedAt: nil) }.execute(db) }
+    let total = Reading.select { ($0.value.flatMap { $0.sum() }, $0.value.flatMap { $0.max() }, $0.value.map { $0.count() }) }
+    let highest = Reading.order(by: \.id).select { reading in reading.value.flatMap { _ in Reading.select { $0.value.max() } } }
+    assertInlineSnapshot(of: [try run(total), try run(highest)].joined(separator: "\n"), as: .lines) {
+      """
+      SELECT sum("readings"."value"), max("readings"."value"), count("readings"."value") FROM "readings"
+      (Optional(4), Optional(3), Optional(2))
+      SELECT CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE (SELECT max("readings"."value") FROM "readings") END FROM "readings" ORDER BY "readings"."id"
+      Optional(3)
+      nil
+      Optional(3)
+      nil
+      """
+    }
+  }
+
   @Test func optionalDatesMapToTheirComponents() throws {
     assertInlineSnapshot(
       of: try run(Reading.order(by: \.id).select { ($0.id, $0.confirmedAt.map(\.year)) }), as: .lines
