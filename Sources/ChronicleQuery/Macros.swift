@@ -99,6 +99,7 @@ public macro bind<QueryValue: QueryBindable>(
 /// `.note`, nil for another case), through which queries reach its column:
 /// `Attachment.where { $0.kind.note.isNot(nil) }`. Upstream needs
 /// swift-case-paths' `@CasePathable` beside it; here it is not needed.
+@attached(member, names: named(Columns), arbitrary)
 @attached(
   extension, conformances: Selection, EnumSelection,
   names: named(Columns), named(init(decoder:)), named(columnName(of:)), named(columnNames(forProperty:)), named(appendColumns(named:of:to:)),

@@ -24,9 +24,7 @@ struct SelectionMacroTests {
         var updatedAt: Date?
         var isExpanded = false
         var label: String { title }
-      }
 
-      extension Stats: ChronicleQuery.Selection {
         public struct Columns: ChronicleQuery.QueryExpression {
           public typealias QueryValue = Stats
           public let queryFragment: ChronicleQuery.QueryFragment
@@ -34,10 +32,19 @@ struct SelectionMacroTests {
             self.queryFragment = [title.queryFragment, count.queryFragment, updatedAt.queryFragment].joined(separator: ", ")
           }
         }
+
+        private typealias _titleColumnType = String
+
+        private typealias _countColumnType = Count
+
+        private typealias _updatedAtColumnType = Date?
+      }
+
+      extension Stats: ChronicleQuery.Selection {
         public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
-        self.title = try decoder.decodeColumns(String.self)
-        self.count = try decoder.decodeColumns(Count.self)
-        self.updatedAt = try decoder.decodeColumns(Date?.self)
+        self.title = try decoder.decodeColumns(Self._titleColumnType.self)
+        self.count = try decoder.decodeColumns(Self._countColumnType.self)
+        self.updatedAt = try decoder.decodeColumns(Self._updatedAtColumnType.self)
         }
         public static func columnName(of keyPath: PartialKeyPath<Stats>) -> String? {
           if keyPath == \Stats.title {
@@ -52,12 +59,12 @@ struct SelectionMacroTests {
           return nil
         }
         public static func columnNames(forProperty name: String) -> [String] {
-          String.columnNames(forProperty: "title") + Count.columnNames(forProperty: "total") + Date?.columnNames(forProperty: "updatedAt")
+          Self._titleColumnType.columnNames(forProperty: "title") + Self._countColumnType.columnNames(forProperty: "total") + Self._updatedAtColumnType.columnNames(forProperty: "updatedAt")
         }
         public static func appendColumns(named name: String, of output: Stats, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
-        String.appendColumns(named: "title", of: output.title, to: &values)
-        Count.appendColumns(named: "total", of: output.count, to: &values)
-        Date?.appendColumns(named: "updatedAt", of: output.updatedAt, to: &values)
+        Self._titleColumnType.appendColumns(named: "title", of: output.title, to: &values)
+        Self._countColumnType.appendColumns(named: "total", of: output.count, to: &values)
+        Self._updatedAtColumnType.appendColumns(named: "updatedAt", of: output.updatedAt, to: &values)
         }
       }
       """#

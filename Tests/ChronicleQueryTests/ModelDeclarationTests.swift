@@ -33,6 +33,13 @@ enum MDCatalog {
     var dimensions: Dimensions
     var finish: Finish = .matte
   }
+
+  /// A selection whose columns' types are declared beside it, not in it.
+  @Selection struct PanelSummary: Equatable {
+    var finish: Finish
+    @Column(as: Dimensions.JSONRepresentation.self)
+    var dimensions: Dimensions
+  }
 }
 
 @Selection private struct Stamp {
@@ -110,6 +117,24 @@ struct ModelDeclarationTests {
       SELECT "mdPanels"."id", "mdPanels"."dimensions", "mdPanels"."finish" FROM "mdPanels"
         Panel(id: 1, dimensions: ChronicleQueryTests.MDCatalog.Dimensions(depth: 2), finish: ChronicleQueryTests.MDCatalog.Finish.gloss)
         Panel(id: 2, dimensions: ChronicleQueryTests.MDCatalog.Dimensions(depth: 5), finish: ChronicleQueryTests.MDCatalog.Finish.matte)
+      """
+    }
+  }
+
+  /// Upstream's CompileTimeTests: a `@Selection` nested in a type, its
+  /// columns' types declared beside it (the selection's conformance code,
+  /// at file scope, names them through aliases it declares in the type).
+  @Test func aSelectionReadsTypesDeclaredBesideIt() throws {
+    let fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try db.execute(sql: #"CREATE TABLE "mdPanels" ("id" INTEGER PRIMARY KEY, "dimensions" TEXT NOT NULL, "finish" TEXT NOT NULL DEFAULT 'matte') STRICT"#)
+      try MDCatalog.Panel.insert { MDCatalog.Panel(id: 1, dimensions: MDCatalog.Dimensions(depth: 3), finish: .gloss) }.execute(db)
+    }
+    let summaries = MDCatalog.Panel.select { MDCatalog.PanelSummary.Columns(finish: $0.finish, dimensions: $0.dimensions) }
+    assertInlineSnapshot(of: try fixture.database.sqlAndRows(summaries), as: .lines) {
+      """
+      SELECT "mdPanels"."finish", "mdPanels"."dimensions" FROM "mdPanels"
+      PanelSummary(finish: ChronicleQueryTests.MDCatalog.Finish.gloss, dimensions: ChronicleQueryTests.MDCatalog.Dimensions(depth: 3))
       """
     }
   }
