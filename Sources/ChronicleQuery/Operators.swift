@@ -118,7 +118,7 @@ extension QueryExpression where QueryValue: QueryBindable {
     membership("NOT IN", subquery.query)
   }
 
-  private func membership(_ op: String, _ values: some Sequence<QueryValue>, whenEmpty: String) -> SQLQueryExpression<Bool> {
+  func membership(_ op: String, _ values: some Sequence<QueryValue>, whenEmpty: String) -> SQLQueryExpression<Bool> {
     let list = values.map(\.queryFragment)
     guard !list.isEmpty else { return SQLQueryExpression(QueryFragment(sql: whenEmpty)) }
     return membership(op, list.joined(separator: ", "))

@@ -12,6 +12,46 @@ import Testing
 struct EqualityAndCoalesceTests {
   let fixture = BuilderClosureAndCombinatorTests()
 
+  /// A plain value named by an implicit member, its type read from the
+  /// column: `$0.priority == .high` (Swift looked `.high` up in
+  /// Concurrency's `TaskPriority` and refused it before 2026-11-27), in
+  /// comparisons, `in`, `is` and `eq`; `.now` stays SQLite's `now`.
+  @Test func implicitMembersNameValuesOfTheColumnsType() throws {
+    let seeded = try fixture.seeded()
+    let queries: [Select<Reminder, String>] = [
+      Reminder.where { $0.priority == .high }.select(\.title),
+      Reminder.where { $0.priority != .low }.select(\.title),
+      Reminder.where { $0.priority > .low }.select(\.title),
+      Reminder.where { $0.priority.in([.low, .medium]) }.select(\.title),
+      Reminder.where { $0.priority.is(.high) || $0.priority.eq(.low) }.select(\.title),
+      Reminder.where { $0.title == "Milk" && $0.priority == .high }.select(\.title),
+      Reminder.where { $0.dueDate == nil && $0.dueDate < .now }.select(\.title),
+    ]
+    assertInlineSnapshot(of: try fixture.render(queries, in: seeded.database), as: .lines) {
+      """
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS 3)
+        -> Milk
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS NOT 1)
+        -> Milk, Eggs, Jam (50% off)
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" > 1)
+        -> Milk
+      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IN (1, 2))
+        -> Bread
+      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."priority" IS 3) OR ("reminders"."priority" = 1))
+        -> Milk, Bread
+      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."title" = 'Milk') AND ("reminders"."priority" IS 3))
+        -> Milk
+      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."dueDate" IS NULL) AND ("reminders"."dueDate" < strftime('%Y-%m-%d %H:%M:%f', 'now')))
+        -> 
+      """
+    }
+    assertInlineSnapshot(of: MDCatalog.Panel.where { $0.finish == .gloss && $0.finish.in([.gloss]) }.query.description, as: .lines) {
+      """
+      SELECT "mdPanels"."id", "mdPanels"."dimensions", "mdPanels"."finish" FROM "mdPanels" WHERE (("mdPanels"."finish" = 'gloss') AND ("mdPanels"."finish" IN ('gloss')))
+      """
+    }
+  }
+
   @Test func equalityAgainstNULLAsUpstreamWritesIt() throws {
     let seeded = try fixture.seeded()
     let database = seeded.database
