@@ -81,10 +81,17 @@ enum Zlib {
     }
   }
 
-  /// CRC-32 (IEEE 802.3, zlib's `crc32`) of `bytes`.
-  static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+  /// CRC-32 (IEEE 802.3, zlib's `crc32`) of `bytes`, or of the bytes whose
+  /// CRC is `previous` followed by `bytes`.
+  static func crc32(_ bytes: ArraySlice<UInt8>, continuing previous: UInt32 = 0) -> UInt32 {
     bytes.withUnsafeBufferPointer { buffer in
-      UInt32(CZlib.crc32(0, buffer.baseAddress, uInt(buffer.count)))
+      UInt32(CZlib.crc32(uLong(previous), buffer.baseAddress, uInt(buffer.count)))
     }
+  }
+
+  /// The CRC-32 of two byte runs one after the other, from each one's CRC
+  /// and the second's length (zlib's `crc32_combine`).
+  static func crc32(combining first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
+    UInt32(CZlib.crc32_combine(uLong(first), uLong(second), Int(secondLength)))
   }
 }

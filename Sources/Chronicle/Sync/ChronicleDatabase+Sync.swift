@@ -58,23 +58,30 @@ extension ChronicleDatabase {
   /// only those of `origin` when given. This device's events are signed
   /// first (see ``identity``).
   public func serializedEvents(beyond vector: VersionVector, origin: PeerID? = nil) throws -> [[UInt8]] {
+    var events: [[UInt8]] = []
+    try forEachSerializedEvent(beyond: vector, origin: origin) { events.append(Array($0)) }
+    return events
+  }
+
+  /// Each serialized event beyond `vector`, in log order, handed to `body`
+  /// inside one read of the log (nothing is held beyond the event at hand).
+  func forEachSerializedEvent(beyond vector: VersionVector, origin: PeerID? = nil, _ body: (Data) throws -> Void) throws {
     try sealOwnEvents()
-    return try read { db in
+    try read { db in
       try LogBaseline.requireCovered(vector, origin: origin, in: db)
       if let origin {
-        return try EventLog.payloads(db, origin: origin, sequencesAfter: vector[origin]).map { Array($0) }
+        for payload in try EventLog.payloads(db, origin: origin, sequencesAfter: vector[origin]) { try body(payload) }
+        return
       }
       // Log order, from the first event any origin lacks: what is read
       // grows with what the other side lacks, not with the log.
-      guard let positions = try EventLog.summary(db, beyond: vector).positions else { return [] }
-      var events: [[UInt8]] = []
+      guard let positions = try EventLog.summary(db, beyond: vector).positions else { return }
       try EventLog.scanRecords(db, after: positions.lowerBound - 1, through: positions.upperBound, payloads: true) { record in
         guard let eventOrigin = record.origin, !vector.contains(origin: eventOrigin, sequence: record.sequence),
               let payload = record.payload else { return true }
-        events.append(Array(payload))
+        try body(payload)
         return true
       }
-      return events
     }
   }
 
@@ -393,8 +400,13 @@ extension ChronicleDatabase {
   /// `Schemas/SYNC-PROTOCOL.md`); returns how many.
   @discardableResult
   public func exportBundle(beyond vector: VersionVector, to url: URL) throws -> Int {
-    let events = try serializedEvents(beyond: vector)
-    try Data(EventBundle.encode(writer: peerID, events: events)).write(to: url, options: .atomic)
-    return events.count
+    var file = try EventBundleFileWriter(to: url, writer: peerID)
+    do {
+      try forEachSerializedEvent(beyond: vector) { try file.append($0) }
+      return try file.finish()
+    } catch {
+      file.abandon()
+      throw error
+    }
   }
 }

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Writes a bundle file as its events arrive, holding about a mebibyte of
+/// them at a time: `chronicle export` of a log of any length in flat
+/// memory. The file is the one ``EventBundle/encode(writer:events:)``
+/// makes, byte for byte. It is written beside its destination under a
+/// hidden name and renamed into place when finished, so the destination
+/// holds a whole bundle or what it held before.
+struct EventBundleFileWriter {
+  static let flushBytes = 1 << 20
+
+  private let destination: URL
+  private let partial: URL
+  private let handle: FileHandle
+  private let writer: PeerID
+  private var buffer = BinaryWriter(capacity: flushBytes + 64)
+  private var eventCount = 0
+  private var bodySize = 0
+  private var bodyCRC: UInt32 = 0
+
+  /// Starts the file for `destination`, its header to be written last.
+  init(to destination: URL, writer: PeerID) throws {
+    self.destination = destination
+    self.writer = writer
+    partial = destination.deletingLastPathComponent()
+      .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial")
+    guard FileManager.default.createFile(atPath: partial.path, contents: Data(count: EventBundle.headerSize)) else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
+    }
+    handle = try FileHandle(forWritingTo: partial)
+    try handle.seekToEnd()
+  }
+
+  /// Appends one serialized event.
+  mutating func append(_ event: some Collection<UInt8>) throws {
+    buffer.writeVarint(event.count)
+    buffer.writeBytes(event)
+    eventCount += 1
+    if buffer.count >= Self.flushBytes { try flush() }
+  }
+
+  private mutating func flush() throws {
+    guard buffer.count > 0 else { return }
+    bodyCRC = Zlib.crc32(buffer.bytes[...], continuing: bodyCRC)
+    bodySize += buffer.count
+    try handle.write(contentsOf: buffer.bytes)
+    buffer.removeAll()
+  }
+
+  /// Writes the checksum and the header, and renames the file into place;
+  /// returns how many events it holds.
+  mutating func finish() throws -> Int {
+    try flush()
+    var header = BinaryWriter(capacity: EventBundle.headerSize)
+    header.writeBytes(EventBundle.magic)
+    header.writeByte(EventBundle.version)
+    header.writeBytes(writer.bytes)
+    header.writeUInt64BigEndian(UInt64(eventCount))
+    header.writeUInt64BigEndian(UInt64(EventBundle.headerSize + bodySize + 4))
+    var trailer = BinaryWriter(capacity: 4)
+    trailer.writeUInt32BigEndian(Zlib.crc32(combining: Zlib.crc32(header.bytes[...]), bodyCRC, secondLength: bodySize))
+    try handle.write(contentsOf: trailer.bytes)
+    try handle.seek(toOffset: 0)
+    try handle.write(contentsOf: header.bytes)
+    try handle.synchronize()
+    try handle.close()
+    guard rename(partial.path, destination.path) == 0 else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
+    }
+    return eventCount
+  }
+
+  /// Removes the unfinished file after an error.
+  func abandon() {
+    try? handle.close()
+    try? FileManager.default.removeItem(at: partial)
+  }
+}
