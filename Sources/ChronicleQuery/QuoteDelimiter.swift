@@ -11,11 +11,7 @@ public enum QuoteDelimiter: String, Sendable {
     case .identifier:
       return quotedIdentifier(text)
     case .text:
-      var quoted = "'"
-      for character in text {
-        if character == "'" { quoted += "''" } else { quoted.append(character) }
-      }
-      return quoted + "'"
+      return QueryBinding.text(text).sqlLiteral
     }
   }
 }

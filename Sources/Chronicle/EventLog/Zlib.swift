@@ -92,6 +92,6 @@ enum Zlib {
   /// The CRC-32 of two byte runs one after the other, from each one's CRC
   /// and the second's length (zlib's `crc32_combine`).
   static func crc32(combining first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
-    UInt32(CZlib.crc32_combine(uLong(first), uLong(second), Int(secondLength)))
+    UInt32(CZlib.crc32_combine(uLong(first), uLong(second), .init(secondLength)))
   }
 }

@@ -16,14 +16,22 @@ enum EventBundle {
       body.writeBytes(event)
     }
     var writer = BinaryWriter(capacity: headerSize + body.bytes.count + 4)
-    writer.writeBytes(magic)
-    writer.writeByte(version)
-    writer.writeBytes(peer.bytes)
-    writer.writeUInt64BigEndian(UInt64(events.count))
-    writer.writeUInt64BigEndian(UInt64(headerSize + body.bytes.count + 4))
+    writer.writeBytes(header(writer: peer, eventCount: events.count, bodySize: body.count))
     writer.writeBytes(body.bytes)
     writer.writeUInt32BigEndian(Zlib.crc32(writer.bytes[...]))
     return writer.bytes
+  }
+
+  /// Everything before the first event: magic, version, writer, how many
+  /// events, and the whole file's size (header, events, checksum).
+  static func header(writer peer: PeerID, eventCount: Int, bodySize: Int) -> [UInt8] {
+    var header = BinaryWriter(capacity: headerSize)
+    header.writeBytes(magic)
+    header.writeByte(version)
+    header.writeBytes(peer.bytes)
+    header.writeUInt64BigEndian(UInt64(eventCount))
+    header.writeUInt64BigEndian(UInt64(headerSize + bodySize + 4))
+    return header.bytes
   }
 
   /// The result of reading a bundle.

@@ -51,17 +51,12 @@ struct EventBundleFileWriter {
   /// returns how many events it holds.
   mutating func finish() throws -> Int {
     try flush()
-    var header = BinaryWriter(capacity: EventBundle.headerSize)
-    header.writeBytes(EventBundle.magic)
-    header.writeByte(EventBundle.version)
-    header.writeBytes(writer.bytes)
-    header.writeUInt64BigEndian(UInt64(eventCount))
-    header.writeUInt64BigEndian(UInt64(EventBundle.headerSize + bodySize + 4))
+    let header = EventBundle.header(writer: writer, eventCount: eventCount, bodySize: bodySize)
     var trailer = BinaryWriter(capacity: 4)
-    trailer.writeUInt32BigEndian(Zlib.crc32(combining: Zlib.crc32(header.bytes[...]), bodyCRC, secondLength: bodySize))
+    trailer.writeUInt32BigEndian(Zlib.crc32(combining: Zlib.crc32(header[...]), bodyCRC, secondLength: bodySize))
     try handle.write(contentsOf: trailer.bytes)
     try handle.seek(toOffset: 0)
-    try handle.write(contentsOf: header.bytes)
+    try handle.write(contentsOf: header)
     try handle.synchronize()
     try handle.close()
     guard rename(partial.path, destination.path) == 0 else {
