@@ -66,6 +66,28 @@ struct JoinRoundTripTests {
     }
   }
 
+  /// The nullable side's Bool and text columns in logic and text
+  /// predicates, with SQL's three values: the Empty list's NULL reminder
+  /// passes `NOT … OR …` only where the other side decides it.
+  @Test func logicAndTextOnTheNullableSide() throws {
+    let notDone = RemindersList.leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
+      .where { _, reminder in !reminder.isCompleted && reminder.title.hasPrefix("e") }
+      .select { list, reminder in (list.title, reminder.title) }
+    let loose = RemindersList.leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
+      .where { list, reminder in reminder.title.contains("o") || list.title == "Empty" }
+      .order { list, _ in list.position }
+      .select { list, reminder in (list.title, reminder.title.upper(), reminder.title.length(), !reminder.isCompleted) }
+    assertInlineSnapshot(of: [try database.sqlAndRows(notDone), try database.sqlAndRows(loose)].joined(separator: "\n"), as: .lines) {
+      #"""
+      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (NOT ("reminders"."isCompleted") AND ("reminders"."title" LIKE 'e%' ESCAPE '\'))
+      ("Home", Optional("Eggs"))
+      SELECT "remindersLists"."title", upper("reminders"."title"), length("reminders"."title"), NOT ("reminders"."isCompleted") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("reminders"."title" LIKE '%o%' ESCAPE '\') OR ("remindersLists"."title" = 'Empty')) ORDER BY "remindersLists"."position"
+      ("Work", Optional("REPORT"), Optional(6), Optional(true))
+      ("Empty", nil, nil, nil)
+      """#
+    }
+  }
+
   @Test func findOnAJoinNarrowsByTheFirstTablesKey() throws {
     let one = Reminder.join(RemindersList.all) { $0.remindersListID == $1.id }.select { ($0.title, $1.title) }.find(eggs)
     let some = Reminder.leftJoin(ReminderTag.all) { $0.id == $1.reminderID }

@@ -1,0 +1,60 @@
+// Logic and text predicates on optional values: the columns of an outer
+// join's nullable side (`$1.isFlagged`, `$1.title`), read as optionals.
+// SQL's three-valued logic: NULL where a NULL side decides nothing
+// (`NOT NULL`, `NULL AND 1`, `NULL LIKE 'a%'` are NULL, which a filter
+// reads as false); `NULL AND 0` is 0 and `NULL OR 1` is 1.
+
+public prefix func ! (operand: some QueryExpression<Bool?>) -> SQLQueryExpression<Bool?> {
+  SQLQueryExpression(QueryFragment("NOT ") + parenthesized(operand.queryFragment))
+}
+public func && (lhs: some QueryExpression<Bool?>, rhs: some QueryExpression<Bool?>) -> SQLQueryExpression<Bool?> {
+  binary(lhs.queryFragment, "AND", rhs.queryFragment)
+}
+public func && (lhs: some QueryExpression<Bool>, rhs: some QueryExpression<Bool?>) -> SQLQueryExpression<Bool?> {
+  binary(lhs.queryFragment, "AND", rhs.queryFragment)
+}
+public func && (lhs: some QueryExpression<Bool?>, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool?> {
+  binary(lhs.queryFragment, "AND", rhs.queryFragment)
+}
+public func || (lhs: some QueryExpression<Bool?>, rhs: some QueryExpression<Bool?>) -> SQLQueryExpression<Bool?> {
+  binary(lhs.queryFragment, "OR", rhs.queryFragment)
+}
+public func || (lhs: some QueryExpression<Bool>, rhs: some QueryExpression<Bool?>) -> SQLQueryExpression<Bool?> {
+  binary(lhs.queryFragment, "OR", rhs.queryFragment)
+}
+public func || (lhs: some QueryExpression<Bool?>, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool?> {
+  binary(lhs.queryFragment, "OR", rhs.queryFragment)
+}
+
+extension QueryExpression where QueryValue == String? {
+  /// The text as the non-optional functions read it; NULL stays NULL.
+  private var text: SQLQueryExpression<String> { SQLQueryExpression(queryFragment) }
+
+  public func upper() -> SQLQueryExpression<String?> { SQLQueryExpression(text.upper().queryFragment) }
+  public func lower() -> SQLQueryExpression<String?> { SQLQueryExpression(text.lower().queryFragment) }
+  /// `length(self)`, in characters; NULL for NULL.
+  public func length() -> SQLQueryExpression<Int?> { SQLQueryExpression(text.length().queryFragment) }
+  /// `self LIKE pattern`; NULL for NULL.
+  public func like(_ pattern: some QueryExpression<String>, escape: Character? = nil) -> SQLQueryExpression<Bool?> {
+    SQLQueryExpression(text.like(pattern, escape: escape).queryFragment)
+  }
+  /// `self GLOB pattern`; NULL for NULL.
+  public func glob(_ pattern: some QueryExpression<String>) -> SQLQueryExpression<Bool?> {
+    SQLQueryExpression(text.glob(pattern).queryFragment)
+  }
+}
+
+extension QueryExpressionSyntax where QueryValue == String? {
+  /// Whether the text holds `substring` (LIKE, ASCII case-insensitive); NULL for NULL.
+  public func contains(_ substring: some StringProtocol) -> SQLQueryExpression<Bool?> {
+    SQLQueryExpression(SQLQueryExpression<String>(queryFragment).contains(substring).queryFragment)
+  }
+  /// Whether the text starts with `prefix`; NULL for NULL.
+  public func hasPrefix(_ prefix: some StringProtocol) -> SQLQueryExpression<Bool?> {
+    SQLQueryExpression(SQLQueryExpression<String>(queryFragment).hasPrefix(prefix).queryFragment)
+  }
+  /// Whether the text ends with `suffix`; NULL for NULL.
+  public func hasSuffix(_ suffix: some StringProtocol) -> SQLQueryExpression<Bool?> {
+    SQLQueryExpression(SQLQueryExpression<String>(queryFragment).hasSuffix(suffix).queryFragment)
+  }
+}
