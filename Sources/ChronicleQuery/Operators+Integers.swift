@@ -1,6 +1,6 @@
 // Sign, bitwise, membership and existence operators, as SQLite has them.
 
-private func unary<V>(_ op: String, _ operand: QueryFragment) -> SQLQueryExpression<V> {
+func unary<V>(_ op: String, _ operand: QueryFragment) -> SQLQueryExpression<V> {
   SQLQueryExpression(QueryFragment(sql: op) + wrapped(operand))
 }
 

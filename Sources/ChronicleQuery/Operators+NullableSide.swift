@@ -1,5 +1,6 @@
-// Logic and text predicates on optional values: the columns of an outer
-// join's nullable side (`$1.isFlagged`, `$1.title`), read as optionals.
+// Logic, arithmetic and text predicates on optional values: the columns
+// of an outer join's nullable side (`$1.isFlagged`, `$1.count`, `$1.title`),
+// read as optionals.
 // SQL's three-valued logic: NULL where a NULL side decides nothing
 // (`NOT NULL`, `NULL AND 1`, `NULL LIKE 'a%'` are NULL, which a filter
 // reads as false); `NULL AND 0` is 0 and `NULL OR 1` is 1.
@@ -24,6 +25,25 @@ public func || (lhs: some QueryExpression<Bool>, rhs: some QueryExpression<Bool?
 }
 public func || (lhs: some QueryExpression<Bool?>, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool?> {
   binary(lhs.queryFragment, "OR", rhs.queryFragment)
+}
+
+public func + <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T?> {
+  binary(lhs.queryFragment, "+", rhs.queryFragment)
+}
+public func - <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T?> {
+  binary(lhs.queryFragment, "-", rhs.queryFragment)
+}
+public func * <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T?> {
+  binary(lhs.queryFragment, "*", rhs.queryFragment)
+}
+public func / <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T?> {
+  binary(lhs.queryFragment, "/", rhs.queryFragment)
+}
+public func % <T: QueryNumeric>(lhs: some QueryExpressionSyntax<T?>, rhs: some QueryExpression<T>) -> SQLQueryExpression<T?> {
+  binary(lhs.queryFragment, "%", rhs.queryFragment)
+}
+public prefix func - <T: QueryNumeric>(operand: some QueryExpressionSyntax<T?>) -> SQLQueryExpression<T?> {
+  unary("-", operand.queryFragment)
 }
 
 extension QueryExpression where QueryValue == String? {

@@ -66,9 +66,10 @@ struct JoinRoundTripTests {
     }
   }
 
-  /// The nullable side's Bool and text columns in logic and text
-  /// predicates, with SQL's three values: the Empty list's NULL reminder
-  /// passes `NOT … OR …` only where the other side decides it.
+  /// The nullable side's Bool, number and text columns in logic,
+  /// arithmetic and text predicates, with SQL's three values: the Empty
+  /// list's NULL reminder passes `NOT … OR …` only where the other side
+  /// decides it, and every value computed from it is NULL.
   @Test func logicAndTextOnTheNullableSide() throws {
     let notDone = RemindersList.leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
       .where { _, reminder in !reminder.isCompleted && reminder.title.hasPrefix("e") }
@@ -76,14 +77,14 @@ struct JoinRoundTripTests {
     let loose = RemindersList.leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
       .where { list, reminder in reminder.title.contains("o") || list.title == "Empty" }
       .order { list, _ in list.position }
-      .select { list, reminder in (list.title, reminder.title.upper(), reminder.title.length(), !reminder.isCompleted) }
+      .select { list, reminder in (list.title, reminder.title.upper(), reminder.title.length(), !reminder.isCompleted, reminder.score * 2 + 1, -reminder.score) }
     assertInlineSnapshot(of: [try database.sqlAndRows(notDone), try database.sqlAndRows(loose)].joined(separator: "\n"), as: .lines) {
       #"""
       SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (NOT ("reminders"."isCompleted") AND ("reminders"."title" LIKE 'e%' ESCAPE '\'))
       ("Home", Optional("Eggs"))
-      SELECT "remindersLists"."title", upper("reminders"."title"), length("reminders"."title"), NOT ("reminders"."isCompleted") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("reminders"."title" LIKE '%o%' ESCAPE '\') OR ("remindersLists"."title" = 'Empty')) ORDER BY "remindersLists"."position"
-      ("Work", Optional("REPORT"), Optional(6), Optional(true))
-      ("Empty", nil, nil, nil)
+      SELECT "remindersLists"."title", upper("reminders"."title"), length("reminders"."title"), NOT ("reminders"."isCompleted"), (("reminders"."score" * 2.0) + 1.0), -("reminders"."score") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("reminders"."title" LIKE '%o%' ESCAPE '\') OR ("remindersLists"."title" = 'Empty')) ORDER BY "remindersLists"."position"
+      ("Work", Optional("REPORT"), Optional(6), Optional(true), Optional(19.0), Optional(-9.0))
+      ("Empty", nil, nil, nil, nil, nil)
       """#
     }
   }
