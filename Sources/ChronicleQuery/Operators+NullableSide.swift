@@ -78,3 +78,20 @@ extension QueryExpressionSyntax where QueryValue == String? {
     SQLQueryExpression(SQLQueryExpression<String>(queryFragment).hasSuffix(suffix).queryFragment)
   }
 }
+
+extension QueryExpression where QueryValue: _OptionalQueryValue, QueryValue.Wrapped: QueryBindable {
+  /// `self BETWEEN lower AND upper`, self optional; NULL for NULL.
+  public func between(
+    _ lower: some QueryExpression<QueryValue.Wrapped>, and upper: some QueryExpression<QueryValue.Wrapped>
+  ) -> SQLQueryExpression<Bool?> {
+    SQLQueryExpression(SQLQueryExpression<QueryValue.Wrapped>(queryFragment).between(lower, and: upper).queryFragment)
+  }
+}
+
+extension ClosedRange where Bound: QueryBindable {
+  /// Whether an optional value lies in the range, bounds included; NULL for
+  /// NULL: `(1...3).contains($1.priority)` on an outer join's nullable side.
+  public func contains(_ element: some QueryExpressionSyntax<Bound?>) -> SQLQueryExpression<Bool?> {
+    element.between(lowerBound, and: upperBound)
+  }
+}

@@ -78,13 +78,21 @@ struct JoinRoundTripTests {
       .where { list, reminder in reminder.title.contains("o") || list.title == "Empty" }
       .order { list, _ in list.position }
       .select { list, reminder in (list.title, reminder.title.upper(), reminder.title.length(), !reminder.isCompleted, reminder.score * 2 + 1, -reminder.score) }
-    assertInlineSnapshot(of: [try database.sqlAndRows(notDone), try database.sqlAndRows(loose)].joined(separator: "\n"), as: .lines) {
+    let midScore = RemindersList.leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
+      .where { _, reminder in (1.0...5.0).contains(reminder.score) && !reminder.score.between(3, and: 3) }
+      .select { list, reminder in (list.title, reminder.title) }
+    assertInlineSnapshot(
+      of: [try database.sqlAndRows(notDone), try database.sqlAndRows(loose), try database.sqlAndRows(midScore)].joined(separator: "\n"), as: .lines
+    ) {
       #"""
       SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (NOT ("reminders"."isCompleted") AND ("reminders"."title" LIKE 'e%' ESCAPE '\'))
       ("Home", Optional("Eggs"))
       SELECT "remindersLists"."title", upper("reminders"."title"), length("reminders"."title"), NOT ("reminders"."isCompleted"), (("reminders"."score" * 2.0) + 1.0), -("reminders"."score") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("reminders"."title" LIKE '%o%' ESCAPE '\') OR ("remindersLists"."title" = 'Empty')) ORDER BY "remindersLists"."position"
       ("Work", Optional("REPORT"), Optional(6), Optional(true), Optional(19.0), Optional(-9.0))
       ("Empty", nil, nil, nil, nil, nil)
+      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("reminders"."score" BETWEEN 1.0 AND 5.0) AND NOT (("reminders"."score" BETWEEN 3.0 AND 3.0)))
+      ("Home", Optional("Milk"))
+      ("Home", Optional("Eggs"))
       """#
     }
   }
