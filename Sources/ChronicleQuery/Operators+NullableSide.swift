@@ -48,7 +48,7 @@ public prefix func - <T: QueryNumeric>(operand: some QueryExpressionSyntax<T?>) 
 
 extension QueryExpression where QueryValue == String? {
   /// The text as the non-optional functions read it; NULL stays NULL.
-  private var text: SQLQueryExpression<String> { SQLQueryExpression(queryFragment) }
+  fileprivate var text: SQLQueryExpression<String> { SQLQueryExpression(queryFragment) }
 
   public func upper() -> SQLQueryExpression<String?> { SQLQueryExpression(text.upper().queryFragment) }
   public func lower() -> SQLQueryExpression<String?> { SQLQueryExpression(text.lower().queryFragment) }
@@ -67,15 +67,15 @@ extension QueryExpression where QueryValue == String? {
 extension QueryExpressionSyntax where QueryValue == String? {
   /// Whether the text holds `substring` (LIKE, ASCII case-insensitive); NULL for NULL.
   public func contains(_ substring: some StringProtocol) -> SQLQueryExpression<Bool?> {
-    SQLQueryExpression(SQLQueryExpression<String>(queryFragment).contains(substring).queryFragment)
+    SQLQueryExpression(text.contains(substring).queryFragment)
   }
   /// Whether the text starts with `prefix`; NULL for NULL.
   public func hasPrefix(_ prefix: some StringProtocol) -> SQLQueryExpression<Bool?> {
-    SQLQueryExpression(SQLQueryExpression<String>(queryFragment).hasPrefix(prefix).queryFragment)
+    SQLQueryExpression(text.hasPrefix(prefix).queryFragment)
   }
   /// Whether the text ends with `suffix`; NULL for NULL.
   public func hasSuffix(_ suffix: some StringProtocol) -> SQLQueryExpression<Bool?> {
-    SQLQueryExpression(SQLQueryExpression<String>(queryFragment).hasSuffix(suffix).queryFragment)
+    SQLQueryExpression(text.hasSuffix(suffix).queryFragment)
   }
 }
 
