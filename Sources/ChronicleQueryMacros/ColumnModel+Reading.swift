@@ -10,9 +10,10 @@ extension ColumnModel {
   ) -> [ColumnModel]? {
     var columns: [ColumnModel] = []
     var failed = false
+    let statics = staticPropertyTypes(of: structDecl)
     for member in structDecl.memberBlock.members {
       guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
-      if variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }) { continue }
+      if variable.isStatic { continue }
       let attributes = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }
       if attributes.contains(where: { $0.attributeName.trimmedDescription == "Ephemeral" }) { continue }
       // `@Columns` is StructuredQueries' older name for `@Column`.
@@ -27,7 +28,7 @@ extension ColumnModel {
         }
         let property = String(identifier.identifier.trimmedDescription.filter { $0 != "`" })
         let initializer = binding.initializer?.value
-        guard let type = binding.typeAnnotation?.type.trimmedDescription ?? initializer.flatMap(TableModel.inferType) else {
+        guard let type = binding.typeAnnotation?.type.trimmedDescription ?? initializer.flatMap({ TableModel.inferType($0, statics: statics, modelName: structDecl.name.text) }) else {
           report(.typeNotInferable(property), Syntax(binding))
           failed = true
           continue
@@ -71,6 +72,32 @@ extension ColumnModel {
       }
     }
     return failed ? nil : columns
+  }
+}
+
+extension ColumnModel {
+  /// The model's static properties with their types, as declared
+  /// (`static let epoch: Date = …`) or initialized (`static let epoch = Date(…)`),
+  /// for the defaults that name them (`var startsAt = Self.epoch`).
+  static func staticPropertyTypes(of structDecl: StructDeclSyntax) -> [String: String] {
+    var types: [String: String] = [:]
+    for member in structDecl.memberBlock.members {
+      guard let variable = member.decl.as(VariableDeclSyntax.self), variable.isStatic else { continue }
+      for binding in variable.bindings {
+        guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
+        let name = identifier.identifier.text.filter { $0 != "`" }
+        if let type = binding.typeAnnotation?.type.trimmedDescription ?? binding.initializer.flatMap({ TableModel.inferType($0.value) }) {
+          types[name] = type
+        }
+      }
+    }
+    return types
+  }
+}
+
+extension VariableDeclSyntax {
+  var isStatic: Bool {
+    modifiers.contains { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }
   }
 }
 

@@ -106,20 +106,28 @@ struct TableModel {
     return argument.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
   }
 
-  /// The type of a literal or constructor call initializer.
-  static func inferType(_ expression: ExprSyntax) -> String? {
+  /// The type of a literal or constructor call initializer, or of a
+  /// static member of the model (`Self.epoch`, `Event.epoch`) found in
+  /// `statics`, the model's static properties with the types they declare
+  /// or initialize.
+  static func inferType(_ expression: ExprSyntax, statics: [String: String] = [:], modelName: String = "") -> String? {
+    if let member = expression.as(MemberAccessExprSyntax.self),
+       let base = member.base?.as(DeclReferenceExprSyntax.self),
+       base.baseName.tokenKind == .keyword(.Self) || base.baseName.text == modelName {
+      return statics[member.declName.baseName.text.filter { $0 != "`" }]
+    }
     if expression.is(StringLiteralExprSyntax.self) { return "String" }
     if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
     if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
     if expression.is(BooleanLiteralExprSyntax.self) { return "Bool" }
     if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
-      return inferType(prefix.expression)
+      return inferType(prefix.expression, statics: statics, modelName: modelName)
     }
     if let call = expression.as(FunctionCallExprSyntax.self),
        let callee = call.calledExpression.as(DeclReferenceExprSyntax.self),
        callee.baseName.text.first?.isUppercase == true {
       // `Optional("hi")`: the argument's type, optional.
-      if callee.baseName.text == "Optional", call.arguments.count == 1, let wrapped = call.arguments.first.flatMap({ inferType($0.expression) }) {
+      if callee.baseName.text == "Optional", call.arguments.count == 1, let wrapped = call.arguments.first.flatMap({ inferType($0.expression, statics: statics, modelName: modelName) }) {
         return wrapped + "?"
       }
       return callee.baseName.text

@@ -236,4 +236,66 @@ struct SelectionMacroTests {
       """
     }
   }
+
+  /// A default naming a static property of the model (`Self.epoch`,
+  /// `Launch.limit`) takes the type that property declares or is
+  /// initialized with. (One naming another type's static, `Palette.blue`,
+  /// still needs its type spelled: `unsupportedAndUninferableTypesAreRefused`.)
+  @Test func defaultsNamingTheModelsStaticsTakeTheirTypes() {
+    assertMacro {
+      """
+      @Selection
+      struct Launch {
+        static let epoch = Date(timeIntervalSince1970: 42)
+        static var limit: Int { 3 }
+        var startsAt = Self.epoch
+        var cap = Launch.limit
+      }
+      """
+    } expansion: {
+      #"""
+      struct Launch {
+        static let epoch = Date(timeIntervalSince1970: 42)
+        static var limit: Int { 3 }
+        var startsAt = Self.epoch
+        var cap = Launch.limit
+
+        public struct Columns: ChronicleQuery.QueryExpression {
+          public typealias QueryValue = Launch
+          public let queryFragment: ChronicleQuery.QueryFragment
+          public init(startsAt: some ChronicleQuery.QueryExpression<Date> = ChronicleQuery.SQLQueryExpression<Date>(value: Launch.epoch), cap: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: Launch.limit)) {
+            self.queryFragment = [startsAt.queryFragment, cap.queryFragment].joined(separator: ", ")
+          }
+        }
+
+        private typealias _startsAtColumnType = Date
+
+        private typealias _capColumnType = Int
+      }
+
+      extension Launch: ChronicleQuery.Selection {
+        public init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
+        self.startsAt = try decoder.decodeColumns(Self._startsAtColumnType.self)
+        self.cap = try decoder.decodeColumns(Self._capColumnType.self)
+        }
+        public static func columnName(of keyPath: PartialKeyPath<Launch>) -> String? {
+          if keyPath == \Launch.startsAt {
+            return "startsAt"
+          }
+        if keyPath == \Launch.cap {
+            return "cap"
+          }
+          return nil
+        }
+        public static func columnNames(forProperty name: String) -> [String] {
+          Self._startsAtColumnType.columnNames(forProperty: "startsAt") + Self._capColumnType.columnNames(forProperty: "cap")
+        }
+        public static func appendColumns(named name: String, of output: Launch, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        Self._startsAtColumnType.appendColumns(named: "startsAt", of: output.startsAt, to: &values)
+        Self._capColumnType.appendColumns(named: "cap", of: output.cap, to: &values)
+        }
+      }
+      """#
+    }
+  }
 }

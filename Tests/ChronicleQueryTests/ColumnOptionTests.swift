@@ -106,7 +106,7 @@ struct Chore: Equatable {
   var title = ""
   var isDone = false
   @Column(generated: .virtual) let isOpen: Bool
-  var color: Int = Self.defaultColor
+  var color = Self.defaultColor
   @Column(as: Date?.UnixTimeRepresentation.self) var doneAt: Date?
 }
 

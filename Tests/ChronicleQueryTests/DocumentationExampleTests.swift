@@ -515,7 +515,7 @@ struct Bookmark {
 
   let id: Int
   var title = ""
-  var color: Int = Self.defaultColor
+  var color = Self.defaultColor
   @Column(as: Date.UnixTimeRepresentation.self) var createdAt: Date
   @Column(as: [String].JSONRepresentation.self) var tags: [String] = []
   @Ephemeral var isSelected = false
