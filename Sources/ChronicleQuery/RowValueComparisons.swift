@@ -4,13 +4,13 @@
 // by column, left to right, as tuples do in Swift.
 
 /// `(lhs) op (rhs)`, each side a comma-separated list.
-private func rowComparison(_ lhs: QueryFragment, _ op: String, _ rhs: QueryFragment) -> SQLQueryExpression<Bool> {
+func rowComparison<V>(_ lhs: QueryFragment, _ op: String, _ rhs: QueryFragment) -> SQLQueryExpression<V> {
   binary(parenthesized(lhs), op, parenthesized(rhs))
 }
 
 extension TableColumn where Value: Selection {
   /// The group's values in `value`, bound in column order.
-  private func values(of value: Value) -> QueryFragment {
+  func values(of value: Value) -> QueryFragment {
     var values: [(column: String, value: QueryBinding)] = []
     Value.appendColumns(named: name, of: value, to: &values)
     return boundRow(values)
@@ -48,7 +48,7 @@ extension TableColumn where Value: Selection {
 
 extension TableDefinition {
   /// Every column of `row`, bound in column order (generated columns too).
-  private func values(of row: QueryValue) -> QueryFragment {
+  func values(of row: QueryValue) -> QueryFragment {
     var values: [(column: String, value: QueryBinding)] = []
     for column in Self.allColumns { column.appendValues(of: row, to: &values) }
     return boundRow(values)

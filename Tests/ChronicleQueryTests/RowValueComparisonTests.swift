@@ -68,4 +68,59 @@ struct RowValueComparisonTests {
       """
     }
   }
+
+  /// On an outer join's nullable side: where the join found no row its
+  /// columns are NULL, so `=`, `<`… read NULL and drop the row, `IS` reads
+  /// false and `IS NOT` true.
+  @Test func onTheNullableSideOfAnOuterJoin() throws {
+    let fixture = try RemindersDatabase()
+    let early = Timestamps(createdAt: start, updatedAt: nil)
+    let late = Timestamps(createdAt: start.addingTimeInterval(3600), updatedAt: nil)
+    try fixture.database.write { db in
+      try Note.insert {
+        Note(id: 1, body: "home", timestamps: early)
+        Note(id: 2, body: "work", timestamps: late)
+      }.execute(db)
+      try Tag.insert { Tag(title: "home", useCount: 1); Tag(title: "work", useCount: 2); Tag(title: "idle", useCount: 3) }.execute(db)
+    }
+    let tagsAndNotes = Tag.leftJoin(Note.all) { $0.title.eq($1.body) }.order { tag, _ in tag.title }
+    let work = Note(id: 2, body: "work", timestamps: late)
+    var lines: [String] = []
+    func run(_ query: some SelectStatement<String>) throws {
+      lines.append(query.query.description)
+      lines.append(try fixture.database.read { try query.fetchAll($0) }.joined(separator: ", "))
+    }
+    try run(tagsAndNotes.where { $1.timestamps == early }.select { tag, _ in tag.title })
+    try run(tagsAndNotes.where { $1.timestamps != early }.select { tag, _ in tag.title })
+    try run(tagsAndNotes.where { $1.timestamps.eq(late) }.select { tag, _ in tag.title })
+    try run(tagsAndNotes.where { $1.timestamps.neq(late) }.select { tag, _ in tag.title })
+    try run(tagsAndNotes.where { $1.timestamps < late }.select { tag, _ in tag.title })
+    try run(tagsAndNotes.where { $1.timestamps.gte(early) && $0.useCount > 1 }.select { tag, _ in tag.title })
+    try run(tagsAndNotes.where { $1 == work }.select { tag, _ in tag.title })
+    try run(tagsAndNotes.where { $1.isNot(work) }.select { tag, _ in tag.title })
+    try run(tagsAndNotes.where { $1.lt(work) }.select { tag, _ in tag.title })
+    let output = lines.joined(separator: "\n")
+    assertInlineSnapshot(of: output, as: .lines) {
+      """
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") IS ('2023-11-14 22:13:20.000', NULL)) ORDER BY "tags"."title"
+      home
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") IS NOT ('2023-11-14 22:13:20.000', NULL)) ORDER BY "tags"."title"
+      idle, work
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") = ('2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") <> ('2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      home
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") < ('2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      home
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE ((("notes"."createdAt", "notes"."updatedAt") >= ('2023-11-14 22:13:20.000', NULL)) AND ("tags"."uses" > 1)) ORDER BY "tags"."title"
+      work
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") IS (2, 'work', '2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      work
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") IS NOT (2, 'work', '2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      home, idle
+      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") < (2, 'work', '2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      home
+      """
+    }
+  }
 }
