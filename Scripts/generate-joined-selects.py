@@ -37,7 +37,8 @@ def joined_struct(k):
         where = ", ".join(f"{c}.QueryValue: QueryRepresentable" for c in names)
         result = names[0] if n == 1 else "(" + ", ".join(names) + ")"
         out = f"{names[0]}.QueryValue.QueryOutput" if n == 1 else "(" + ", ".join(f"{c}.QueryValue.QueryOutput" for c in names) + ")"
-        fragments = "[values.queryFragment]" if n == 1 else "[" + ", ".join(f"values.{i}.queryFragment" for i in range(n)) + "]"
+        # `Columns(…)` selected names its columns (`AS "date"`).
+        fragments = "[selectedFragment(values)]" if n == 1 else "[" + ", ".join(f"selectedFragment(values.{i})" for i in range(n)) + "]"
         decode = f"try {names[0]}.QueryValue(decoder: &decoder).queryOutput" if n == 1 else "(" + ", ".join(f"try {c}.QueryValue(decoder: &decoder).queryOutput" for c in names) + ")"
         what = "one expression" if n == 1 else f"{n} expressions, as a tuple"
         selects.append(f"""  /// Selects {what}.

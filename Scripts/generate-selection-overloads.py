@@ -28,11 +28,14 @@ def body(n, root, call):
     # `"rs"."id"` there as "no such column".
     source = "returningColumns" if call == "returning" else "columns"
     values = f"let values = columns({root}.{source})"
+    # A select names the columns of `Columns(…)` (`AS "date"`); RETURNING
+    # writes them as they are, as upstream does.
+    fragment = (lambda v: f"{v}.queryFragment") if call == "returning" else (lambda v: f"selectedFragment({v})")
     if n == 1:
-        fragments = "[values.queryFragment]"
+        fragments = f"[{fragment('values')}]"
         decode = f"try {names[0]}.QueryValue(decoder: &decoder).queryOutput"
     else:
-        fragments = "[" + ", ".join(f"values.{i}.queryFragment" for i in range(n)) + "]"
+        fragments = "[" + ", ".join(fragment(f"values.{i}") for i in range(n)) + "]"
         decode = "(" + ", ".join(f"try {c}.QueryValue(decoder: &decoder).queryOutput" for c in names) + ")"
     return f"""    {values}
     return {call}({fragments}) {{ decoder in {decode} }}"""
@@ -71,10 +74,10 @@ def appending_overloads():
             previous_types = ["Output"] if earlier == 1 else kept
             output = "(" + ", ".join(previous_types + [f"{c}.QueryValue.QueryOutput" for c in names]) + ")"
             if n == 1:
-                fragments = "[values.queryFragment]"
+                fragments = "[selectedFragment(values)]"
                 added = [f"try {names[0]}.QueryValue(decoder: &decoder).queryOutput"]
             else:
-                fragments = "[" + ", ".join(f"values.{i}.queryFragment" for i in range(n)) + "]"
+                fragments = "[" + ", ".join(f"selectedFragment(values.{i})" for i in range(n)) + "]"
                 added = [f"try {c}.QueryValue(decoder: &decoder).queryOutput" for c in names]
             what = "one expression" if n == 1 else f"{n} expressions"
             had = "one column" if earlier == 1 else f"{earlier} columns"

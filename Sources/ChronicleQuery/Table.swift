@@ -96,7 +96,7 @@ extension Table {
 /// The columns of a table, one property per stored property of the model.
 ///
 /// As an expression, the columns stand for the whole row: `($0, $0.title)`.
-public protocol TableDefinition: QueryExpression, Sendable where QueryValue: Table {
+public protocol TableDefinition: QueryExpression, _ColumnList, Sendable where QueryValue: Table {
   /// Every column, in declaration order (the order rows are selected and decoded in).
   static var allColumns: [any TableColumnExpression<QueryValue>] { get }
   /// The columns qualified by `qualifier` instead of the table name

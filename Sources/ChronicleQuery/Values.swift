@@ -34,7 +34,7 @@ public struct Values<Row>: SelectStatement, @unchecked Sendable {
   public init<each E: QueryExpression>(_ expressions: repeat each E)
   where Row == (repeat (each E).QueryValue.QueryOutput), repeat (each E).QueryValue: QueryRepresentable {
     var selected: [QueryFragment] = []
-    for expression in repeat each expressions { selected.append(expression.queryFragment) }
+    for expression in repeat each expressions { selected.append(selectedFragment(expression)) }
     self.query = QueryFragment("SELECT ") + selected.joined(separator: ", ")
     self.decode = { decoder in try decodeOutputs(&decoder, repeat (each E).QueryValue.self) }
   }

@@ -155,19 +155,28 @@ extension ColumnModel {
         if let value = column.defaultValue, value != "nil" {
           " = ChronicleQuery.SQLQueryExpression<\(column.valueType)>(value: \(value))"
         } else if column.isOptional {
-          " = ChronicleQuery.SQLQueryExpression<\(column.valueType)>.null"
+          " = ChronicleQuery._NullColumns<\(column.valueType)>()"
         } else {
           ""
         }
       return "\(column.identifier): some ChronicleQuery.QueryExpression<\(column.valueType)>" + defaultArgument
     }.joined(separator: ", ")
     let fragments = columns.map { "\($0.identifier).queryFragment" }.joined(separator: ", ")
+    // Lists of lists, flattened: a chain of `+` would cost the type
+    // checker time in every model with many columns.
+    let columnFragments = columns.map { "ChronicleQuery._columnFragments(of: \($0.identifier))" }.joined(separator: ", ")
+    let names = columns.map { "\($0.valueType).columnNames(forProperty: \(stringLiteral($0.column)))" }.joined(separator: ", ")
     return """
-      \(raw: access)struct Columns: ChronicleQuery.QueryExpression {
+      \(raw: access)struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
         \(raw: access)typealias QueryValue = \(raw: typeName)
         \(raw: access)let queryFragment: ChronicleQuery.QueryFragment
+        \(raw: access)let _columnFragments: [ChronicleQuery.QueryFragment]
+        \(raw: access)static var _columnNames: [String] {
+          [\(raw: names)].flatMap { $0 }
+        }
         \(raw: access)init(\(raw: parameters)) {
           self.queryFragment = [\(raw: fragments)].joined(separator: ", ")
+          self._columnFragments = [\(raw: columnFragments)].flatMap { $0 }
         }
       }
       """

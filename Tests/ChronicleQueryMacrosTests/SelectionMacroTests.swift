@@ -25,11 +25,20 @@ struct SelectionMacroTests {
         var isExpanded = false
         var label: String { title }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = Stats
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(title: some ChronicleQuery.QueryExpression<String>, count: some ChronicleQuery.QueryExpression<Count> = ChronicleQuery.SQLQueryExpression<Count>(value: 0), updatedAt: some ChronicleQuery.QueryExpression<Date?> = ChronicleQuery.SQLQueryExpression<Date?>.null) {
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [String.columnNames(forProperty: "title"), Count.columnNames(forProperty: "total"), Date?.columnNames(forProperty: "updatedAt")].flatMap {
+              $0
+            }
+          }
+          public init(title: some ChronicleQuery.QueryExpression<String>, count: some ChronicleQuery.QueryExpression<Count> = ChronicleQuery.SQLQueryExpression<Count>(value: 0), updatedAt: some ChronicleQuery.QueryExpression<Date?> = ChronicleQuery._NullColumns<Date?>()) {
             self.queryFragment = [title.queryFragment, count.queryFragment, updatedAt.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: title), ChronicleQuery._columnFragments(of: count), ChronicleQuery._columnFragments(of: updatedAt)].flatMap {
+              $0
+            }
           }
         }
 
@@ -260,11 +269,20 @@ struct SelectionMacroTests {
         var startsAt = Self.epoch
         var cap = Launch.limit
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = Launch
           public let queryFragment: ChronicleQuery.QueryFragment
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [Date.columnNames(forProperty: "startsAt"), Int.columnNames(forProperty: "cap")].flatMap {
+              $0
+            }
+          }
           public init(startsAt: some ChronicleQuery.QueryExpression<Date> = ChronicleQuery.SQLQueryExpression<Date>(value: Launch.epoch), cap: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: Launch.limit)) {
             self.queryFragment = [startsAt.queryFragment, cap.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: startsAt), ChronicleQuery._columnFragments(of: cap)].flatMap {
+              $0
+            }
           }
         }
 

@@ -57,11 +57,20 @@ struct TableMacroTests {
           }
         }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = Item
           public let queryFragment: ChronicleQuery.QueryFragment
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [Int.columnNames(forProperty: "id")].flatMap {
+              $0
+            }
+          }
           public init(id: some ChronicleQuery.QueryExpression<Int>) {
             self.queryFragment = [id.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: id)].flatMap {
+              $0
+            }
           }
         }
 
@@ -69,11 +78,20 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Item
-          public struct Columns: ChronicleQuery.QueryExpression {
+          public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
             public typealias QueryValue = Draft
             public let queryFragment: ChronicleQuery.QueryFragment
-            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery.SQLQueryExpression<Int?>.null) {
+            public let _columnFragments: [ChronicleQuery.QueryFragment]
+            public static var _columnNames: [String] {
+              [Int?.columnNames(forProperty: "id")].flatMap {
+                $0
+              }
+            }
+            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery._NullColumns<Int?>()) {
               self.queryFragment = [id.queryFragment].joined(separator: ", ")
+              self._columnFragments = [ChronicleQuery._columnFragments(of: id)].flatMap {
+                $0
+              }
             }
           }
           public var id: Int?
@@ -142,11 +160,20 @@ struct TableMacroTests {
           }
         }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = Scratch
           public let queryFragment: ChronicleQuery.QueryFragment
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [String.columnNames(forProperty: "note")].flatMap {
+              $0
+            }
+          }
           public init(note: some ChronicleQuery.QueryExpression<String>) {
             self.queryFragment = [note.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: note)].flatMap {
+              $0
+            }
           }
         }
 
@@ -201,11 +228,20 @@ struct TableMacroTests {
           }
         }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = ReminderTag
           public let queryFragment: ChronicleQuery.QueryFragment
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [Int.columnNames(forProperty: "reminderID"), Int.columnNames(forProperty: "tagID")].flatMap {
+              $0
+            }
+          }
           public init(reminderID: some ChronicleQuery.QueryExpression<Int>, tagID: some ChronicleQuery.QueryExpression<Int>) {
             self.queryFragment = [reminderID.queryFragment, tagID.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: reminderID), ChronicleQuery._columnFragments(of: tagID)].flatMap {
+              $0
+            }
           }
         }
 
@@ -262,11 +298,20 @@ struct TableMacroTests {
           }
         }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = ColumnInfo
           public let queryFragment: ChronicleQuery.QueryFragment
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [String.columnNames(forProperty: "name")].flatMap {
+              $0
+            }
+          }
           public init(name: some ChronicleQuery.QueryExpression<String>) {
             self.queryFragment = [name.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: name)].flatMap {
+              $0
+            }
           }
         }
 
@@ -329,11 +374,20 @@ struct TableMacroTests {
           }
         }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = Tag
           public let queryFragment: ChronicleQuery.QueryFragment
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [String.columnNames(forProperty: "title"), Int.columnNames(forProperty: "uses")].flatMap {
+              $0
+            }
+          }
           public init(title: some ChronicleQuery.QueryExpression<String>, uses: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: 0)) {
             self.queryFragment = [title.queryFragment, uses.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: title), ChronicleQuery._columnFragments(of: uses)].flatMap {
+              $0
+            }
           }
         }
 
@@ -341,11 +395,20 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Tag
-          public struct Columns: ChronicleQuery.QueryExpression {
+          public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
             public typealias QueryValue = Draft
             public let queryFragment: ChronicleQuery.QueryFragment
-            public init(title: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery.SQLQueryExpression<String?>.null, uses: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: 0)) {
+            public let _columnFragments: [ChronicleQuery.QueryFragment]
+            public static var _columnNames: [String] {
+              [String?.columnNames(forProperty: "title"), Int.columnNames(forProperty: "uses")].flatMap {
+                $0
+              }
+            }
+            public init(title: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery._NullColumns<String?>(), uses: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: 0)) {
               self.queryFragment = [title.queryFragment, uses.queryFragment].joined(separator: ", ")
+              self._columnFragments = [ChronicleQuery._columnFragments(of: title), ChronicleQuery._columnFragments(of: uses)].flatMap {
+                $0
+              }
             }
           }
           public var title: String?
@@ -459,11 +522,20 @@ struct TableMacroTests {
           }
         }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = Item
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(id: some ChronicleQuery.QueryExpression<Int>, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation> = ChronicleQuery.SQLQueryExpression<[String].JSONRepresentation>(value: []), endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation> = ChronicleQuery.SQLQueryExpression<Date?.UnixTimeRepresentation>.null, startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?> = ChronicleQuery.SQLQueryExpression<Date.UnixTimeRepresentation?>.null) {
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [Int.columnNames(forProperty: "id"), [String].JSONRepresentation.columnNames(forProperty: "tags"), Date?.UnixTimeRepresentation.columnNames(forProperty: "endedAt"), Date.UnixTimeRepresentation?.columnNames(forProperty: "startedAt")].flatMap {
+              $0
+            }
+          }
+          public init(id: some ChronicleQuery.QueryExpression<Int>, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation> = ChronicleQuery.SQLQueryExpression<[String].JSONRepresentation>(value: []), endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation> = ChronicleQuery._NullColumns<Date?.UnixTimeRepresentation>(), startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?> = ChronicleQuery._NullColumns<Date.UnixTimeRepresentation?>()) {
             self.queryFragment = [id.queryFragment, tags.queryFragment, endedAt.queryFragment, startedAt.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: id), ChronicleQuery._columnFragments(of: tags), ChronicleQuery._columnFragments(of: endedAt), ChronicleQuery._columnFragments(of: startedAt)].flatMap {
+              $0
+            }
           }
         }
 
@@ -471,11 +543,20 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Item
-          public struct Columns: ChronicleQuery.QueryExpression {
+          public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
             public typealias QueryValue = Draft
             public let queryFragment: ChronicleQuery.QueryFragment
-            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery.SQLQueryExpression<Int?>.null, tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation> = ChronicleQuery.SQLQueryExpression<[String].JSONRepresentation>(value: []), endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation> = ChronicleQuery.SQLQueryExpression<Date?.UnixTimeRepresentation>.null, startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?> = ChronicleQuery.SQLQueryExpression<Date.UnixTimeRepresentation?>.null) {
+            public let _columnFragments: [ChronicleQuery.QueryFragment]
+            public static var _columnNames: [String] {
+              [Int?.columnNames(forProperty: "id"), [String].JSONRepresentation.columnNames(forProperty: "tags"), Date?.UnixTimeRepresentation.columnNames(forProperty: "endedAt"), Date.UnixTimeRepresentation?.columnNames(forProperty: "startedAt")].flatMap {
+                $0
+              }
+            }
+            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery._NullColumns<Int?>(), tags: some ChronicleQuery.QueryExpression<[String].JSONRepresentation> = ChronicleQuery.SQLQueryExpression<[String].JSONRepresentation>(value: []), endedAt: some ChronicleQuery.QueryExpression<Date?.UnixTimeRepresentation> = ChronicleQuery._NullColumns<Date?.UnixTimeRepresentation>(), startedAt: some ChronicleQuery.QueryExpression<Date.UnixTimeRepresentation?> = ChronicleQuery._NullColumns<Date.UnixTimeRepresentation?>()) {
               self.queryFragment = [id.queryFragment, tags.queryFragment, endedAt.queryFragment, startedAt.queryFragment].joined(separator: ", ")
+              self._columnFragments = [ChronicleQuery._columnFragments(of: id), ChronicleQuery._columnFragments(of: tags), ChronicleQuery._columnFragments(of: endedAt), ChronicleQuery._columnFragments(of: startedAt)].flatMap {
+                $0
+              }
             }
           }
           public var id: Int?
@@ -573,11 +654,20 @@ struct TableMacroTests {
           }
         }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = Chore
           public let queryFragment: ChronicleQuery.QueryFragment
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [Int.columnNames(forProperty: "id"), Int.columnNames(forProperty: "color"), Bool.columnNames(forProperty: "isOpen")].flatMap {
+              $0
+            }
+          }
           public init(id: some ChronicleQuery.QueryExpression<Int>, color: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: Chore.defaultColor), isOpen: some ChronicleQuery.QueryExpression<Bool>) {
             self.queryFragment = [id.queryFragment, color.queryFragment, isOpen.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: id), ChronicleQuery._columnFragments(of: color), ChronicleQuery._columnFragments(of: isOpen)].flatMap {
+              $0
+            }
           }
         }
 
@@ -585,11 +675,20 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Chore
-          public struct Columns: ChronicleQuery.QueryExpression {
+          public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
             public typealias QueryValue = Draft
             public let queryFragment: ChronicleQuery.QueryFragment
-            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery.SQLQueryExpression<Int?>.null, color: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: Chore.defaultColor)) {
+            public let _columnFragments: [ChronicleQuery.QueryFragment]
+            public static var _columnNames: [String] {
+              [Int?.columnNames(forProperty: "id"), Int.columnNames(forProperty: "color")].flatMap {
+                $0
+              }
+            }
+            public init(id: some ChronicleQuery.QueryExpression<Int?> = ChronicleQuery._NullColumns<Int?>(), color: some ChronicleQuery.QueryExpression<Int> = ChronicleQuery.SQLQueryExpression<Int>(value: Chore.defaultColor)) {
               self.queryFragment = [id.queryFragment, color.queryFragment].joined(separator: ", ")
+              self._columnFragments = [ChronicleQuery._columnFragments(of: id), ChronicleQuery._columnFragments(of: color)].flatMap {
+                $0
+              }
             }
           }
           public var id: Int?
@@ -674,11 +773,20 @@ struct TableMacroTests {
           }
         }
 
-        public struct Columns: ChronicleQuery.QueryExpression {
+        public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           public typealias QueryValue = Category
           public let queryFragment: ChronicleQuery.QueryFragment
-          public init(id: some ChronicleQuery.QueryExpression<UUID>, title: some ChronicleQuery.QueryExpression<String> = ChronicleQuery.SQLQueryExpression<String>(value: ""), notes: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery.SQLQueryExpression<String?>.null) {
+          public let _columnFragments: [ChronicleQuery.QueryFragment]
+          public static var _columnNames: [String] {
+            [UUID.columnNames(forProperty: "id"), String.columnNames(forProperty: "name"), String?.columnNames(forProperty: "notes")].flatMap {
+              $0
+            }
+          }
+          public init(id: some ChronicleQuery.QueryExpression<UUID>, title: some ChronicleQuery.QueryExpression<String> = ChronicleQuery.SQLQueryExpression<String>(value: ""), notes: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery._NullColumns<String?>()) {
             self.queryFragment = [id.queryFragment, title.queryFragment, notes.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: id), ChronicleQuery._columnFragments(of: title), ChronicleQuery._columnFragments(of: notes)].flatMap {
+              $0
+            }
           }
         }
 
@@ -686,11 +794,20 @@ struct TableMacroTests {
 
         public struct Draft: ChronicleQuery.TableRowDraft {
           public typealias Base = Category
-          public struct Columns: ChronicleQuery.QueryExpression {
+          public struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
             public typealias QueryValue = Draft
             public let queryFragment: ChronicleQuery.QueryFragment
-            public init(id: some ChronicleQuery.QueryExpression<UUID?> = ChronicleQuery.SQLQueryExpression<UUID?>.null, title: some ChronicleQuery.QueryExpression<String> = ChronicleQuery.SQLQueryExpression<String>(value: ""), notes: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery.SQLQueryExpression<String?>.null) {
+            public let _columnFragments: [ChronicleQuery.QueryFragment]
+            public static var _columnNames: [String] {
+              [UUID?.columnNames(forProperty: "id"), String.columnNames(forProperty: "name"), String?.columnNames(forProperty: "notes")].flatMap {
+                $0
+              }
+            }
+            public init(id: some ChronicleQuery.QueryExpression<UUID?> = ChronicleQuery._NullColumns<UUID?>(), title: some ChronicleQuery.QueryExpression<String> = ChronicleQuery.SQLQueryExpression<String>(value: ""), notes: some ChronicleQuery.QueryExpression<String?> = ChronicleQuery._NullColumns<String?>()) {
               self.queryFragment = [id.queryFragment, title.queryFragment, notes.queryFragment].joined(separator: ", ")
+              self._columnFragments = [ChronicleQuery._columnFragments(of: id), ChronicleQuery._columnFragments(of: title), ChronicleQuery._columnFragments(of: notes)].flatMap {
+                $0
+              }
             }
           }
           public var id: UUID?
@@ -899,11 +1016,20 @@ struct TableMacroTests {
           }
         }
 
-        fileprivate struct Columns: ChronicleQuery.QueryExpression {
+        fileprivate struct Columns: ChronicleQuery.QueryExpression, ChronicleQuery._NamedColumnList {
           fileprivate typealias QueryValue = Entry
           fileprivate let queryFragment: ChronicleQuery.QueryFragment
+          fileprivate let _columnFragments: [ChronicleQuery.QueryFragment]
+          fileprivate static var _columnNames: [String] {
+            [String.columnNames(forProperty: "default")].flatMap {
+              $0
+            }
+          }
           fileprivate init(`default`: some ChronicleQuery.QueryExpression<String>) {
             self.queryFragment = [`default`.queryFragment].joined(separator: ", ")
+            self._columnFragments = [ChronicleQuery._columnFragments(of: `default`)].flatMap {
+              $0
+            }
           }
         }
 

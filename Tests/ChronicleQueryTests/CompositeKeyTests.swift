@@ -119,7 +119,7 @@ struct CompositeKeyTests {
         CKStamped(id: 2, metadata: Optional(ChronicleQueryTests.CKMetadata(id: ChronicleQueryTests.CKRecordKey(recordID: "b2", recordType: "reminders"), modifiedAt: 3)))
       SELECT "ckStamped"."id" FROM "ckStamped" WHERE (("ckStamped"."recordID", "ckStamped"."recordType", "ckStamped"."modifiedAt") IS (NULL, NULL, NULL))
         1
-      SELECT 7, NULL, NULL, NULL
+      SELECT 7 AS "id", NULL AS "recordID", NULL AS "recordType", NULL AS "modifiedAt"
         CKStamped(id: 7, metadata: nil)
       """
     }

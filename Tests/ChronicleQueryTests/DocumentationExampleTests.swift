@@ -288,7 +288,7 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id", "comments"."body", 0 FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id", "comments"."body", ("commentThreads"."depth" + 1) FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
+      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id" AS "id", "comments"."body" AS "body", 0 AS "depth" FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id" AS "id", "comments"."body" AS "body", ("commentThreads"."depth" + 1) AS "depth" FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
       """
     }
   }
@@ -312,7 +312,7 @@ struct DocumentationExampleTests {
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
       CREATE TEMPORARY TRIGGER "next_position" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT (coalesce(max("remindersLists"."position"), -1) + 1) FROM "remindersLists") WHERE ("remindersLists"."id" IN ("new"."id")); END
-      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS SELECT "reminders"."title" AS "reminderTitle", "remindersLists"."title" AS "remindersListTitle" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
       """
     }
   }

@@ -50,7 +50,7 @@ struct JoinSQLTests {
             averageScore: $1.score.avg(), tags: $1.title.groupConcat(distinct: true))
         }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."title", count("reminders"."id"), count("reminders"."id") FILTER (WHERE coalesce("reminders"."isCompleted", 0)), avg("reminders"."score"), group_concat(DISTINCT "reminders"."title") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id"
+      SELECT "remindersLists"."title" AS "title", count("reminders"."id") AS "reminderCount", count("reminders"."id") FILTER (WHERE coalesce("reminders"."isCompleted", 0)) AS "completedCount", avg("reminders"."score") AS "averageScore", group_concat(DISTINCT "reminders"."title") AS "tags" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id"
       """
     }
   }
@@ -141,7 +141,7 @@ struct JoinSQLTests {
         thread.order { ($0.depth, $0.id) }
       }.query.description, as: .lines) {
       """
-      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id", "comments"."body", 0 FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id", "comments"."body", ("commentThreads"."depth" + 1) FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
+      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id" AS "id", "comments"."body" AS "body", 0 AS "depth" FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id" AS "id", "comments"."body" AS "body", ("commentThreads"."depth" + 1) AS "depth" FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
       """
     }
     assertInlineSnapshot(

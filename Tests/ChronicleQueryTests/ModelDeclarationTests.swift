@@ -133,7 +133,7 @@ struct ModelDeclarationTests {
     let summaries = MDCatalog.Panel.select { MDCatalog.PanelSummary.Columns(finish: $0.finish, dimensions: $0.dimensions) }
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(summaries), as: .lines) {
       """
-      SELECT "mdPanels"."finish", "mdPanels"."dimensions" FROM "mdPanels"
+      SELECT "mdPanels"."finish" AS "finish", "mdPanels"."dimensions" AS "dimensions" FROM "mdPanels"
       PanelSummary(finish: ChronicleQueryTests.MDCatalog.Finish.gloss, dimensions: ChronicleQueryTests.MDCatalog.Dimensions(depth: 3))
       """
     }
@@ -147,9 +147,9 @@ struct ModelDeclarationTests {
     ]
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(of: statements), as: .lines) {
       """
-      SELECT '1970-01-01 00:00:00.000', 'hi', 3, 'first'
+      SELECT '1970-01-01 00:00:00.000' AS "class", 'hi' AS "note", 3 AS "count", 'first' AS "title"
         Stamp(class: 1970-01-01 00:00:00 +0000, note: Optional("hi"), count: 3, title: "first")
-      SELECT '1970-01-02 00:00:00.000', NULL, 2, 'second'
+      SELECT '1970-01-02 00:00:00.000' AS "class", NULL AS "note", 2 AS "count", 'second' AS "title"
         Stamp(class: 1970-01-02 00:00:00 +0000, note: nil, count: 2, title: "second")
       """
     }

@@ -117,7 +117,7 @@ struct RepresentationTests {
         -> [[true, false]]
       SELECT json_group_array("sessions"."endedAt") FROM "sessions"
         -> [[nil, Optional(1517302800.0)]]
-      SELECT "sessions"."title", json_group_array(CASE WHEN ("sessionNotes"."id" IS NOT NULL) THEN json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author") END) FILTER (WHERE ("sessionNotes"."id" IS NOT NULL)) FROM "sessions" LEFT JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID") GROUP BY "sessions"."id" ORDER BY "sessions"."id"
+      SELECT "sessions"."title" AS "title", json_group_array(CASE WHEN ("sessionNotes"."id" IS NOT NULL) THEN json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author") END) FILTER (WHERE ("sessionNotes"."id" IS NOT NULL)) AS "notes" FROM "sessions" LEFT JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID") GROUP BY "sessions"."id" ORDER BY "sessions"."id"
         -> Run: 1 warm up true 1517212801.25 0000000A-000B-000C-000D-00000000000E; 2 intervals false 1517212900.0 nil
         -> Swim: 
       SELECT "sessions"."title", json_group_array(json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author")) FILTER (WHERE "sessionNotes"."isDone") FROM "sessions" JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID") GROUP BY "sessions"."id"

@@ -33,7 +33,7 @@ struct SelectionSQLTests {
       }.query.description,
       as: .lines) {
       """
-      SELECT upper("reminders"."title"), ("reminders"."priority" IS 3), "reminders"."notes", "reminders"."priority" FROM "reminders"
+      SELECT upper("reminders"."title") AS "title", ("reminders"."priority" IS 3) AS "isUrgent", "reminders"."notes" AS "notes", "reminders"."priority" AS "priority" FROM "reminders"
       """
     }
   }

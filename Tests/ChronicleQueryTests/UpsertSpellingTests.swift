@@ -119,7 +119,7 @@ struct UpsertSpellingTests {
     assertInlineSnapshot(of: [insert.query.description, select.query.description, "\(rows)"].joined(separator: "\n"), as: .lines) {
       """
       INSERT INTO "tags" ("title", "uses") VALUES ('Foo', 40 + 2), (upper('bar'), 7)
-      SELECT lower("tags"."title"), ("tags"."uses" + 1) FROM "tags" ORDER BY "tags"."title"
+      SELECT lower("tags"."title") AS "title", ("tags"."uses" + 1) AS "uses" FROM "tags" ORDER BY "tags"."title"
       [ChronicleQueryTests.Tag(title: "bar", useCount: 8), ChronicleQueryTests.Tag(title: "foo", useCount: 43)]
       """
     }

@@ -10,7 +10,7 @@ struct ViewTriggerSQLTests {
   @Test func temporaryView() {
     assertInlineSnapshot(of: reminderWithListView.query.description, as: .lines) {
       """
-      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") WHERE ("reminders"."title" <> 'it''s hidden')
+      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS SELECT "reminders"."title" AS "reminderTitle", "remindersLists"."title" AS "remindersListTitle" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") WHERE ("reminders"."title" <> 'it''s hidden')
       """
     }
     assertInlineSnapshot(of: ReminderWithList.createTemporaryView(ifNotExists: true, as: ReminderWithList.all).drop(ifExists: true).query.description, as: .lines) {
@@ -29,7 +29,7 @@ struct ViewTriggerSQLTests {
         .select { ReminderAndListID.Columns(reminderID: $0.id, remindersListID: $1.id) })
     assertInlineSnapshot(of: view.query.description, as: .lines) {
       """
-      CREATE TEMPORARY VIEW "reminderAndListIDs" ("id_1", "id_2") AS SELECT "reminders"."id", "remindersLists"."id" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      CREATE TEMPORARY VIEW "reminderAndListIDs" ("id_1", "id_2") AS SELECT "reminders"."id" AS "id", "remindersLists"."id" AS "id" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
       """
     }
     let directory = try TemporaryDirectory()

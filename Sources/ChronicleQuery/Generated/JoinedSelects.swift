@@ -125,7 +125,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> A
   ) -> Select2<C0, C1, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
+    return selecting([selectedFragment(values)]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -133,7 +133,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -141,7 +141,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B, C)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -149,7 +149,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B, C, D)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -157,7 +157,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B, C, D, E)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -165,7 +165,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C0.QueryVa
     _ columns: (C0, C1) -> (A, B, C, D, E, F)
   ) -> Select2<C0, C1, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4), selectedFragment(values.5)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -306,7 +306,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> A
   ) -> Select3<C0, C1, C2, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
+    return selecting([selectedFragment(values)]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -314,7 +314,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -322,7 +322,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B, C)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -330,7 +330,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B, C, D)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -338,7 +338,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B, C, D, E)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -346,7 +346,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2) -> (A, B, C, D, E, F)
   ) -> Select3<C0, C1, C2, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4), selectedFragment(values.5)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -487,7 +487,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> A
   ) -> Select4<C0, C1, C2, C3, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
+    return selecting([selectedFragment(values)]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -495,7 +495,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -503,7 +503,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B, C)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -511,7 +511,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B, C, D)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -519,7 +519,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B, C, D, E)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -527,7 +527,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3) -> (A, B, C, D, E, F)
   ) -> Select4<C0, C1, C2, C3, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4), selectedFragment(values.5)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -668,7 +668,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> A
   ) -> Select5<C0, C1, C2, C3, C4, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
+    return selecting([selectedFragment(values)]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -676,7 +676,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -684,7 +684,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B, C)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -692,7 +692,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -700,7 +700,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D, E)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -708,7 +708,7 @@ where C0: QueryExpression & Sendable, C1: QueryExpression & Sendable, C2: QueryE
     _ columns: (C0, C1, C2, C3, C4) -> (A, B, C, D, E, F)
   ) -> Select5<C0, C1, C2, C3, C4, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(sources.0, sources.1, sources.2, sources.3, sources.4)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4), selectedFragment(values.5)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 

@@ -6,7 +6,7 @@ extension Select {
     _ columns: (From.TableColumns) -> A
   ) -> Select<From, A.QueryValue.QueryOutput> where Output == From, A.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
+    return selecting([selectedFragment(values)]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects 2 expressions, as a tuple.
@@ -14,7 +14,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 3 expressions, as a tuple.
@@ -22,7 +22,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 4 expressions, as a tuple.
@@ -30,7 +30,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C, D)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 5 expressions, as a tuple.
@@ -38,7 +38,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C, D, E)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects 6 expressions, as a tuple.
@@ -46,7 +46,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C, D, E, F)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where Output == From, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4), selectedFragment(values.5)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -56,7 +56,7 @@ extension Select {
     _ columns: (From.TableColumns) -> A
   ) -> Select<From, (Output, A.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.queryFragment]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values)]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 2 expressions to the one column this select already has.
@@ -64,7 +64,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B)
   ) -> Select<From, (Output, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1)]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 3 expressions to the one column this select already has.
@@ -72,7 +72,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C)
   ) -> Select<From, (Output, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 4 expressions to the one column this select already has.
@@ -80,7 +80,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C, D)
   ) -> Select<From, (Output, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 5 expressions to the one column this select already has.
@@ -88,7 +88,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C, D, E)
   ) -> Select<From, (Output, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder, previous in (previous, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds one expression to the 2 columns this select already has.
@@ -96,7 +96,7 @@ extension Select {
     _ columns: (From.TableColumns) -> A
   ) -> Select<From, (X0, X1, A.QueryValue.QueryOutput)> where Output == (X0, X1), A.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.queryFragment]) { decoder, previous in (previous.0, previous.1, try A.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values)]) { decoder, previous in (previous.0, previous.1, try A.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 2 expressions to the 2 columns this select already has.
@@ -104,7 +104,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B)
   ) -> Select<From, (X0, X1, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == (X0, X1), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment]) { decoder, previous in (previous.0, previous.1, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1)]) { decoder, previous in (previous.0, previous.1, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 3 expressions to the 2 columns this select already has.
@@ -112,7 +112,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C)
   ) -> Select<From, (X0, X1, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where Output == (X0, X1), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder, previous in (previous.0, previous.1, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder, previous in (previous.0, previous.1, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 4 expressions to the 2 columns this select already has.
@@ -120,7 +120,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C, D)
   ) -> Select<From, (X0, X1, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where Output == (X0, X1), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder, previous in (previous.0, previous.1, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder, previous in (previous.0, previous.1, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds one expression to the 3 columns this select already has.
@@ -128,7 +128,7 @@ extension Select {
     _ columns: (From.TableColumns) -> A
   ) -> Select<From, (X0, X1, X2, A.QueryValue.QueryOutput)> where Output == (X0, X1, X2), A.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, try A.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values)]) { decoder, previous in (previous.0, previous.1, previous.2, try A.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 2 expressions to the 3 columns this select already has.
@@ -136,7 +136,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B)
   ) -> Select<From, (X0, X1, X2, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == (X0, X1, X2), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1)]) { decoder, previous in (previous.0, previous.1, previous.2, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 3 expressions to the 3 columns this select already has.
@@ -144,7 +144,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B, C)
   ) -> Select<From, (X0, X1, X2, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where Output == (X0, X1, X2), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder, previous in (previous.0, previous.1, previous.2, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds one expression to the 4 columns this select already has.
@@ -152,7 +152,7 @@ extension Select {
     _ columns: (From.TableColumns) -> A
   ) -> Select<From, (X0, X1, X2, X3, A.QueryValue.QueryOutput)> where Output == (X0, X1, X2, X3), A.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, try A.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values)]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, try A.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds 2 expressions to the 4 columns this select already has.
@@ -160,7 +160,7 @@ extension Select {
     _ columns: (From.TableColumns) -> (A, B)
   ) -> Select<From, (X0, X1, X2, X3, A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == (X0, X1, X2, X3), A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.0.queryFragment, values.1.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values.0), selectedFragment(values.1)]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Adds one expression to the 5 columns this select already has.
@@ -168,7 +168,7 @@ extension Select {
     _ columns: (From.TableColumns) -> A
   ) -> Select<From, (X0, X1, X2, X3, X4, A.QueryValue.QueryOutput)> where Output == (X0, X1, X2, X3, X4), A.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return appending([values.queryFragment]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, previous.4, try A.QueryValue(decoder: &decoder).queryOutput) }
+    return appending([selectedFragment(values)]) { decoder, previous in (previous.0, previous.1, previous.2, previous.3, previous.4, try A.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -178,7 +178,7 @@ extension Select where From: PrimaryKeyedTable {
     _ columns: (From.TableColumns) -> A
   ) -> Select<From, A.QueryValue.QueryOutput> where Output == From.Draft, A.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
+    return selecting([selectedFragment(values)]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects, in place of the drafts, 2 expressions, as a tuple.
@@ -186,7 +186,7 @@ extension Select where From: PrimaryKeyedTable {
     _ columns: (From.TableColumns) -> (A, B)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, in place of the drafts, 3 expressions, as a tuple.
@@ -194,7 +194,7 @@ extension Select where From: PrimaryKeyedTable {
     _ columns: (From.TableColumns) -> (A, B, C)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, in place of the drafts, 4 expressions, as a tuple.
@@ -202,7 +202,7 @@ extension Select where From: PrimaryKeyedTable {
     _ columns: (From.TableColumns) -> (A, B, C, D)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, in place of the drafts, 5 expressions, as a tuple.
@@ -210,7 +210,7 @@ extension Select where From: PrimaryKeyedTable {
     _ columns: (From.TableColumns) -> (A, B, C, D, E)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, in place of the drafts, 6 expressions, as a tuple.
@@ -218,7 +218,7 @@ extension Select where From: PrimaryKeyedTable {
     _ columns: (From.TableColumns) -> (A, B, C, D, E, F)
   ) -> Select<From, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where Output == From.Draft, A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(From.columns)
-    return selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
+    return selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4), selectedFragment(values.5)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -228,7 +228,7 @@ extension Table {
     _ columns: (Self.TableColumns) -> A
   ) -> Select<Self, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(Self.columns)
-    return all.selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
+    return all.selecting([selectedFragment(values)]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects, from every row, 2 expressions, as a tuple.
@@ -236,7 +236,7 @@ extension Table {
     _ columns: (Self.TableColumns) -> (A, B)
   ) -> Select<Self, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(Self.columns)
-    return all.selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return all.selecting([selectedFragment(values.0), selectedFragment(values.1)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, from every row, 3 expressions, as a tuple.
@@ -244,7 +244,7 @@ extension Table {
     _ columns: (Self.TableColumns) -> (A, B, C)
   ) -> Select<Self, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(Self.columns)
-    return all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return all.selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, from every row, 4 expressions, as a tuple.
@@ -252,7 +252,7 @@ extension Table {
     _ columns: (Self.TableColumns) -> (A, B, C, D)
   ) -> Select<Self, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(Self.columns)
-    return all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return all.selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, from every row, 5 expressions, as a tuple.
@@ -260,7 +260,7 @@ extension Table {
     _ columns: (Self.TableColumns) -> (A, B, C, D, E)
   ) -> Select<Self, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(Self.columns)
-    return all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return all.selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, from every row, 6 expressions, as a tuple.
@@ -268,7 +268,7 @@ extension Table {
     _ columns: (Self.TableColumns) -> (A, B, C, D, E, F)
   ) -> Select<Self, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(Self.columns)
-    return all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
+    return all.selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4), selectedFragment(values.5)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
@@ -278,7 +278,7 @@ extension TableRowDraft where Base: PrimaryKeyedTable {
     _ columns: (Base.TableColumns) -> A
   ) -> Select<Base, A.QueryValue.QueryOutput> where A.QueryValue: QueryRepresentable {
     let values = columns(Base.columns)
-    return Base.all.selecting([values.queryFragment]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
+    return Base.all.selecting([selectedFragment(values)]) { decoder in try A.QueryValue(decoder: &decoder).queryOutput }
   }
 
   /// Selects, from every row of the drafts' table, 2 expressions, as a tuple.
@@ -286,7 +286,7 @@ extension TableRowDraft where Base: PrimaryKeyedTable {
     _ columns: (Base.TableColumns) -> (A, B)
   ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable {
     let values = columns(Base.columns)
-    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
+    return Base.all.selecting([selectedFragment(values.0), selectedFragment(values.1)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, from every row of the drafts' table, 3 expressions, as a tuple.
@@ -294,7 +294,7 @@ extension TableRowDraft where Base: PrimaryKeyedTable {
     _ columns: (Base.TableColumns) -> (A, B, C)
   ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable {
     let values = columns(Base.columns)
-    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
+    return Base.all.selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, from every row of the drafts' table, 4 expressions, as a tuple.
@@ -302,7 +302,7 @@ extension TableRowDraft where Base: PrimaryKeyedTable {
     _ columns: (Base.TableColumns) -> (A, B, C, D)
   ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable {
     let values = columns(Base.columns)
-    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
+    return Base.all.selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, from every row of the drafts' table, 5 expressions, as a tuple.
@@ -310,7 +310,7 @@ extension TableRowDraft where Base: PrimaryKeyedTable {
     _ columns: (Base.TableColumns) -> (A, B, C, D, E)
   ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable {
     let values = columns(Base.columns)
-    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
+    return Base.all.selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput) }
   }
 
   /// Selects, from every row of the drafts' table, 6 expressions, as a tuple.
@@ -318,7 +318,7 @@ extension TableRowDraft where Base: PrimaryKeyedTable {
     _ columns: (Base.TableColumns) -> (A, B, C, D, E, F)
   ) -> Select<Base, (A.QueryValue.QueryOutput, B.QueryValue.QueryOutput, C.QueryValue.QueryOutput, D.QueryValue.QueryOutput, E.QueryValue.QueryOutput, F.QueryValue.QueryOutput)> where A.QueryValue: QueryRepresentable, B.QueryValue: QueryRepresentable, C.QueryValue: QueryRepresentable, D.QueryValue: QueryRepresentable, E.QueryValue: QueryRepresentable, F.QueryValue: QueryRepresentable {
     let values = columns(Base.columns)
-    return Base.all.selecting([values.0.queryFragment, values.1.queryFragment, values.2.queryFragment, values.3.queryFragment, values.4.queryFragment, values.5.queryFragment]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
+    return Base.all.selecting([selectedFragment(values.0), selectedFragment(values.1), selectedFragment(values.2), selectedFragment(values.3), selectedFragment(values.4), selectedFragment(values.5)]) { decoder in (try A.QueryValue(decoder: &decoder).queryOutput, try B.QueryValue(decoder: &decoder).queryOutput, try C.QueryValue(decoder: &decoder).queryOutput, try D.QueryValue(decoder: &decoder).queryOutput, try E.QueryValue(decoder: &decoder).queryOutput, try F.QueryValue(decoder: &decoder).queryOutput) }
   }
 }
 
