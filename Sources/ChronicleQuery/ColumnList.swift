@@ -26,8 +26,8 @@ public func _columnFragments(of expression: some QueryExpression) -> [QueryFragm
 
 /// `expression` as a select's result columns: `Columns(…)` with each column
 /// named (`… AS "date"`), anything else as it is. A `Columns(…)` whose
-/// columns cannot be told apart one by one (a group left NULL) is written
-/// without names.
+/// columns cannot be told apart one by one (a column group given as one
+/// `#sql` fragment) is written without names.
 func selectedFragment(_ expression: some QueryExpression) -> QueryFragment {
   guard let named = expression as? any _NamedColumnList else { return expression.queryFragment }
   let fragments = named._columnFragments
