@@ -31,11 +31,26 @@ public func _columnFragments(of expression: some QueryExpression) -> [QueryFragm
 func selectedFragment(_ expression: some QueryExpression) -> QueryFragment {
   guard let named = expression as? any _NamedColumnList else { return expression.queryFragment }
   let fragments = named._columnFragments
-  let names = type(of: named)._columnNames
+  let names = distinctColumnNames(type(of: named)._columnNames)
   guard fragments.count == names.count else { return expression.queryFragment }
   return zip(fragments, names)
     .map { fragment, name in fragment + QueryFragment(sql: " AS \(quotedIdentifier(name))") }
     .joined(separator: ", ")
+}
+
+/// Column names with each name that occurs more than once (a type naming
+/// two properties `@Column("id")`) numbered in order, `id_1`, `id_2`, as
+/// upstream names them, so that a select's (and a view's) columns can be
+/// told apart. SQLite compares names without case.
+func distinctColumnNames(_ names: [String]) -> [String] {
+  var occurrences: [String: Int] = [:]
+  for name in names { occurrences[name.lowercased(), default: 0] += 1 }
+  var seen: [String: Int] = [:]
+  return names.map { name in
+    guard occurrences[name.lowercased()]! > 1 else { return name }
+    seen[name.lowercased(), default: 0] += 1
+    return "\(name)_\(seen[name.lowercased()]!)"
+  }
 }
 
 extension TableColumn: _ColumnList {

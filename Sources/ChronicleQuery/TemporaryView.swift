@@ -38,25 +38,10 @@ public struct TemporaryView<View: Table>: QueryStatement {
   public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws {}
 
   public var query: QueryFragment {
-    let columns = Self.viewColumnNames(View.TableColumns.allColumns.flatMap(\.names)).map(quotedIdentifier).joined(separator: ", ")
+    let columns = distinctColumnNames(View.TableColumns.allColumns.flatMap(\.names)).map(quotedIdentifier).joined(separator: ", ")
     return QueryFragment(
       sql: "CREATE TEMPORARY VIEW \(ifNotExists ? "IF NOT EXISTS " : "")\(quotedIdentifier(View.tableName)) "
         + "(\(columns)) AS \(select.inlinedSQL)")
-  }
-
-  /// The view's column names: each name that occurs more than once (a
-  /// table type naming two properties `@Column("id")`) numbered in order,
-  /// `id_1`, `id_2`, as upstream names them, so that the view's rows tell
-  /// the columns apart.
-  static func viewColumnNames(_ names: [String]) -> [String] {
-    var occurrences: [String: Int] = [:]
-    for name in names { occurrences[name.lowercased(), default: 0] += 1 }
-    var seen: [String: Int] = [:]
-    return names.map { name in
-      guard occurrences[name.lowercased()]! > 1 else { return name }
-      seen[name.lowercased(), default: 0] += 1
-      return "\(name)_\(seen[name.lowercased()]!)"
-    }
   }
 
   /// `DROP VIEW` of this view.

@@ -69,7 +69,7 @@ struct RowTypeTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "rtUsers"."id" AS "id", "rtUsers"."name" AS "name", "rtReminders"."id" AS "id", "rtReminders"."assignedUserID" AS "assignedUserID", "rtReminders"."isCompleted" AS "isCompleted", "rtReminders"."listID" AS "listID", "rtReminders"."title" AS "title", json_group_array(CASE WHEN ("rtTags"."id" IS NOT NULL) THEN json_array("rtTags"."id", "rtTags"."title") END) FILTER (WHERE ("rtTags"."id" IS NOT NULL)) AS "tags" FROM "rtReminders" LEFT JOIN "rtReminderTags" ON ("rtReminders"."id" = "rtReminderTags"."reminderID") LEFT JOIN "rtTags" ON ("rtReminderTags"."tagID" = "rtTags"."id") LEFT JOIN "rtUsers" ON ("rtReminders"."assignedUserID" = "rtUsers"."id") GROUP BY "rtReminders"."id" ORDER BY "rtReminders"."id"
+      SELECT "rtUsers"."id" AS "id_1", "rtUsers"."name" AS "name", "rtReminders"."id" AS "id_2", "rtReminders"."assignedUserID" AS "assignedUserID", "rtReminders"."isCompleted" AS "isCompleted", "rtReminders"."listID" AS "listID", "rtReminders"."title" AS "title", json_group_array(CASE WHEN ("rtTags"."id" IS NOT NULL) THEN json_array("rtTags"."id", "rtTags"."title") END) FILTER (WHERE ("rtTags"."id" IS NOT NULL)) AS "tags" FROM "rtReminders" LEFT JOIN "rtReminderTags" ON ("rtReminders"."id" = "rtReminderTags"."reminderID") LEFT JOIN "rtTags" ON ("rtReminderTags"."tagID" = "rtTags"."id") LEFT JOIN "rtUsers" ON ("rtReminders"."assignedUserID" = "rtUsers"."id") GROUP BY "rtReminders"."id" ORDER BY "rtReminders"."id"
       Groceries by Blob: [3 someday, 4 optional]
       Haircut by nobody: [3 someday]
       Laundry by nobody: []

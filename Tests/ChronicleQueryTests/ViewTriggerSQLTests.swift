@@ -29,7 +29,7 @@ struct ViewTriggerSQLTests {
         .select { ReminderAndListID.Columns(reminderID: $0.id, remindersListID: $1.id) })
     assertInlineSnapshot(of: view.query.description, as: .lines) {
       """
-      CREATE TEMPORARY VIEW "reminderAndListIDs" ("id_1", "id_2") AS SELECT "reminders"."id" AS "id", "remindersLists"."id" AS "id" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      CREATE TEMPORARY VIEW "reminderAndListIDs" ("id_1", "id_2") AS SELECT "reminders"."id" AS "id_1", "remindersLists"."id" AS "id_2" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
       """
     }
     let directory = try TemporaryDirectory()
