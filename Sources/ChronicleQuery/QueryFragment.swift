@@ -69,22 +69,10 @@ public struct QueryFragment: Hashable, Sendable, ExpressibleByStringLiteral, Cus
     return result
   }
 
-  /// The SQL with every binding written in place as a literal: for reading
-  /// and snapshot tests, never for execution.
-  public var description: String {
-    var result = ""
-    var values = bindings.makeIterator()
-    var inString = false
-    for character in sql {
-      if character == "'" { inString.toggle() }
-      if character == "?", !inString, let value = values.next() {
-        result += value.sqlLiteral
-      } else {
-        result.append(character)
-      }
-    }
-    return result
-  }
+  /// The SQL with every binding written in place as a literal, a clause
+  /// to a line (subqueries indented), as upstream's snapshots show it: for
+  /// reading and snapshot tests, never for execution.
+  public var description: String { SQLLayout.lines(inlinedSQL) }
 }
 
 extension Array where Element == QueryFragment {

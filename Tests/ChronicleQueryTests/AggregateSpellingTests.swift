@@ -23,11 +23,17 @@ struct AggregateSpellingTests {
     }
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
       """
-      SELECT group_concat("reminders"."title", '-') FROM "reminders" WHERE ("reminders"."score" < 4.0)
+      SELECT group_concat("reminders"."title", '-')
+      FROM "reminders"
+      WHERE ("reminders"."score" < 4.0)
         -> Milk-Eggs-Bread
-      SELECT group_concat("reminders"."title", coalesce("reminders"."notes", '/')) FROM "reminders" WHERE ("reminders"."score" < 3.0)
+      SELECT group_concat("reminders"."title", coalesce("reminders"."notes", '/'))
+      FROM "reminders"
+      WHERE ("reminders"."score" < 3.0)
         -> Eggs/Bread
-      SELECT group_concat("reminders"."title", "reminders"."score") FROM "reminders" WHERE ("reminders"."score" < 4.0)
+      SELECT group_concat("reminders"."title", "reminders"."score")
+      FROM "reminders"
+      WHERE ("reminders"."score" < 4.0)
         -> Milk1.0Eggs2.0Bread
       """
     }
@@ -43,9 +49,12 @@ struct AggregateSpellingTests {
     ]
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      SELECT group_concat("reminders"."title", ',' ORDER BY "reminders"."title" DESC) FROM "reminders"
-      SELECT group_concat("reminders"."title" ORDER BY "reminders"."score" DESC) FROM "reminders"
-      SELECT json_group_array("reminders"."title" ORDER BY "reminders"."score") FROM "reminders"
+      SELECT group_concat("reminders"."title", ',' ORDER BY "reminders"."title" DESC)
+      FROM "reminders"
+      SELECT group_concat("reminders"."title" ORDER BY "reminders"."score" DESC)
+      FROM "reminders"
+      SELECT json_group_array("reminders"."title" ORDER BY "reminders"."score")
+      FROM "reminders"
       """
     }
   }

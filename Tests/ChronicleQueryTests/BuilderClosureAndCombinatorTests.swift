@@ -52,14 +52,22 @@ struct BuilderClosureAndCombinatorTests {
         titles(includeCompleted: true, words: ["a", "m"], byScore: true),
       ], in: fixture.database)
     assertInlineSnapshot(of: output, as: .lines) {
-      """
-      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title"
+      #"""
+      SELECT "reminders"."title"
+      FROM "reminders"
+      ORDER BY "reminders"."title"
         -> Bread, Eggs, Jam (50% off), Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE NOT ("reminders"."isCompleted") ORDER BY "reminders"."score" DESC
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE NOT ("reminders"."isCompleted")
+      ORDER BY "reminders"."score" DESC
         -> Bread, Eggs
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."title" LIKE '%a%' ESCAPE '\\') AND ("reminders"."title" LIKE '%m%' ESCAPE '\\') ORDER BY "reminders"."score" DESC
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."title" LIKE '%a%' ESCAPE '\') AND ("reminders"."title" LIKE '%m%' ESCAPE '\')
+      ORDER BY "reminders"."score" DESC
         -> Jam (50% off)
-      """
+      """#
     }
   }
 
@@ -71,7 +79,9 @@ struct BuilderClosureAndCombinatorTests {
       .select(\.title)
     assertInlineSnapshot(of: try render([query], in: fixture.database), as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."title" = 'Milk' OR "reminders"."title" = 'Eggs') AND (NOT ("reminders"."isCompleted"))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."title" = 'Milk' OR "reminders"."title" = 'Eggs') AND (NOT ("reminders"."isCompleted"))
         -> Eggs
       """
     }
@@ -99,27 +109,55 @@ struct BuilderClosureAndCombinatorTests {
       ], in: fixture.database)
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."isCompleted") OR ("reminders"."score" < 3.0)) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (("reminders"."isCompleted") OR ("reminders"."score" < 3.0))
+      ORDER BY "reminders"."title"
         -> Bread, Eggs, Jam (50% off), Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."isCompleted") OR ("reminders"."score" < 3.0)) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (("reminders"."isCompleted") OR ("reminders"."score" < 3.0))
+      ORDER BY "reminders"."title"
         -> Bread, Eggs, Jam (50% off), Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."isCompleted") AND ("reminders"."priority" IS 3)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."isCompleted") AND ("reminders"."priority" IS 3)
         -> Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (NOT ("reminders"."isCompleted"))
+      ORDER BY "reminders"."title"
         -> Bread, Eggs
-      SELECT "reminders"."title" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (NOT ("reminders"."isCompleted"))
+      ORDER BY "reminders"."title"
         -> Bread, Eggs
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."score" < 3.0) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."score" < 3.0)
+      ORDER BY "reminders"."title"
         -> Bread, Eggs
-      SELECT "reminders"."title" FROM "reminders" WHERE (NOT (1))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (NOT (1))
         -> 
-      SELECT "reminders"."title" FROM "reminders" WHERE 0
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE 0
         -> 
-      SELECT "reminders"."title" FROM "reminders" WHERE ((0) OR ("reminders"."priority" IS 3))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ((0) OR ("reminders"."priority" IS 3))
         -> Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."isCompleted") AND ("reminders"."score" < 3.0)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."isCompleted") AND ("reminders"."score" < 3.0)
         -> 
-      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."isCompleted") OR ("reminders"."isCompleted")) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (("reminders"."isCompleted") OR ("reminders"."isCompleted"))
+      ORDER BY "reminders"."title"
         -> Jam (50% off), Milk
       """
     }
@@ -150,21 +188,41 @@ struct BuilderClosureAndCombinatorTests {
     }
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT -("tags"."uses") FROM "tags" ORDER BY "tags"."title"
+      SELECT -("tags"."uses")
+      FROM "tags"
+      ORDER BY "tags"."title"
         -> -6, 3
-      SELECT (("tags"."uses" & 3) | 8) FROM "tags" ORDER BY "tags"."title"
+      SELECT (("tags"."uses" & 3) | 8)
+      FROM "tags"
+      ORDER BY "tags"."title"
         -> 10, 9
-      SELECT (("tags"."uses" << 2) >> 1) FROM "tags" ORDER BY "tags"."title"
+      SELECT (("tags"."uses" << 2) >> 1)
+      FROM "tags"
+      ORDER BY "tags"."title"
         -> 12, -6
-      SELECT ~("tags"."uses") FROM "tags" ORDER BY "tags"."title"
+      SELECT ~("tags"."uses")
+      FROM "tags"
+      ORDER BY "tags"."title"
         -> -7, 2
-      SELECT "tags"."title" FROM "tags" WHERE ("tags"."uses" IN (6, 7))
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE ("tags"."uses" IN (6, 7))
         -> a
-      SELECT "tags"."title" FROM "tags" WHERE ("tags"."uses" BETWEEN -3 AND 0)
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE ("tags"."uses" BETWEEN -3 AND 0)
         -> b
-      SELECT "tags"."title" FROM "tags" WHERE (("tags"."uses" >= 0) AND ("tags"."uses" < 6))
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE (("tags"."uses" >= 0) AND ("tags"."uses" < 6))
         -> 
-      SELECT "tags"."title" FROM "tags" WHERE ("tags"."title" IN (SELECT "tags"."title" FROM "tags" WHERE ("tags"."uses" > 0)))
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE ("tags"."title" IN (
+        SELECT "tags"."title"
+        FROM "tags"
+        WHERE ("tags"."uses" > 0)
+      ))
         -> a
       """
     }
@@ -186,7 +244,8 @@ struct BuilderClosureAndCombinatorTests {
     }
     assertInlineSnapshot(of: update.query.description + "\n  -> \(count ?? -1)", as: .lines) {
       """
-      UPDATE "tags" SET "uses" = ((("tags"."uses" / 2) | 1) << 1)
+      UPDATE "tags"
+      SET "uses" = ((("tags"."uses" / 2) | 1) << 1)
         -> 14
       """
     }
@@ -207,7 +266,9 @@ struct BuilderClosureAndCombinatorTests {
     }
     assertInlineSnapshot(of: update.query.description + "\n  -> \(String(describing: row))", as: .lines) {
       """
-      UPDATE "reminders" SET "notes" = '', "isCompleted" = NOT ("reminders"."isCompleted"), "title" = ("reminders"."title" || '!'), "priority" = 3 WHERE ("reminders"."title" = 'Eggs')
+      UPDATE "reminders"
+      SET "notes" = '', "isCompleted" = NOT ("reminders"."isCompleted"), "title" = ("reminders"."title" || '!'), "priority" = 3
+      WHERE ("reminders"."title" = 'Eggs')
         -> Optional((Optional(""), true, Optional(ChronicleQueryTests.Reminder.Priority.high)))
       """
     }
@@ -224,13 +285,34 @@ struct BuilderClosureAndCombinatorTests {
     let everything: Select<Reminder, String> = Reminder.where { $0.title.notIn([String]()) && Tag.exists() }.order(by: \.title).select(\.title)
     assertInlineSnapshot(of: try render([tagged, untagged, excluded, everything], in: fixture.database), as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" WHERE (EXISTS (SELECT "tags"."title", "tags"."uses" FROM "tags" WHERE ("tags"."title" = 'Milk'))) AND ("reminders"."title" = 'Eggs')
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (EXISTS (
+        SELECT "tags"."title", "tags"."uses"
+        FROM "tags"
+        WHERE ("tags"."title" = 'Milk')
+      )) AND ("reminders"."title" = 'Eggs')
         -> Eggs
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."title" NOT IN (SELECT "tags"."title" FROM "tags")) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."title" NOT IN (
+        SELECT "tags"."title"
+        FROM "tags"
+      ))
+      ORDER BY "reminders"."title"
         -> Bread, Eggs, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."title" NOT IN ('Milk', 'Eggs')) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."title" NOT IN ('Milk', 'Eggs'))
+      ORDER BY "reminders"."title"
         -> Bread, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE (1 AND (EXISTS (SELECT "tags"."title", "tags"."uses" FROM "tags"))) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (1 AND (EXISTS (
+        SELECT "tags"."title", "tags"."uses"
+        FROM "tags"
+      )))
+      ORDER BY "reminders"."title"
         -> Bread, Eggs, Jam (50% off), Milk
       """
     }

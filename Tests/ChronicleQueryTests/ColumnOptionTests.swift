@@ -46,9 +46,17 @@ struct ColumnOptionTests {
         + rows.1.map { "\($0.id) \($0.title) done: \($0.isDone) open: \($0.isOpen) color: \($0.color)" }).joined(separator: "\n"),
       as: .lines) {
       """
-      INSERT INTO "chores" ("id", "title", "isDone", "color", "doneAt") VALUES (1, 'Dishes', 1, 4886754, NULL)
-      INSERT INTO "chores" ("title", "isDone", "color", "doneAt") VALUES ('Laundry', 0, 4886754, NULL)
-      SELECT "chores"."title", "chores"."color" FROM "chores" WHERE "chores"."isOpen"
+      INSERT INTO "chores"
+      ("id", "title", "isDone", "color", "doneAt")
+      VALUES
+      (1, 'Dishes', 1, 4886754, NULL)
+      INSERT INTO "chores"
+      ("title", "isDone", "color", "doneAt")
+      VALUES
+      ('Laundry', 0, 4886754, NULL)
+      SELECT "chores"."title", "chores"."color"
+      FROM "chores"
+      WHERE "chores"."isOpen"
       [("Windows", 4886754)]
       1 Dishes done: true open: false color: 4886754
       2 Laundry done: true open: false color: 4886754
@@ -88,10 +96,16 @@ struct ColumnOptionTests {
       of: [finish.query.description, doneBefore.query.description, "  -> \(finished)", named.query.description, "  -> \(titles)"].joined(separator: "\n"),
       as: .lines) {
       """
-      UPDATE "chores" SET "doneAt" = 1700000000 WHERE ("chores"."id" = 1)
-      SELECT "chores"."title" FROM "chores" WHERE ("chores"."doneAt" < 1700000060)
+      UPDATE "chores"
+      SET "doneAt" = 1700000000
+      WHERE ("chores"."id" = 1)
+      SELECT "chores"."title"
+      FROM "chores"
+      WHERE ("chores"."doneAt" < 1700000060)
         -> ["Dishes"]
-      SELECT "title" FROM "chores" WHERE "title" = 'Dishes'
+      SELECT "title"
+      FROM "chores"
+      WHERE "title" = 'Dishes'
         -> ["Dishes"]
       """
     }

@@ -58,16 +58,32 @@ struct CompositeKeyTests {
     ])
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT "ckMetadatas"."modifiedAt" FROM "ckMetadatas" WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") IN (('a1', 'reminders')))
+      SELECT "ckMetadatas"."modifiedAt"
+      FROM "ckMetadatas"
+      WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") IN (('a1', 'reminders')))
         1
-      SELECT "ckMetadatas"."modifiedAt" FROM "ckMetadatas" WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") IN (('a1', 'reminders'), ('b2', 'reminders'))) ORDER BY "ckMetadatas"."modifiedAt"
+      SELECT "ckMetadatas"."modifiedAt"
+      FROM "ckMetadatas"
+      WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") IN (('a1', 'reminders'), ('b2', 'reminders')))
+      ORDER BY "ckMetadatas"."modifiedAt"
         1
         3
-      SELECT "ckMetadatas"."modifiedAt" FROM "ckMetadatas" WHERE 0
-      SELECT "ckMetadatas"."modifiedAt" FROM "ckMetadatas" WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") IN (SELECT "ckMetadatas"."recordID", "ckMetadatas"."recordType" FROM "ckMetadatas" WHERE ("ckMetadatas"."modifiedAt" > 1))) ORDER BY "ckMetadatas"."modifiedAt"
+      SELECT "ckMetadatas"."modifiedAt"
+      FROM "ckMetadatas"
+      WHERE 0
+      SELECT "ckMetadatas"."modifiedAt"
+      FROM "ckMetadatas"
+      WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") IN (
+        SELECT "ckMetadatas"."recordID", "ckMetadatas"."recordType"
+        FROM "ckMetadatas"
+        WHERE ("ckMetadatas"."modifiedAt" > 1)
+      ))
+      ORDER BY "ckMetadatas"."modifiedAt"
         2
         3
-      SELECT "ckMetadatas"."recordType", count(CASE WHEN ("ckMetadatas"."recordID" IS NOT NULL) THEN json_array("ckMetadatas"."recordID", "ckMetadatas"."recordType") END) FROM "ckMetadatas" WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") = ('a1', 'lists'))
+      SELECT "ckMetadatas"."recordType", count(CASE WHEN ("ckMetadatas"."recordID" IS NOT NULL) THEN json_array("ckMetadatas"."recordID", "ckMetadatas"."recordType") END)
+      FROM "ckMetadatas"
+      WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") = ('a1', 'lists'))
         ("lists", 1)
       """
     }
@@ -84,11 +100,23 @@ struct CompositeKeyTests {
     ])
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      UPDATE "ckMetadatas" SET "modifiedAt" = 20 WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") = ('a1', 'lists'))
-      UPDATE "ckMetadatas" SET "modifiedAt" = ("ckMetadatas"."modifiedAt" + 30) WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") IN (('b2', 'reminders')))
-      DELETE FROM "ckMetadatas" WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") = ('a1', 'reminders'))
-      INSERT INTO "ckMetadatas" ("recordID", "recordType", "modifiedAt") VALUES ('b2', 'reminders', 300) ON CONFLICT ("recordID", "recordType") DO UPDATE SET "modifiedAt" = excluded."modifiedAt"
-      SELECT "ckMetadatas"."recordID", "ckMetadatas"."recordType", "ckMetadatas"."modifiedAt" FROM "ckMetadatas" ORDER BY "ckMetadatas"."modifiedAt"
+      UPDATE "ckMetadatas"
+      SET "modifiedAt" = 20
+      WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") = ('a1', 'lists'))
+      UPDATE "ckMetadatas"
+      SET "modifiedAt" = ("ckMetadatas"."modifiedAt" + 30)
+      WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") IN (('b2', 'reminders')))
+      DELETE FROM "ckMetadatas"
+      WHERE (("ckMetadatas"."recordID", "ckMetadatas"."recordType") = ('a1', 'reminders'))
+      INSERT INTO "ckMetadatas"
+      ("recordID", "recordType", "modifiedAt")
+      VALUES
+      ('b2', 'reminders', 300)
+      ON CONFLICT ("recordID", "recordType")
+      DO UPDATE SET "modifiedAt" = excluded."modifiedAt"
+      SELECT "ckMetadatas"."recordID", "ckMetadatas"."recordType", "ckMetadatas"."modifiedAt"
+      FROM "ckMetadatas"
+      ORDER BY "ckMetadatas"."modifiedAt"
         CKMetadata(id: ChronicleQueryTests.CKRecordKey(recordID: "a1", recordType: "lists"), modifiedAt: 20)
         CKMetadata(id: ChronicleQueryTests.CKRecordKey(recordID: "b2", recordType: "reminders"), modifiedAt: 300)
       """
@@ -113,11 +141,18 @@ struct CompositeKeyTests {
     ])
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      INSERT INTO "ckStamped" ("id", "recordID", "recordType", "modifiedAt") VALUES (1, NULL, NULL, NULL), (2, 'b2', 'reminders', 3)
-      SELECT "ckStamped"."id", "ckStamped"."recordID", "ckStamped"."recordType", "ckStamped"."modifiedAt" FROM "ckStamped" ORDER BY "ckStamped"."id"
+      INSERT INTO "ckStamped"
+      ("id", "recordID", "recordType", "modifiedAt")
+      VALUES
+      (1, NULL, NULL, NULL), (2, 'b2', 'reminders', 3)
+      SELECT "ckStamped"."id", "ckStamped"."recordID", "ckStamped"."recordType", "ckStamped"."modifiedAt"
+      FROM "ckStamped"
+      ORDER BY "ckStamped"."id"
         CKStamped(id: 1, metadata: nil)
         CKStamped(id: 2, metadata: Optional(ChronicleQueryTests.CKMetadata(id: ChronicleQueryTests.CKRecordKey(recordID: "b2", recordType: "reminders"), modifiedAt: 3)))
-      SELECT "ckStamped"."id" FROM "ckStamped" WHERE (("ckStamped"."recordID", "ckStamped"."recordType", "ckStamped"."modifiedAt") IS (NULL, NULL, NULL))
+      SELECT "ckStamped"."id"
+      FROM "ckStamped"
+      WHERE (("ckStamped"."recordID", "ckStamped"."recordType", "ckStamped"."modifiedAt") IS (NULL, NULL, NULL))
         1
       SELECT 7 AS "id", NULL AS "recordID", NULL AS "recordType", NULL AS "modifiedAt"
         CKStamped(id: 7, metadata: nil)

@@ -62,11 +62,18 @@ struct CustomDecodableTests {
     ]
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(of: statements), as: .lines) {
       """
-      INSERT INTO "cdLabels" ("id", "color", "caption") VALUES (1, 305420031, 'HELLO'), (2, 0, 'QUIET')
-      SELECT "cdLabels"."id", "cdLabels"."color", "cdLabels"."caption" FROM "cdLabels" ORDER BY "cdLabels"."id"
+      INSERT INTO "cdLabels"
+      ("id", "color", "caption")
+      VALUES
+      (1, 305420031, 'HELLO'), (2, 0, 'QUIET')
+      SELECT "cdLabels"."id", "cdLabels"."color", "cdLabels"."caption"
+      FROM "cdLabels"
+      ORDER BY "cdLabels"."id"
         CDLabel(id: 1, color: ChronicleQueryTests.PackedColor(red: 18, green: 52, blue: 86, alpha: 255), caption: "hello")
         CDLabel(id: 2, color: ChronicleQueryTests.PackedColor(red: 0, green: 0, blue: 0, alpha: 0), caption: "quiet")
-      SELECT "cdLabels"."caption" FROM "cdLabels" WHERE ("cdLabels"."color" = 0)
+      SELECT "cdLabels"."caption"
+      FROM "cdLabels"
+      WHERE ("cdLabels"."color" = 0)
         quiet
       """
     }

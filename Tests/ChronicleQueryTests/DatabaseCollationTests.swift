@@ -66,7 +66,9 @@ struct DatabaseCollationTests {
   @Test func orderBySwiftCollations() throws {
     assertInlineSnapshot(of: try run(RemindersList.select(\.title).order { $0.title.collate($reversed) }), as: .lines) {
       """
-      SELECT "remindersLists"."title" FROM "remindersLists" ORDER BY "remindersLists"."title" COLLATE "reversed"
+      SELECT "remindersLists"."title"
+      FROM "remindersLists"
+      ORDER BY "remindersLists"."title" COLLATE "reversed"
       Personal
       Family
       Business
@@ -74,7 +76,9 @@ struct DatabaseCollationTests {
     }
     assertInlineSnapshot(of: try run(RemindersList.select(\.title).order { $0.title.collate($byLength) }), as: .lines) {
       """
-      SELECT "remindersLists"."title" FROM "remindersLists" ORDER BY "remindersLists"."title" COLLATE "byLength"
+      SELECT "remindersLists"."title"
+      FROM "remindersLists"
+      ORDER BY "remindersLists"."title" COLLATE "byLength"
       Family
       Business
       Personal
@@ -87,7 +91,9 @@ struct DatabaseCollationTests {
       of: try run(RemindersList.where { $0.title.collate(.caseInsensitive).eq("PERSONAL") }.select(\.title)), as: .lines
     ) {
       """
-      SELECT "remindersLists"."title" FROM "remindersLists" WHERE ("remindersLists"."title" COLLATE "case_insensitive" = 'PERSONAL')
+      SELECT "remindersLists"."title"
+      FROM "remindersLists"
+      WHERE ("remindersLists"."title" COLLATE "case_insensitive" = 'PERSONAL')
       Personal
       """
     }
@@ -101,7 +107,11 @@ struct DatabaseCollationTests {
       .limit(3)
     assertInlineSnapshot(of: try run(query), as: .lines) {
       """
-      SELECT "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") ORDER BY "reminders"."title" COLLATE "reversed" LIMIT 3
+      SELECT "reminders"."title"
+      FROM "remindersLists"
+      LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      ORDER BY "reminders"."title" COLLATE "reversed"
+      LIMIT 3
       nil
       Optional("Take out trash")
       Optional("Take a walk")

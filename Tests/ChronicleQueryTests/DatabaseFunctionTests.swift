@@ -52,12 +52,17 @@ struct DatabaseFunctionTests {
         .select { ($0.title, $mode(priority: $1.priority), $median(values: $1.score)) }.query.description,
       as: .lines) {
       """
-      SELECT "remindersLists"."title", "mode"("reminders"."priority"), "median_of"("reminders"."score") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id"
+      SELECT "remindersLists"."title", "mode"("reminders"."priority"), "median_of"("reminders"."score")
+      FROM "remindersLists"
+      LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      GROUP BY "remindersLists"."id"
       """
     }
     assertInlineSnapshot(of: Reminder.where { $isPastDue(reminder: $0, now: now) }.select { TextFunctions.$initials($0.title) }.query.description, as: .lines) {
       """
-      SELECT "initials"("reminders"."title") FROM "reminders" WHERE "isPastDue"("reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score", '2027-01-15 08:00:00.000')
+      SELECT "initials"("reminders"."title")
+      FROM "reminders"
+      WHERE "isPastDue"("reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score", '2027-01-15 08:00:00.000')
       """
     }
   }
@@ -85,10 +90,16 @@ struct DatabaseFunctionTests {
     let open = Reminder.order(by: \.title).select { $joined($0.title, separator: ", ", filter: !$0.isCompleted) }
     assertInlineSnapshot(of: try database.sqlAndRows(of: [perList, open]), as: .lines) {
       """
-      SELECT "remindersLists"."title", "joined"("reminders"."title", ' / ') FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id" ORDER BY "remindersLists"."position"
+      SELECT "remindersLists"."title", "joined"("reminders"."title", ' / ')
+      FROM "remindersLists"
+      JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      GROUP BY "remindersLists"."id"
+      ORDER BY "remindersLists"."position"
         ("Home", Optional("Buy milk / Call mom / Water plants"))
         ("Work", Optional("Finish report / Book travel"))
-      SELECT "joined"("reminders"."title", ', ') FILTER (WHERE NOT ("reminders"."isCompleted")) FROM "reminders" ORDER BY "reminders"."title"
+      SELECT "joined"("reminders"."title", ', ') FILTER (WHERE NOT ("reminders"."isCompleted"))
+      FROM "reminders"
+      ORDER BY "reminders"."title"
         Optional("Buy milk, Call mom, Finish report, Book travel")
       """
     }
@@ -215,7 +226,11 @@ struct DatabaseFunctionTests {
     #expect(completedTitles.withLock { $0 } == ["Buy milk", "direct", "sql"])
     assertInlineSnapshot(of: [trigger.query.description, direct.query.description].joined(separator: "\n"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "after_update_on_reminders@ChronicleQueryTests/DatabaseFunctionTests.swift:203:50" AFTER UPDATE OF "isCompleted" ON "reminders" FOR EACH ROW WHEN (NOT ("old"."isCompleted") AND "new"."isCompleted") BEGIN SELECT "noteCompleted"("new"."title"); END
+      CREATE TEMPORARY TRIGGER "after_update_on_reminders@ChronicleQueryTests/DatabaseFunctionTests.swift:214:50"
+      AFTER UPDATE OF "isCompleted" ON "reminders"
+      FOR EACH ROW WHEN (NOT ("old"."isCompleted") AND "new"."isCompleted") BEGIN
+        SELECT "noteCompleted"("new"."title");
+      END
       SELECT "noteCompleted"('direct')
       """
     }

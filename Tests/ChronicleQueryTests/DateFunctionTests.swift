@@ -56,7 +56,8 @@ struct DateFunctionTests {
       of: try run(Launch.select { ($0.startsAt.year, $0.startsAt.month, $0.startsAt.day, $0.startsAt.dayOfYear) }), as: .lines
     ) {
       """
-      SELECT CAST(strftime('%Y', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%m', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%d', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%j', "launches"."startsAt", 'unixepoch') AS INTEGER) FROM "launches"
+      SELECT CAST(strftime('%Y', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%m', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%d', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%j', "launches"."startsAt", 'unixepoch') AS INTEGER)
+      FROM "launches"
       (2026, 8, 13, 225)
       """
     }
@@ -65,13 +66,15 @@ struct DateFunctionTests {
       as: .lines
     ) {
       """
-      SELECT CAST(strftime('%H', "entries"."createdAt") AS INTEGER), CAST(strftime('%M', "entries"."createdAt") AS INTEGER), CAST(strftime('%S', "entries"."createdAt") AS INTEGER), CAST(strftime('%f', "entries"."createdAt") AS REAL) FROM "entries"
+      SELECT CAST(strftime('%H', "entries"."createdAt") AS INTEGER), CAST(strftime('%M', "entries"."createdAt") AS INTEGER), CAST(strftime('%S', "entries"."createdAt") AS INTEGER), CAST(strftime('%f', "entries"."createdAt") AS REAL)
+      FROM "entries"
       (6, 59, 37, 37.123)
       """
     }
     assertInlineSnapshot(of: try run(Sighting.select { ($0.seenAt.day, $0.seenAt.weekday) }), as: .lines) {
       """
-      SELECT CAST(strftime('%d', "sightings"."seenAt") AS INTEGER), CAST(strftime('%w', "sightings"."seenAt") AS INTEGER) FROM "sightings"
+      SELECT CAST(strftime('%d', "sightings"."seenAt") AS INTEGER), CAST(strftime('%w', "sightings"."seenAt") AS INTEGER)
+      FROM "sightings"
       (14, 5)
       """
     }
@@ -80,7 +83,8 @@ struct DateFunctionTests {
   @Test func formatting() throws {
     assertInlineSnapshot(of: try run(Launch.select { $0.startsAt.strftime("%Y-%m-%d %H:%M") }), as: .lines) {
       """
-      SELECT strftime('%Y-%m-%d %H:%M', "launches"."startsAt", 'unixepoch') FROM "launches"
+      SELECT strftime('%Y-%m-%d %H:%M', "launches"."startsAt", 'unixepoch')
+      FROM "launches"
       Optional("2026-08-13 00:00")
       """
     }
@@ -89,13 +93,15 @@ struct DateFunctionTests {
   @Test func datesMovedByModifiers() throws {
     assertInlineSnapshot(of: try run(Launch.select { $0.startsAt(.startOfMonth) }), as: .lines) {
       """
-      SELECT unixepoch("launches"."startsAt", 'unixepoch', 'start of month') FROM "launches"
+      SELECT unixepoch("launches"."startsAt", 'unixepoch', 'start of month')
+      FROM "launches"
       2026-08-01 00:00:00 +0000
       """
     }
     assertInlineSnapshot(of: try run(Entry.select { ($0.createdAt(.days(1)), $0.createdAt(.milliseconds(-1_500))) }), as: .lines) {
       """
-      SELECT strftime('%Y-%m-%d %H:%M:%f', "entries"."createdAt", '1 days'), strftime('%Y-%m-%d %H:%M:%f', "entries"."createdAt", '-1.500 seconds') FROM "entries"
+      SELECT strftime('%Y-%m-%d %H:%M:%f', "entries"."createdAt", '1 days'), strftime('%Y-%m-%d %H:%M:%f', "entries"."createdAt", '-1.500 seconds')
+      FROM "entries"
       (2026-08-15 06:59:37 +0000, 2026-08-14 06:59:35 +0000)
       """
     }
@@ -106,7 +112,8 @@ struct DateFunctionTests {
     #expect(moved.map { [$0.0.timeIntervalSince1970, $0.1.timeIntervalSince1970] } == [1_786_777_177.123, 1_786_690_775.623])
     assertInlineSnapshot(of: try run(Sighting.select { $0.seenAt(.lastDayOfMonth) }), as: .lines) {
       """
-      SELECT julianday("sightings"."seenAt", 'start of month', '1 months', '-1 days') FROM "sightings"
+      SELECT julianday("sightings"."seenAt", 'start of month', '1 months', '-1 days')
+      FROM "sightings"
       2026-08-31 00:00:00 +0000
       """
     }
@@ -128,7 +135,8 @@ struct DateFunctionTests {
       of: try run(Launch.select { ($0.startsAt(.startOfMonth)(.days(1)), $0.startsAt(.months(-3)).month) }), as: .lines
     ) {
       """
-      SELECT unixepoch("launches"."startsAt", 'unixepoch', 'start of month', '1 days'), CAST(strftime('%m', "launches"."startsAt", 'unixepoch', '-3 months') AS INTEGER) FROM "launches"
+      SELECT unixepoch("launches"."startsAt", 'unixepoch', 'start of month', '1 days'), CAST(strftime('%m', "launches"."startsAt", 'unixepoch', '-3 months') AS INTEGER)
+      FROM "launches"
       (2026-08-02 00:00:00 +0000, 5)
       """
     }
@@ -137,19 +145,25 @@ struct DateFunctionTests {
   @Test func comparedWithNow() throws {
     assertInlineSnapshot(of: try run(Launch.where { $0.startsAt < .now(.days(7)) }.select(\.id)), as: .lines) {
       """
-      SELECT "launches"."id" FROM "launches" WHERE ("launches"."startsAt" < unixepoch('now', '7 days'))
+      SELECT "launches"."id"
+      FROM "launches"
+      WHERE ("launches"."startsAt" < unixepoch('now', '7 days'))
       1
       """
     }
     assertInlineSnapshot(of: try run(Entry.where { $0.createdAt < .now }.select(\.id)), as: .lines) {
       """
-      SELECT "entries"."id" FROM "entries" WHERE ("entries"."createdAt" < strftime('%Y-%m-%d %H:%M:%f', 'now'))
+      SELECT "entries"."id"
+      FROM "entries"
+      WHERE ("entries"."createdAt" < strftime('%Y-%m-%d %H:%M:%f', 'now'))
       1
       """
     }
     assertInlineSnapshot(of: try run(Sighting.where { $0.seenAt < .now(.years(-100).startOfDay) }.select(\.id)), as: .lines) {
       """
-      SELECT "sightings"."id" FROM "sightings" WHERE ("sightings"."seenAt" < julianday('now', '-100 years', 'start of day'))
+      SELECT "sightings"."id"
+      FROM "sightings"
+      WHERE ("sightings"."seenAt" < julianday('now', '-100 years', 'start of day'))
       """
     }
   }
@@ -166,7 +180,9 @@ struct DateFunctionTests {
       .select { ($0.startsAt.year, $0.startsAt.month, $0.count()) }
     assertInlineSnapshot(of: try run(query), as: .lines) {
       """
-      SELECT CAST(strftime('%Y', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%m', "launches"."startsAt", 'unixepoch') AS INTEGER), count("launches"."id") FROM "launches" GROUP BY CAST(strftime('%Y', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%m', "launches"."startsAt", 'unixepoch') AS INTEGER)
+      SELECT CAST(strftime('%Y', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%m', "launches"."startsAt", 'unixepoch') AS INTEGER), count("launches"."id")
+      FROM "launches"
+      GROUP BY CAST(strftime('%Y', "launches"."startsAt", 'unixepoch') AS INTEGER), CAST(strftime('%m', "launches"."startsAt", 'unixepoch') AS INTEGER)
       (2026, 8, 1)
       (2026, 9, 2)
       """

@@ -40,7 +40,9 @@ struct DocumentationExampleTests {
     let keys = ColumnInfo<Reminder>.where(\.isPrimaryKey).select(\.name)
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(keys), as: .lines) {
       """
-      SELECT "remindersColumns"."name" FROM pragma_table_info('reminders') AS "remindersColumns" WHERE "remindersColumns"."pk"
+      SELECT "remindersColumns"."name"
+      FROM pragma_table_info('reminders') AS "remindersColumns"
+      WHERE "remindersColumns"."pk"
       id
       """
     }
@@ -81,8 +83,13 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: (sql + rows).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "syncRecords"."recordID", "syncRecords"."recordType", "syncRecords"."modifiedAt" FROM "syncRecords" WHERE (("syncRecords"."recordID", "syncRecords"."recordType") IN (('a1', 'reminders')))
-      INSERT INTO "posts" ("link", "note") VALUES (NULL, 'Hello')
+      SELECT "syncRecords"."recordID", "syncRecords"."recordType", "syncRecords"."modifiedAt"
+      FROM "syncRecords"
+      WHERE (("syncRecords"."recordID", "syncRecords"."recordType") IN (('a1', 'reminders')))
+      INSERT INTO "posts"
+      ("link", "note")
+      VALUES
+      (NULL, 'Hello')
       reminders 1
       note("Hello")
       """
@@ -107,12 +114,49 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       #"""
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted") ORDER BY "reminders"."title" LIMIT 10
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS 3)
-      SELECT "reminders"."isCompleted", count("reminders"."id") FROM "reminders" GROUP BY "reminders"."isCompleted"
-      SELECT count("reminders"."id"), NOT ("reminders"."isCompleted") FROM "reminders" GROUP BY "reminders"."isCompleted"
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."title" LIKE '%milk%' ESCAPE '\') AND ("reminders"."score" > 2.0)
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE NOT ("reminders"."isCompleted")
+      ORDER BY "reminders"."title"
+      LIMIT 10
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" IS 3)
+      SELECT "reminders"."isCompleted", count("reminders"."id")
+      FROM "reminders"
+      GROUP BY "reminders"."isCompleted"
+      SELECT count("reminders"."id"), NOT ("reminders"."isCompleted")
+      FROM "reminders"
+      GROUP BY "reminders"."isCompleted"
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE ("reminders"."title" LIKE '%milk%' ESCAPE '\') AND ("reminders"."score" > 2.0)
       """#
+    }
+  }
+
+  @Test func selectingLaidOut() {
+    do {
+      let tagged = Reminder.where { $0.title.in(Tag.where { $0.useCount > 1 }.select(\.title)) }
+        .join(RemindersList.all) { $0.remindersListID.eq($1.id) }
+        .order { reminder, list in (list.title, reminder.title) }
+        .limit(5, offset: 10)
+        .select { reminder, list in (reminder.title, list.title) }
+      let sql = "\(tagged.query)"
+      assertInlineSnapshot(of: sql, as: .lines) {
+        """
+        SELECT "reminders"."title", "remindersLists"."title"
+        FROM "reminders"
+        JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+        WHERE ("reminders"."title" IN (
+          SELECT "tags"."title"
+          FROM "tags"
+          WHERE ("tags"."uses" > 1)
+        ))
+        ORDER BY "remindersLists"."title", "reminders"."title"
+        LIMIT 5 OFFSET 10
+        """
+      }
     }
   }
 
@@ -135,10 +179,22 @@ struct DocumentationExampleTests {
     #expect(results == ["#Errands, #home", "Errands", "home", "1"])
     assertInlineSnapshot(of: [ranked.query, aboveAverage.query, wildcard.query, sameTimes.query].map(\.description).joined(separator: "\n"), as: .lines) {
       """
-      SELECT ('#' || "tags"."title") FROM "tags" WHERE (2 < "tags"."uses") ORDER BY "tags"."title" COLLATE "NOCASE"
-      SELECT "tags"."title", "tags"."uses" FROM "tags" WHERE (CAST("tags"."uses" AS REAL) > (SELECT coalesce(avg("tags"."uses"), 0.0) FROM "tags"))
-      SELECT "tags"."title", "tags"."uses" FROM "tags" WHERE ("tags"."title" GLOB 'ho*')
-      SELECT "notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt" FROM "notes" WHERE (("notes"."createdAt", "notes"."updatedAt") IS ('1970-01-01 00:00:00.000', NULL))
+      SELECT ('#' || "tags"."title")
+      FROM "tags"
+      WHERE (2 < "tags"."uses")
+      ORDER BY "tags"."title" COLLATE "NOCASE"
+      SELECT "tags"."title", "tags"."uses"
+      FROM "tags"
+      WHERE (CAST("tags"."uses" AS REAL) > (
+        SELECT coalesce(avg("tags"."uses"), 0.0)
+        FROM "tags"
+      ))
+      SELECT "tags"."title", "tags"."uses"
+      FROM "tags"
+      WHERE ("tags"."title" GLOB 'ho*')
+      SELECT "notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt"
+      FROM "notes"
+      WHERE (("notes"."createdAt", "notes"."updatedAt") IS ('1970-01-01 00:00:00.000', NULL))
       """
     }
   }
@@ -167,10 +223,25 @@ struct DocumentationExampleTests {
     #expect(uses.map(\.0) == ["home", "work"] && uses.map(\.1) == [1, 0])
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 1)
-      INSERT INTO "reminders" ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES ('00000000-0000-0000-0000-000000000001', 'Milk', NULL, 0, NULL, NULL, 0.0) RETURNING "id"
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 0), ('work', 0)
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) ON CONFLICT ("title") DO UPDATE SET "uses" = ("tags"."uses" + "excluded"."uses")
+      INSERT INTO "remindersLists"
+      ("id", "title", "position")
+      VALUES
+      ('00000000-0000-0000-0000-000000000001', 'Home', 1)
+      INSERT INTO "reminders"
+      ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score")
+      VALUES
+      ('00000000-0000-0000-0000-000000000001', 'Milk', NULL, 0, NULL, NULL, 0.0)
+      RETURNING "id"
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 0), ('work', 0)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 1)
+      ON CONFLICT ("title")
+      DO UPDATE SET "uses" = ("tags"."uses" + "excluded"."uses")
       """
     }
   }
@@ -195,10 +266,25 @@ struct DocumentationExampleTests {
     #expect(uses.map { "\($0.0)=\($0.1)" } == ["ERRANDS=4", "GARDEN=6", "home=5", "work=1"])
     assertInlineSnapshot(of: [counted, newer, computed, whole].map(\.query.description).joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) ON CONFLICT DO UPDATE SET "uses" = ("tags"."uses" + 1)
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 5) ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses" WHERE ("excluded"."uses" > "tags"."uses")
-      INSERT INTO "tags" ("title", "uses") VALUES ('work', 1), (upper('errands'), length('four'))
-      INSERT INTO "tags" ("title", "uses") VALUES (upper('garden'), 6)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 1)
+      ON CONFLICT DO UPDATE SET "uses" = ("tags"."uses" + 1)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 5)
+      ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses"
+      WHERE ("excluded"."uses" > "tags"."uses")
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('work', 1), (upper('errands'), length('four'))
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      (upper('garden'), 6)
       """
     }
   }
@@ -226,9 +312,14 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      UPDATE "reminders" SET "isCompleted" = NOT ("reminders"."isCompleted"), "title" = ("reminders"."title" || '!'), "priority" = 1, "score" = ("reminders"."score" * 2.0) WHERE ("reminders"."title" = 'Milk')
-      UPDATE "notes" SET "updatedAt" = '1970-01-01 00:01:00.000', "body" = ("notes"."body" || '!') WHERE ("notes"."id" IN (1))
-      UPDATE "reminders" SET "dueDate" = CASE WHEN ("reminders"."priority" IS 3) THEN '1970-01-01 00:00:00.000' END
+      UPDATE "reminders"
+      SET "isCompleted" = NOT ("reminders"."isCompleted"), "title" = ("reminders"."title" || '!'), "priority" = 1, "score" = ("reminders"."score" * 2.0)
+      WHERE ("reminders"."title" = 'Milk')
+      UPDATE "notes"
+      SET "updatedAt" = '1970-01-01 00:01:00.000', "body" = ("notes"."body" || '!')
+      WHERE ("notes"."id" IN (1))
+      UPDATE "reminders"
+      SET "dueDate" = CASE WHEN ("reminders"."priority" IS 3) THEN '1970-01-01 00:00:00.000' END
       """
     }
   }
@@ -242,8 +333,11 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      DELETE FROM "reminders" WHERE "reminders"."isCompleted" RETURNING "title"
-      DELETE FROM "reminders" WHERE ("reminders"."score" < 0.0)
+      DELETE FROM "reminders"
+      WHERE "reminders"."isCompleted"
+      RETURNING "title"
+      DELETE FROM "reminders"
+      WHERE ("reminders"."score" < 0.0)
       """
     }
   }
@@ -266,9 +360,16 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
-      SELECT "reminders"."title", count("reminderTags"."id") FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") GROUP BY "reminders"."id"
-      SELECT "employees"."name", "managers"."name" FROM "employees" LEFT JOIN "employees" AS "managers" ON ("employees"."managerID" = "managers"."id")
+      SELECT "reminders"."title", "remindersLists"."title"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      SELECT "reminders"."title", count("reminderTags"."id")
+      FROM "reminders"
+      LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
+      GROUP BY "reminders"."id"
+      SELECT "employees"."name", "managers"."name"
+      FROM "employees"
+      LEFT JOIN "employees" AS "managers" ON ("employees"."managerID" = "managers"."id")
       """
     }
   }
@@ -288,7 +389,18 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id" AS "id", "comments"."body" AS "body", 0 AS "depth" FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id" AS "id", "comments"."body" AS "body", ("commentThreads"."depth" + 1) AS "depth" FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
+      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (
+        SELECT "comments"."id" AS "id", "comments"."body" AS "body", 0 AS "depth"
+        FROM "comments"
+        WHERE ("comments"."parentID" IS NULL)
+        UNION ALL
+        SELECT "comments"."id" AS "id", "comments"."body" AS "body", ("commentThreads"."depth" + 1) AS "depth"
+        FROM "comments"
+        JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")
+      )
+      SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth"
+      FROM "commentThreads"
+      ORDER BY "commentThreads"."depth", "commentThreads"."id"
       """
     }
   }
@@ -311,8 +423,20 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "next_position" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT (coalesce(max("remindersLists"."position"), -1) + 1) FROM "remindersLists") WHERE ("remindersLists"."id" IN ("new"."id")); END
-      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS SELECT "reminders"."title" AS "reminderTitle", "remindersLists"."title" AS "remindersListTitle" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      CREATE TEMPORARY TRIGGER "next_position"
+      AFTER INSERT ON "remindersLists"
+      FOR EACH ROW BEGIN
+        UPDATE "remindersLists"
+        SET "position" = (
+          SELECT (coalesce(max("remindersLists"."position"), -1) + 1)
+          FROM "remindersLists"
+        )
+        WHERE ("remindersLists"."id" IN ("new"."id"));
+      END
+      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS
+      SELECT "reminders"."title" AS "reminderTitle", "remindersLists"."title" AS "remindersListTitle"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
       """
     }
   }
@@ -327,7 +451,10 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminderTexts"."rowid", highlight("reminderTexts", 0, '<b>', '</b>') FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY bm25("reminderTexts", 10.0, 1.0, 1.0)
+      SELECT "reminderTexts"."rowid", highlight("reminderTexts", 0, '<b>', '</b>')
+      FROM "reminderTexts"
+      WHERE ("reminderTexts" MATCH 'milk')
+      ORDER BY bm25("reminderTexts", 10.0, 1.0, 1.0)
       """
     }
   }
@@ -341,8 +468,10 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      SELECT upper("reminders"."title"), coalesce("reminders"."notes", ''), round("reminders"."score", 1), length("reminders"."title") FROM "reminders"
-      SELECT avg("reminders"."score"), group_concat("reminders"."title", ', '), json_group_array("reminders"."title") FROM "reminders"
+      SELECT upper("reminders"."title"), coalesce("reminders"."notes", ''), round("reminders"."score", 1), length("reminders"."title")
+      FROM "reminders"
+      SELECT avg("reminders"."score"), group_concat("reminders"."title", ', '), json_group_array("reminders"."title")
+      FROM "reminders"
       """
     }
   }
@@ -366,8 +495,16 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: (sql + rows).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "trips"."title" FROM "trips" WHERE (EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("trips"."geofence") WHERE (json_extract("json_each"."value", '$."latitude"') < 0.0)))
-      SELECT "trips"."title", json_extract("json_each"."value", '$."label"') FROM "trips" JOIN json_each("trips"."geofence") ON 1
+      SELECT "trips"."title"
+      FROM "trips"
+      WHERE (EXISTS (
+        SELECT "json_each"."key", "json_each"."value"
+        FROM json_each("trips"."geofence")
+        WHERE (json_extract("json_each"."value", '$."latitude"') < 0.0)
+      ))
+      SELECT "trips"."title", json_extract("json_each"."value", '$."label"')
+      FROM "trips"
+      JOIN json_each("trips"."geofence") ON 1
       South
       North London
       South London
@@ -399,7 +536,9 @@ struct DocumentationExampleTests {
     }
     assertInlineSnapshot(of: ([sql[0]] + titles).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title" COLLATE "shortestFirst"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      ORDER BY "reminders"."title" COLLATE "shortestFirst"
       Call
       Walk
       Buy milk

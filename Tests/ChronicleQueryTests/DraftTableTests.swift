@@ -34,10 +34,16 @@ struct DraftTableTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."score" > 2.0) ORDER BY "reminders"."title"
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE ("reminders"."score" > 2.0)
+      ORDER BY "reminders"."title"
       Jam (50% off) 5.0 key set: true
       Milk 3.0 key set: true
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE NOT ("reminders"."isCompleted") ORDER BY "reminders"."score"
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE NOT ("reminders"."isCompleted")
+      ORDER BY "reminders"."score"
       Eggs 1.0
       Bread 2.0
       found: Eggs (edited)
@@ -63,17 +69,27 @@ struct DraftTableTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminders"."title", "reminders"."score" FROM "reminders" ORDER BY "reminders"."score"
+      SELECT "reminders"."title", "reminders"."score"
+      FROM "reminders"
+      ORDER BY "reminders"."score"
         Eggs 1.0
         Bread 2.0
         Milk 3.0
         Jam (50% off) 5.0
-      SELECT "reminders"."title", "reminders"."notes" FROM "reminders" WHERE ("reminders"."id" IN ('<eggs>'))
+      SELECT "reminders"."title", "reminders"."notes"
+      FROM "reminders"
+      WHERE ("reminders"."id" IN ('<eggs>'))
         Eggs a dozen
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."score" < 3.0) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."score" < 3.0)
+      ORDER BY "reminders"."title"
         Bread
         Eggs
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."score" < 3.0) ORDER BY "reminders"."title"
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."score" < 3.0)
+      ORDER BY "reminders"."title"
         Bread key set: true
         Eggs key set: true
       """

@@ -19,7 +19,12 @@ struct DraftUpsertTests {
   @Test func draftsWithAConflictTargetRenderAnUpsert() {
     assertInlineSnapshot(of: upsert(title: "Home").query.description, as: .lines) {
       """
-      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 0) ON CONFLICT ("id") DO UPDATE SET "title" = "excluded"."title", "position" = ("remindersLists"."position" + 1)
+      INSERT INTO "remindersLists"
+      ("id", "title", "position")
+      VALUES
+      ('00000000-0000-0000-0000-000000000001', 'Home', 0)
+      ON CONFLICT ("id")
+      DO UPDATE SET "title" = "excluded"."title", "position" = ("remindersLists"."position" + 1)
       """
     }
   }
@@ -34,7 +39,13 @@ struct DraftUpsertTests {
     }
     assertInlineSnapshot(of: rename(to: "Home").query.description, as: .lines) {
       """
-      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 0) ON CONFLICT ("id") DO UPDATE SET "position" = ("remindersLists"."position" + 1) WHERE ("remindersLists"."position" < 1)
+      INSERT INTO "remindersLists"
+      ("id", "title", "position")
+      VALUES
+      ('00000000-0000-0000-0000-000000000001', 'Home', 0)
+      ON CONFLICT ("id")
+      DO UPDATE SET "position" = ("remindersLists"."position" + 1)
+      WHERE ("remindersLists"."position" < 1)
       """
     }
     // Inserted, updated once, then left as it is: the condition no longer holds.
@@ -70,7 +81,13 @@ struct SubqueryFindAndRemainderTests {
     let query = Tag.find(Tag.where { $0.useCount > 1 }.select(\.title)).select { ($0.title, $0.useCount % 0) }
     assertInlineSnapshot(of: query.query.description, as: .lines) {
       """
-      SELECT "tags"."title", ("tags"."uses" % 0) FROM "tags" WHERE ("tags"."title" IN (SELECT "tags"."title" FROM "tags" WHERE ("tags"."uses" > 1)))
+      SELECT "tags"."title", ("tags"."uses" % 0)
+      FROM "tags"
+      WHERE ("tags"."title" IN (
+        SELECT "tags"."title"
+        FROM "tags"
+        WHERE ("tags"."uses" > 1)
+      ))
       """
     }
     let rows = try database.read { db in try query.fetchAll(db) }

@@ -78,21 +78,29 @@ struct EnumSelectionTests {
         try all.fetchAll(db).map { "\($0.id) \($0.kind)" })
     }
     assertInlineSnapshot(of: ([insert.query.description, draft.query.description, all.query.description] + stored + read).joined(separator: "\n"), as: .lines) {
-      """
-      INSERT INTO "esAttachments" ("id", "link", "note", "caption", "url", "tagList") VALUES (1, 'https://pointfree.co', NULL, NULL, NULL, NULL), (2, NULL, 'Hello world!', NULL, NULL, NULL), (3, NULL, NULL, 'Blob', 'https://example.com/blob.png', NULL), (5, NULL, NULL, NULL, NULL, '["home","work"]')
-      INSERT INTO "esAttachments" ("link", "note", "caption", "url", "tagList") VALUES (NULL, 'Drafted', NULL, NULL, NULL)
-      SELECT "esAttachments"."id", "esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList" FROM "esAttachments" ORDER BY "esAttachments"."id"
+      #"""
+      INSERT INTO "esAttachments"
+      ("id", "link", "note", "caption", "url", "tagList")
+      VALUES
+      (1, 'https://pointfree.co', NULL, NULL, NULL, NULL), (2, NULL, 'Hello world!', NULL, NULL, NULL), (3, NULL, NULL, 'Blob', 'https://example.com/blob.png', NULL), (5, NULL, NULL, NULL, NULL, '["home","work"]')
+      INSERT INTO "esAttachments"
+      ("link", "note", "caption", "url", "tagList")
+      VALUES
+      (NULL, 'Drafted', NULL, NULL, NULL)
+      SELECT "esAttachments"."id", "esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList"
+      FROM "esAttachments"
+      ORDER BY "esAttachments"."id"
       [id:1 link:"https://pointfree.co" note:NULL caption:NULL url:NULL tagList:NULL]
       [id:2 link:NULL note:"Hello world!" caption:NULL url:NULL tagList:NULL]
       [id:3 link:NULL note:NULL caption:"Blob" url:"https://example.com/blob.png" tagList:NULL]
-      [id:5 link:NULL note:NULL caption:NULL url:NULL tagList:"[\\"home\\",\\"work\\"]"]
+      [id:5 link:NULL note:NULL caption:NULL url:NULL tagList:"[\"home\",\"work\"]"]
       [id:6 link:NULL note:"Drafted" caption:NULL url:NULL tagList:NULL]
       1 link("https://pointfree.co")
       2 note("Hello world!")
       3 image(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))
       5 tags(["home", "work"])
       6 note("Drafted")
-      """
+      """#
     }
   }
 
@@ -109,11 +117,17 @@ struct EnumSelectionTests {
     }
     assertInlineSnapshot(of: ([notes.query.description] + found + [changed.query.description, labels.query.description] + labelled).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "esAttachments"."id", "esAttachments"."note" FROM "esAttachments" WHERE ("esAttachments"."note" IS NOT NULL)
+      SELECT "esAttachments"."id", "esAttachments"."note"
+      FROM "esAttachments"
+      WHERE ("esAttachments"."note" IS NOT NULL)
       2 Hello world!
       4 Second note
-      UPDATE "esAttachments" SET ("link", "note", "caption", "url", "tagList") = (NULL, 'Was a link', NULL, NULL, NULL) WHERE ("esAttachments"."id" IN (1))
-      SELECT "esAttachments"."id", NULL, coalesce("esAttachments"."note", 'an image'), NULL, NULL, NULL FROM "esAttachments" WHERE ("esAttachments"."link" IS NULL)
+      UPDATE "esAttachments"
+      SET ("link", "note", "caption", "url", "tagList") = (NULL, 'Was a link', NULL, NULL, NULL)
+      WHERE ("esAttachments"."id" IN (1))
+      SELECT "esAttachments"."id", NULL, coalesce("esAttachments"."note", 'an image'), NULL, NULL, NULL
+      FROM "esAttachments"
+      WHERE ("esAttachments"."link" IS NULL)
       1 note("Was a link")
       2 note("Hello world!")
       3 note("an image")
@@ -136,15 +150,25 @@ struct EnumSelectionTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "esAttachments"."id" FROM "esAttachments" WHERE ("esAttachments"."note" IS NOT NULL)
+      SELECT "esAttachments"."id"
+      FROM "esAttachments"
+      WHERE ("esAttachments"."note" IS NOT NULL)
       [2]
-      SELECT "esAttachments"."id" FROM "esAttachments" WHERE (("esAttachments"."caption", "esAttachments"."url") IS NOT (NULL, NULL))
+      SELECT "esAttachments"."id"
+      FROM "esAttachments"
+      WHERE (("esAttachments"."caption", "esAttachments"."url") IS NOT (NULL, NULL))
       [3]
-      SELECT "esAttachments"."caption", "esAttachments"."url" FROM "esAttachments" WHERE (("esAttachments"."caption", "esAttachments"."url") IS NOT (NULL, NULL))
+      SELECT "esAttachments"."caption", "esAttachments"."url"
+      FROM "esAttachments"
+      WHERE (("esAttachments"."caption", "esAttachments"."url") IS NOT (NULL, NULL))
       [Optional(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))]
-      SELECT "esAttachments"."id" FROM "esAttachments" WHERE (("esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList") IS (NULL, 'Hello world!', NULL, NULL, NULL))
+      SELECT "esAttachments"."id"
+      FROM "esAttachments"
+      WHERE (("esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList") IS (NULL, 'Hello world!', NULL, NULL, NULL))
       [2]
-      SELECT "esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList" FROM "esAttachments" ORDER BY "esAttachments"."id"
+      SELECT "esAttachments"."link", "esAttachments"."note", "esAttachments"."caption", "esAttachments"."url", "esAttachments"."tagList"
+      FROM "esAttachments"
+      ORDER BY "esAttachments"."id"
       link("https://pointfree.co")
       note("Hello world!")
       image(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))
@@ -162,7 +186,10 @@ struct EnumSelectionTests {
     let rows = try fixture.database.read { db in try query.fetchAll(db) }
     assertInlineSnapshot(of: ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "esAttachments"."id", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url", "eSNexts"."link", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url", "eSNexts"."tagList" FROM "esAttachments" LEFT JOIN "esAttachments" AS "eSNexts" ON ("esAttachments"."id" = ("eSNexts"."id" - 1)) ORDER BY "esAttachments"."id"
+      SELECT "esAttachments"."id", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url", "eSNexts"."link", "eSNexts"."note", "eSNexts"."caption", "eSNexts"."url", "eSNexts"."tagList"
+      FROM "esAttachments"
+      LEFT JOIN "esAttachments" AS "eSNexts" ON ("esAttachments"."id" = ("eSNexts"."id" - 1))
+      ORDER BY "esAttachments"."id"
       (1, Optional("Hello world!"), nil, Optional(ChronicleQueryTests.ESAttachment.Kind.note("Hello world!")))
       (2, nil, Optional(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png")), Optional(ChronicleQueryTests.ESAttachment.Kind.image(ChronicleQueryTests.ESAttachment.Image(caption: "Blob", url: "https://example.com/blob.png"))))
       (3, nil, nil, nil)
@@ -185,7 +212,10 @@ struct EnumSelectionTests {
     let rows = try fixture.database.read { db in try query.fetchAll(db) }
     assertInlineSnapshot(of: ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "notes"."id", "eSNexts"."createdAt", "eSNexts"."updatedAt" FROM "notes" LEFT JOIN "notes" AS "eSNexts" ON ("notes"."id" = ("eSNexts"."id" - 1)) ORDER BY "notes"."id"
+      SELECT "notes"."id", "eSNexts"."createdAt", "eSNexts"."updatedAt"
+      FROM "notes"
+      LEFT JOIN "notes" AS "eSNexts" ON ("notes"."id" = ("eSNexts"."id" - 1))
+      ORDER BY "notes"."id"
       (1, Optional(1970-01-02 00:00:00 +0000), nil)
       (2, nil, nil)
       """

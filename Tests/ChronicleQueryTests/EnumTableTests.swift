@@ -48,18 +48,30 @@ struct EnumTableTests {
     ])
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      INSERT INTO "etPosts" ("url", "note") VALUES (NULL, 'Hello world'), ('file:///tmp/poster.png', NULL)
-      INSERT INTO "etNotes" ("list") VALUES ('["Blob","Jr"]')
-      SELECT "etPosts"."url", "etPosts"."note" FROM "etPosts"
+      INSERT INTO "etPosts"
+      ("url", "note")
+      VALUES
+      (NULL, 'Hello world'), ('file:///tmp/poster.png', NULL)
+      INSERT INTO "etNotes"
+      ("list")
+      VALUES
+      ('["Blob","Jr"]')
+      SELECT "etPosts"."url", "etPosts"."note"
+      FROM "etPosts"
         note("Hello world")
         photo(ChronicleQueryTests.ETPhoto(url: "file:///tmp/poster.png"))
-      SELECT "etPosts"."note" FROM "etPosts" WHERE ("etPosts"."note" IS NOT NULL)
+      SELECT "etPosts"."note"
+      FROM "etPosts"
+      WHERE ("etPosts"."note" IS NOT NULL)
         Optional("Hello world")
-      SELECT "etPosts"."url", "etPosts"."note" FROM "etPosts" WHERE ("etPosts"."url" IS NOT NULL)
+      SELECT "etPosts"."url", "etPosts"."note"
+      FROM "etPosts"
+      WHERE ("etPosts"."url" IS NOT NULL)
         photo(ChronicleQueryTests.ETPhoto(url: "file:///tmp/poster.png"))
       SELECT NULL, 'Goodnight moon'
         note("Goodnight moon")
-      SELECT "etNotes"."list" FROM "etNotes"
+      SELECT "etNotes"."list"
+      FROM "etNotes"
         list(["Blob", "Jr"])
       """
     }

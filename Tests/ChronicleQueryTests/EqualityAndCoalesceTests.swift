@@ -29,25 +29,41 @@ struct EqualityAndCoalesceTests {
     ]
     assertInlineSnapshot(of: try fixture.render(queries, in: seeded.database), as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS 3)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" IS 3)
         -> Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS NOT 1)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" IS NOT 1)
         -> Milk, Eggs, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" > 1)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" > 1)
         -> Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IN (1, 2))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" IN (1, 2))
         -> Bread
-      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."priority" IS 3) OR ("reminders"."priority" = 1))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (("reminders"."priority" IS 3) OR ("reminders"."priority" = 1))
         -> Milk, Bread
-      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."title" = 'Milk') AND ("reminders"."priority" IS 3))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (("reminders"."title" = 'Milk') AND ("reminders"."priority" IS 3))
         -> Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."dueDate" IS NULL) AND ("reminders"."dueDate" < strftime('%Y-%m-%d %H:%M:%f', 'now')))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (("reminders"."dueDate" IS NULL) AND ("reminders"."dueDate" < strftime('%Y-%m-%d %H:%M:%f', 'now')))
         -> 
       """
     }
     assertInlineSnapshot(of: MDCatalog.Panel.where { $0.finish == .gloss && $0.finish.in([.gloss]) }.query.description, as: .lines) {
       """
-      SELECT "mdPanels"."id", "mdPanels"."dimensions", "mdPanels"."finish" FROM "mdPanels" WHERE (("mdPanels"."finish" = 'gloss') AND ("mdPanels"."finish" IN ('gloss')))
+      SELECT "mdPanels"."id", "mdPanels"."dimensions", "mdPanels"."finish"
+      FROM "mdPanels"
+      WHERE (("mdPanels"."finish" = 'gloss') AND ("mdPanels"."finish" IN ('gloss')))
       """
     }
   }
@@ -68,23 +84,41 @@ struct EqualityAndCoalesceTests {
     ]
     assertInlineSnapshot(of: try fixture.render(queries, in: database), as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" = "reminders"."notes")
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."notes" = "reminders"."notes")
         -> Eggs
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS "reminders"."notes")
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."notes" IS "reminders"."notes")
         -> Milk, Eggs, Bread, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS "reminders"."notes")
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."notes" IS "reminders"."notes")
         -> Milk, Eggs, Bread, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" <> 'a dozen')
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."notes" <> 'a dozen')
         -> 
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS NOT 'a dozen')
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."notes" IS NOT 'a dozen')
         -> Milk, Bread, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS 3)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" IS 3)
         -> Milk
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS NOT 3)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" IS NOT 3)
         -> Eggs, Bread, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" = NULL)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."notes" = NULL)
         -> 
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS NULL)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."notes" IS NULL)
         -> Milk, Bread, Jam (50% off)
       """
     }
@@ -104,19 +138,28 @@ struct EqualityAndCoalesceTests {
     ]
     assertInlineSnapshot(of: try fixture.render(queries, in: database), as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."notes" IS NULL)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."notes" IS NULL)
         -> Milk, Bread, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS NOT NULL)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" IS NOT NULL)
         -> Milk, Bread
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."priority" IS NULL)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."priority" IS NULL)
         -> Eggs, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" WHERE (("reminders"."notes" IS NOT NULL) AND ("reminders"."priority" IS NULL))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE (("reminders"."notes" IS NOT NULL) AND ("reminders"."priority" IS NULL))
         -> Eggs
       """
     }
     assertInlineSnapshot(of: try database.sqlAndRows(Reminder.select { ($0.title, $0.notes == nil) }), as: .lines) {
       """
-      SELECT "reminders"."title", ("reminders"."notes" IS NULL) FROM "reminders"
+      SELECT "reminders"."title", ("reminders"."notes" IS NULL)
+      FROM "reminders"
       ("Milk", true)
       ("Eggs", false)
       ("Bread", true)
@@ -138,13 +181,18 @@ struct EqualityAndCoalesceTests {
     let sql = Reminder.find(UUID(uuidString: "00000000-0000-0000-0000-0000000000aa")!).select(\.title).query.description
     assertInlineSnapshot(of: try fixture.render(queries, in: database) + "\n" + sql + "\n  -> " + found.joined(), as: .lines) {
       """
-      SELECT coalesce("reminders"."notes", "reminders"."title") FROM "reminders"
+      SELECT coalesce("reminders"."notes", "reminders"."title")
+      FROM "reminders"
         -> Milk, a dozen, Bread, Jam (50% off)
-      SELECT coalesce("reminders"."notes", "reminders"."notes", 'none') FROM "reminders"
+      SELECT coalesce("reminders"."notes", "reminders"."notes", 'none')
+      FROM "reminders"
         -> none, a dozen, none, none
-      SELECT ifnull(coalesce("reminders"."notes", "reminders"."notes"), '-') FROM "reminders"
+      SELECT ifnull(coalesce("reminders"."notes", "reminders"."notes"), '-')
+      FROM "reminders"
         -> -, a dozen, -, -
-      SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000aa'))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000aa'))
         -> Milk
       """
     }

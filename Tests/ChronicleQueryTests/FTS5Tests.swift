@@ -13,14 +13,20 @@ struct FTS5Tests {
         .select { ($0.rowid, $0.title.highlight("<b>", "</b>"), $0.notes.snippet("<b>", "</b>", "…", 8)) }.query.description,
       as: .lines) {
       """
-      SELECT "reminderTexts"."rowid", highlight("reminderTexts", 0, '<b>', '</b>'), snippet("reminderTexts", 1, '<b>', '</b>', '…', 8) FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY bm25("reminderTexts")
+      SELECT "reminderTexts"."rowid", highlight("reminderTexts", 0, '<b>', '</b>'), snippet("reminderTexts", 1, '<b>', '</b>', '…', 8)
+      FROM "reminderTexts"
+      WHERE ("reminderTexts" MATCH 'milk')
+      ORDER BY bm25("reminderTexts")
       """
     }
     assertInlineSnapshot(
       of: ReminderText.where { $0.tags.match("home") }.order { $0.bm25(10, 1, 0.5).desc() }.select(\.rowid).query.description,
       as: .lines) {
       """
-      SELECT "reminderTexts"."rowid" FROM "reminderTexts" WHERE ("reminderTexts"."tags" MATCH 'home') ORDER BY bm25("reminderTexts", 10.0, 1.0, 0.5) DESC
+      SELECT "reminderTexts"."rowid"
+      FROM "reminderTexts"
+      WHERE ("reminderTexts"."tags" MATCH 'home')
+      ORDER BY bm25("reminderTexts", 10.0, 1.0, 0.5) DESC
       """
     }
   }
@@ -114,11 +120,20 @@ struct FTS5Tests {
         titleFirst.query.description, "\(byTitle)",
       ].joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminderTexts"."rowid", "reminderTexts"."rank", bm25("reminderTexts") FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY "reminderTexts"."rank"
+      SELECT "reminderTexts"."rowid", "reminderTexts"."rank", bm25("reminderTexts")
+      FROM "reminderTexts"
+      WHERE ("reminderTexts" MATCH 'milk')
+      ORDER BY "reminderTexts"."rank"
       [2, 1]
-      SELECT "reminderTexts"."rowid" FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY bm25("reminderTexts", 0.5, 1.0, 100.0)
+      SELECT "reminderTexts"."rowid"
+      FROM "reminderTexts"
+      WHERE ("reminderTexts" MATCH 'milk')
+      ORDER BY bm25("reminderTexts", 0.5, 1.0, 100.0)
       [2, 1]
-      SELECT "reminderTexts"."rowid" FROM "reminderTexts" WHERE ("reminderTexts" MATCH 'milk') ORDER BY bm25("reminderTexts", 100.0, 1.0, 0.01)
+      SELECT "reminderTexts"."rowid"
+      FROM "reminderTexts"
+      WHERE ("reminderTexts" MATCH 'milk')
+      ORDER BY bm25("reminderTexts", 100.0, 1.0, 0.01)
       [1, 2]
       """
     }
@@ -155,11 +170,17 @@ struct FTS5Tests {
     for (rowid, title, rank) in aliasedRows { lines.append("\(rowid) \(title) rank below 0: \(rank.map { $0 < 0 } ?? false)") }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "notes"."id", CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE highlight("reminderTexts", 2, '**', '**') END, CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE snippet("reminderTexts", 1, '[', ']', '…', 4) END FROM "notes" LEFT JOIN "reminderTexts" ON ("notes"."id" = "reminderTexts"."rowid") ORDER BY CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE bm25("reminderTexts") END, "notes"."id"
+      SELECT "notes"."id", CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE highlight("reminderTexts", 2, '**', '**') END, CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE snippet("reminderTexts", 1, '[', ']', '…', 4) END
+      FROM "notes"
+      LEFT JOIN "reminderTexts" ON ("notes"."id" = "reminderTexts"."rowid")
+      ORDER BY CASE WHEN "reminderTexts"."rowid" IS NULL THEN NULL ELSE bm25("reminderTexts") END, "notes"."id"
       (3, nil, nil)
       (1, Optional("errands home"), Optional("Oat milk"))
       (2, Optional("work"), Optional("Numbers"))
-      SELECT "foundTexts"."rowid", highlight("foundTexts"."reminderTexts", 0, '<', '>'), "foundTexts"."rank" FROM "reminderTexts" AS "foundTexts" WHERE ("foundTexts"."reminderTexts" MATCH 'milk') ORDER BY bm25("foundTexts"."reminderTexts")
+      SELECT "foundTexts"."rowid", highlight("foundTexts"."reminderTexts", 0, '<', '>'), "foundTexts"."rank"
+      FROM "reminderTexts" AS "foundTexts"
+      WHERE ("foundTexts"."reminderTexts" MATCH 'milk')
+      ORDER BY bm25("foundTexts"."reminderTexts")
       1 Buy <milk> rank below 0: true
       """
     }

@@ -28,8 +28,14 @@ struct InsertEveryColumnTests {
       as: .lines
     ) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 2), ('work', 0)
-      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-00000000000a', 'Errands', 1)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 2), ('work', 0)
+      INSERT INTO "remindersLists"
+      ("id", "title", "position")
+      VALUES
+      ('00000000-0000-0000-0000-00000000000a', 'Errands', 1)
       home 2
       work 0
       00000000-0000-0000-0000-00000000000A Errands 1

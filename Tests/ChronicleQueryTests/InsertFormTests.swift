@@ -9,7 +9,10 @@ struct InsertFormTests {
   @Test func columnsAndValues() {
     assertInlineSnapshot(of: Tag.insert { $0.title } values: { "home"; "work" }.query.description, as: .lines) {
       """
-      INSERT INTO "tags" ("title") VALUES ('home'), ('work')
+      INSERT INTO "tags"
+      ("title")
+      VALUES
+      ('home'), ('work')
       """
     }
     let names = ["a", "b"]
@@ -20,7 +23,10 @@ struct InsertFormTests {
       }.query.description,
       as: .lines) {
       """
-      INSERT OR IGNORE INTO "tags" ("title", "uses") VALUES ('a', 1), ('b', 1), ('c', 3)
+      INSERT OR IGNORE INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('a', 1), ('b', 1), ('c', 3)
       """
     }
     assertInlineSnapshot(
@@ -28,7 +34,11 @@ struct InsertFormTests {
         .query.description,
       as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") SELECT lower("reminders"."title"), 0 FROM "reminders" WHERE "reminders"."isCompleted"
+      INSERT INTO "tags"
+      ("title", "uses")
+      SELECT lower("reminders"."title"), 0
+      FROM "reminders"
+      WHERE "reminders"."isCompleted"
       """
     }
   }
@@ -38,8 +48,16 @@ struct InsertFormTests {
       .returning(\.title)
     assertInlineSnapshot(of: insert.parts(maxBindings: 4).map(\.description).joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('a', 1), ('b', 2) RETURNING "title"
-      INSERT INTO "tags" ("title", "uses") VALUES ('c', 3) RETURNING "title"
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('a', 1), ('b', 2)
+      RETURNING "title"
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('c', 3)
+      RETURNING "title"
       """
     }
     #expect(insert.parts(maxBindings: 6) == [insert.query])
@@ -74,8 +92,25 @@ struct InsertFormTests {
       + ["returned: " + inserted.joined(separator: ", ")] + stored.map { "\($0.0) \($0.1)" }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-000000000001', 'Home', 0) RETURNING "title"; INSERT INTO "remindersLists" ("title", "position") VALUES ('Work', 2), ('Errands', 3) RETURNING "title"; INSERT INTO "remindersLists" ("id", "title", "position") VALUES ('00000000-0000-0000-0000-0000000000aa', 'Keyed', 4) RETURNING "title"
-      INSERT INTO "remindersLists" ("title", "position") VALUES ('Garden', 0)
+      INSERT INTO "remindersLists"
+      ("id", "title", "position")
+      VALUES
+      ('00000000-0000-0000-0000-000000000001', 'Home', 0)
+      RETURNING "title";
+      INSERT INTO "remindersLists"
+      ("title", "position")
+      VALUES
+      ('Work', 2), ('Errands', 3)
+      RETURNING "title";
+      INSERT INTO "remindersLists"
+      ("id", "title", "position")
+      VALUES
+      ('00000000-0000-0000-0000-0000000000aa', 'Keyed', 4)
+      RETURNING "title"
+      INSERT INTO "remindersLists"
+      ("title", "position")
+      VALUES
+      ('Garden', 0)
       nothing: "" (0 statements)
       returned: Home, Work, Errands, Keyed
       Garden 0

@@ -104,21 +104,48 @@ struct JSONEachTests {
     ])
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT "jeTrips"."title" FROM "jeTrips" WHERE NOT ((EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("jeTrips"."geofence") WHERE (json_extract("json_each"."value", '$."latitude"') < 0.0))))
+      SELECT "jeTrips"."title"
+      FROM "jeTrips"
+      WHERE NOT ((EXISTS (
+        SELECT "json_each"."key", "json_each"."value"
+        FROM json_each("jeTrips"."geofence")
+        WHERE (json_extract("json_each"."value", '$."latitude"') < 0.0)
+      )))
         Northern
         Empty
-      SELECT "jeTrips"."title", (SELECT count(*) FROM json_each("jeTrips"."geofence")) FROM "jeTrips"
+      SELECT "jeTrips"."title", (
+        SELECT count(*)
+        FROM json_each("jeTrips"."geofence")
+      )
+      FROM "jeTrips"
         ("Northern", 2)
         ("Mixed", 2)
         ("Empty", 0)
-      SELECT "jeTrips"."title", (SELECT max(json_extract("json_each"."value", '$."latitude"')) FROM json_each("jeTrips"."geofence")) FROM "jeTrips"
+      SELECT "jeTrips"."title", (
+        SELECT max(json_extract("json_each"."value", '$."latitude"'))
+        FROM json_each("jeTrips"."geofence")
+      )
+      FROM "jeTrips"
         ("Northern", Optional(51.5))
         ("Mixed", Optional(40.7))
         ("Empty", nil)
-      SELECT "jeTrips"."title", (SELECT json_extract("json_each"."value", '$."label"') FROM json_each("jeTrips"."geofence") ORDER BY json_extract("json_each"."value", '$."latitude"') DESC LIMIT 1) FROM "jeTrips" WHERE (json_array_length("jeTrips"."geofence") > 0)
+      SELECT "jeTrips"."title", (
+        SELECT json_extract("json_each"."value", '$."label"')
+        FROM json_each("jeTrips"."geofence")
+        ORDER BY json_extract("json_each"."value", '$."latitude"') DESC
+        LIMIT 1
+      )
+      FROM "jeTrips"
+      WHERE (json_array_length("jeTrips"."geofence") > 0)
         ("Northern", "away")
         ("Mixed", "home")
-      SELECT "jeTrips"."title", (SELECT json_extract("json_each"."value", '$."label"') FROM json_each("jeTrips"."geofence") WHERE ("json_each"."key" = 0)) FROM "jeTrips" WHERE (json_array_length("jeTrips"."geofence") > 0)
+      SELECT "jeTrips"."title", (
+        SELECT json_extract("json_each"."value", '$."label"')
+        FROM json_each("jeTrips"."geofence")
+        WHERE ("json_each"."key" = 0)
+      )
+      FROM "jeTrips"
+      WHERE (json_array_length("jeTrips"."geofence") > 0)
         ("Northern", "home")
         ("Mixed", "home")
       """
@@ -133,18 +160,25 @@ struct JSONEachTests {
     ])
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT "jeTrips"."title", json_extract("json_each"."value", '$."label"') FROM "jeTrips" JOIN json_each("jeTrips"."geofence") ON 1
+      SELECT "jeTrips"."title", json_extract("json_each"."value", '$."label"')
+      FROM "jeTrips"
+      JOIN json_each("jeTrips"."geofence") ON 1
         ("Northern", "home")
         ("Northern", "away")
         ("Mixed", "home")
         ("Mixed", "away")
-      SELECT "jeTrips"."title", json_extract("json_each"."value", '$."label"') FROM "jeTrips" LEFT JOIN json_each("jeTrips"."geofence") ON 1
+      SELECT "jeTrips"."title", json_extract("json_each"."value", '$."label"')
+      FROM "jeTrips"
+      LEFT JOIN json_each("jeTrips"."geofence") ON 1
         ("Northern", Optional("home"))
         ("Northern", Optional("away"))
         ("Mixed", Optional("home"))
         ("Mixed", Optional("away"))
         ("Empty", nil)
-      SELECT "json_each"."key", "json_each"."value" FROM "jeTrips" JOIN json_each("jeTrips"."geofence") ON 1 WHERE ("jeTrips"."title" = 'Northern')
+      SELECT "json_each"."key", "json_each"."value"
+      FROM "jeTrips"
+      JOIN json_each("jeTrips"."geofence") ON 1
+      WHERE ("jeTrips"."title" = 'Northern')
         JSONEach<Int, CodableJSONRepresentation<JECoordinate>>(key: 0, value: ChronicleQueryTests.JECoordinate(latitude: 40.7, longitude: -74.0, label: "home"))
         JSONEach<Int, CodableJSONRepresentation<JECoordinate>>(key: 1, value: ChronicleQueryTests.JECoordinate(latitude: 51.5, longitude: -0.1, label: "away"))
       """
@@ -189,28 +223,73 @@ struct JSONEachTests {
     ])
     assertInlineSnapshot(of: rendered, as: .lines) {
       """
-      SELECT "jeTaggedItems"."title" FROM "jeTaggedItems" WHERE (EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("jeTaggedItems"."tags") WHERE ("json_each"."value" = 'urgent')))
+      SELECT "jeTaggedItems"."title"
+      FROM "jeTaggedItems"
+      WHERE (EXISTS (
+        SELECT "json_each"."key", "json_each"."value"
+        FROM json_each("jeTaggedItems"."tags")
+        WHERE ("json_each"."value" = 'urgent')
+      ))
         Groceries
-      SELECT "jeTaggedItems"."title", "json_each"."key", "json_each"."value" FROM "jeTaggedItems" JOIN json_each("jeTaggedItems"."tags") ON 1
+      SELECT "jeTaggedItems"."title", "json_each"."key", "json_each"."value"
+      FROM "jeTaggedItems"
+      JOIN json_each("jeTaggedItems"."tags") ON 1
         ("Groceries", 0, "home")
         ("Groceries", 1, "urgent")
         ("Taxes", 0, "work")
-      SELECT "jeProducts"."id" FROM "jeProducts" WHERE (EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("jeProducts"."inventory") WHERE (("json_each"."key" = 'SFO') AND (json_extract("json_each"."value", '$."onHand"') = 0))))
+      SELECT "jeProducts"."id"
+      FROM "jeProducts"
+      WHERE (EXISTS (
+        SELECT "json_each"."key", "json_each"."value"
+        FROM json_each("jeProducts"."inventory")
+        WHERE (("json_each"."key" = 'SFO') AND (json_extract("json_each"."value", '$."onHand"') = 0))
+      ))
         1
-      SELECT "json_each"."key", json_extract("json_each"."value", '$."onHand"') FROM "jeProducts" JOIN json_each("jeProducts"."inventory") ON 1 ORDER BY "jeProducts"."id", "json_each"."key"
+      SELECT "json_each"."key", json_extract("json_each"."value", '$."onHand"')
+      FROM "jeProducts"
+      JOIN json_each("jeProducts"."inventory") ON 1
+      ORDER BY "jeProducts"."id", "json_each"."key"
         ("JFK", 4)
         ("SFO", 0)
         ("SFO", 7)
-      SELECT "jePosts"."id" FROM "jePosts" WHERE (EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("jePosts"."reactions") WHERE ("json_each"."value" > 10)))
+      SELECT "jePosts"."id"
+      FROM "jePosts"
+      WHERE (EXISTS (
+        SELECT "json_each"."key", "json_each"."value"
+        FROM json_each("jePosts"."reactions")
+        WHERE ("json_each"."value" > 10)
+      ))
         1
-      SELECT "jePosts"."id" FROM "jePosts" WHERE (EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("jePosts"."writer", '$."tags"') WHERE ("json_each"."value" = 'swift')))
+      SELECT "jePosts"."id"
+      FROM "jePosts"
+      WHERE (EXISTS (
+        SELECT "json_each"."key", "json_each"."value"
+        FROM json_each("jePosts"."writer", '$."tags"')
+        WHERE ("json_each"."value" = 'swift')
+      ))
         1
-      SELECT "jePosts"."id" FROM "jePosts" WHERE (EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("jePosts"."writer", '$."scores"') WHERE (("json_each"."key" = 'swift') AND ("json_each"."value" > 5))))
+      SELECT "jePosts"."id"
+      FROM "jePosts"
+      WHERE (EXISTS (
+        SELECT "json_each"."key", "json_each"."value"
+        FROM json_each("jePosts"."writer", '$."scores"')
+        WHERE (("json_each"."key" = 'swift') AND ("json_each"."value" > 5))
+      ))
         1
-      SELECT "jeRoutes"."id", (SELECT count(*) FROM json_each("jeRoutes"."waypoints")) FROM "jeRoutes"
+      SELECT "jeRoutes"."id", (
+        SELECT count(*)
+        FROM json_each("jeRoutes"."waypoints")
+      )
+      FROM "jeRoutes"
         (1, 1)
         (2, 0)
-      SELECT json_extract("jeProfiles"."author", '$."name"') FROM "jeProfiles" WHERE (EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("jeProfiles"."author", '$."links"') WHERE json_extract("json_each"."value", '$."isActive"')))
+      SELECT json_extract("jeProfiles"."author", '$."name"')
+      FROM "jeProfiles"
+      WHERE (EXISTS (
+        SELECT "json_each"."key", "json_each"."value"
+        FROM json_each("jeProfiles"."author", '$."links"')
+        WHERE json_extract("json_each"."value", '$."isActive"')
+      ))
         Blob
       """
     }
@@ -231,7 +310,8 @@ struct JSONEachTests {
     }
     assertInlineSnapshot(of: ([sql] + homepages).joined(separator: "\n"), as: .lines) {
       """
-      SELECT json_extract("jeProfiles"."author", '$."links"') FROM "jeProfiles"
+      SELECT json_extract("jeProfiles"."author", '$."links"')
+      FROM "jeProfiles"
       https://pointfree.co
       """
     }

@@ -85,12 +85,22 @@ struct JoinRoundTripTests {
       of: [try database.sqlAndRows(notDone), try database.sqlAndRows(loose), try database.sqlAndRows(midScore)].joined(separator: "\n"), as: .lines
     ) {
       #"""
-      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (NOT ("reminders"."isCompleted") AND ("reminders"."title" LIKE 'e%' ESCAPE '\'))
+      SELECT "remindersLists"."title", "reminders"."title"
+      FROM "remindersLists"
+      LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      WHERE (NOT ("reminders"."isCompleted") AND ("reminders"."title" LIKE 'e%' ESCAPE '\'))
       ("Home", Optional("Eggs"))
-      SELECT "remindersLists"."title", upper("reminders"."title"), length("reminders"."title"), NOT ("reminders"."isCompleted"), (("reminders"."score" * 2.0) + 1.0), -("reminders"."score") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("reminders"."title" LIKE '%o%' ESCAPE '\') OR ("remindersLists"."title" = 'Empty')) ORDER BY "remindersLists"."position"
+      SELECT "remindersLists"."title", upper("reminders"."title"), length("reminders"."title"), NOT ("reminders"."isCompleted"), (("reminders"."score" * 2.0) + 1.0), -("reminders"."score")
+      FROM "remindersLists"
+      LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      WHERE (("reminders"."title" LIKE '%o%' ESCAPE '\') OR ("remindersLists"."title" = 'Empty'))
+      ORDER BY "remindersLists"."position"
       ("Work", Optional("REPORT"), Optional(6), Optional(true), Optional(19.0), Optional(-9.0))
       ("Empty", nil, nil, nil, nil, nil)
-      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("reminders"."score" BETWEEN 1.0 AND 5.0) AND NOT (("reminders"."score" BETWEEN 3.0 AND 3.0)))
+      SELECT "remindersLists"."title", "reminders"."title"
+      FROM "remindersLists"
+      LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      WHERE (("reminders"."score" BETWEEN 1.0 AND 5.0) AND NOT (("reminders"."score" BETWEEN 3.0 AND 3.0)))
       ("Home", Optional("Milk"))
       ("Home", Optional("Eggs"))
       """#
@@ -107,9 +117,16 @@ struct JoinRoundTripTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a2'))
+      SELECT "reminders"."title", "remindersLists"."title"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a2'))
         Eggs@Home
-      SELECT "reminders"."title", "reminderTags"."tagTitle" FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000a3')) ORDER BY "reminders"."title", "reminderTags"."tagTitle"
+      SELECT "reminders"."title", "reminderTags"."tagTitle"
+      FROM "reminders"
+      LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
+      WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000a3'))
+      ORDER BY "reminders"."title", "reminderTags"."tagTitle"
         Milk food
         Report nil
       """
@@ -253,7 +270,15 @@ extension JoinRoundTripTests {
     let rows = try database.read { db in try query.fetchAll(db) }
     assertInlineSnapshot(of: query.query.description + "\n" + rows.map { "\($0)" }.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "remindersLists"."title", "reminders"."title", "tags"."title", "sameTags"."uses" FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") LEFT JOIN "tags" ON ("reminderTags"."tagTitle" = "tags"."title") LEFT JOIN "tags" AS "sameTags" ON ("tags"."title" = "sameTags"."title") WHERE ("remindersLists"."title" = 'Home') ORDER BY "reminders"."title", "tags"."title" LIMIT 3 OFFSET 0
+      SELECT "remindersLists"."title", "reminders"."title", "tags"."title", "sameTags"."uses"
+      FROM "remindersLists"
+      JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
+      LEFT JOIN "tags" ON ("reminderTags"."tagTitle" = "tags"."title")
+      LEFT JOIN "tags" AS "sameTags" ON ("tags"."title" = "sameTags"."title")
+      WHERE ("remindersLists"."title" = 'Home')
+      ORDER BY "reminders"."title", "tags"."title"
+      LIMIT 3 OFFSET 0
       ("Home", "Eggs", Optional("food"), Optional(2))
       ("Home", "Eggs", Optional("urgent"), Optional(1))
       ("Home", "Milk", Optional("food"), Optional(2))
@@ -277,11 +302,22 @@ extension JoinRoundTripTests {
     }
     assertInlineSnapshot(of: rendered.joined(separator: "\n"), as: .lines) {
       """
-      SELECT count(*) FILTER (WHERE "reminders"."isCompleted") FROM "reminders" JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") GROUP BY "reminders"."id" ORDER BY "reminders"."title"
+      SELECT count(*) FILTER (WHERE "reminders"."isCompleted")
+      FROM "reminders"
+      JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
+      GROUP BY "reminders"."id"
+      ORDER BY "reminders"."title"
       [0, 1]
-      SELECT "reminders"."title" FROM "reminders" JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") GROUP BY "reminders"."id" ORDER BY "reminders"."title" LIMIT 1
+      SELECT "reminders"."title"
+      FROM "reminders"
+      JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
+      GROUP BY "reminders"."id"
+      ORDER BY "reminders"."title"
+      LIMIT 1
       ["Eggs"]
-      SELECT count(*) FILTER (WHERE ("reminders"."priority" IS 3)) FROM "reminders" WHERE ("reminders"."score" > 3.0)
+      SELECT count(*) FILTER (WHERE ("reminders"."priority" IS 3))
+      FROM "reminders"
+      WHERE ("reminders"."score" > 3.0)
       [1]
       """
     }

@@ -8,24 +8,33 @@ struct JoinSQLTests {
   @Test func joinKinds() {
     assertInlineSnapshot(of: Reminder.join(RemindersList.all) { $0.remindersListID.eq($1.id) }.select { ($0.title, $1.title) }.query.description, as: .lines) {
       """
-      SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      SELECT "reminders"."title", "remindersLists"."title"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
       """
     }
     assertInlineSnapshot(of: Reminder.leftJoin(ReminderTag.all) { $0.id.eq($1.reminderID) }.select { ($0.title, $1.tagTitle) }.query.description, as: .lines) {
       """
-      SELECT "reminders"."title", "reminderTags"."tagTitle" FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
+      SELECT "reminders"."title", "reminderTags"."tagTitle"
+      FROM "reminders"
+      LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
       """
     }
     assertInlineSnapshot(
       of: RemindersList.where { $0.position > 0 }.rightJoin(Reminder.where { !$0.isCompleted }) { $0.id.eq($1.remindersListID) }
         .select { ($0.title, $1.title) }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" RIGHT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") AND (NOT ("reminders"."isCompleted")) WHERE ("remindersLists"."position" > 0)
+      SELECT "remindersLists"."title", "reminders"."title"
+      FROM "remindersLists"
+      RIGHT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") AND (NOT ("reminders"."isCompleted"))
+      WHERE ("remindersLists"."position" > 0)
       """
     }
     assertInlineSnapshot(of: RemindersList.fullJoin(Reminder.all) { $0.id.eq($1.remindersListID) }.select { ($0.id, $1.id) }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."id", "reminders"."id" FROM "remindersLists" FULL JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      SELECT "remindersLists"."id", "reminders"."id"
+      FROM "remindersLists"
+      FULL JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
       """
     }
   }
@@ -39,7 +48,13 @@ struct JoinSQLTests {
       .select { ($0.title, $2.title.groupConcat(separator: ", "), $2.useCount.sum(), $2.title.jsonGroupArray(filter: $2.useCount > 0)) }
     assertInlineSnapshot(of: withTags.query.description, as: .lines) {
       """
-      SELECT "reminders"."title", group_concat("tags"."title", ', '), sum("tags"."uses"), json_group_array("tags"."title") FILTER (WHERE ("tags"."uses" > 0)) FROM "reminders" LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID") LEFT JOIN "tags" ON ("reminderTags"."tagTitle" = "tags"."title") GROUP BY "reminders"."id" HAVING (count("tags"."title") > 1) ORDER BY "reminders"."title"
+      SELECT "reminders"."title", group_concat("tags"."title", ', '), sum("tags"."uses"), json_group_array("tags"."title") FILTER (WHERE ("tags"."uses" > 0))
+      FROM "reminders"
+      LEFT JOIN "reminderTags" ON ("reminders"."id" = "reminderTags"."reminderID")
+      LEFT JOIN "tags" ON ("reminderTags"."tagTitle" = "tags"."title")
+      GROUP BY "reminders"."id"
+      HAVING (count("tags"."title") > 1)
+      ORDER BY "reminders"."title"
       """
     }
     assertInlineSnapshot(
@@ -50,7 +65,10 @@ struct JoinSQLTests {
             averageScore: $1.score.avg(), tags: $1.title.groupConcat(distinct: true))
         }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."title" AS "title", count("reminders"."id") AS "reminderCount", count("reminders"."id") FILTER (WHERE coalesce("reminders"."isCompleted", 0)) AS "completedCount", avg("reminders"."score") AS "averageScore", group_concat(DISTINCT "reminders"."title") AS "tags" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id"
+      SELECT "remindersLists"."title" AS "title", count("reminders"."id") AS "reminderCount", count("reminders"."id") FILTER (WHERE coalesce("reminders"."isCompleted", 0)) AS "completedCount", avg("reminders"."score") AS "averageScore", group_concat(DISTINCT "reminders"."title") AS "tags"
+      FROM "remindersLists"
+      LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      GROUP BY "remindersLists"."id"
       """
     }
   }
@@ -60,14 +78,18 @@ struct JoinSQLTests {
       of: Employee.leftJoin(Employee.as(Manager.self).all) { $0.managerID.eq($1.id) }.select { ($0.name, $1.name) }.query.description,
       as: .lines) {
       """
-      SELECT "employees"."name", "managers"."name" FROM "employees" LEFT JOIN "employees" AS "managers" ON ("employees"."managerID" = "managers"."id")
+      SELECT "employees"."name", "managers"."name"
+      FROM "employees"
+      LEFT JOIN "employees" AS "managers" ON ("employees"."managerID" = "managers"."id")
       """
     }
     assertInlineSnapshot(
       of: Employee.join(Employee.as(Manager.self).where { $0.name != "" }) { $0.id.eq($1.managerID) }.select { employee, _ in employee }.distinct().query.description,
       as: .lines) {
       """
-      SELECT DISTINCT "employees"."id", "employees"."name", "employees"."managerID" FROM "employees" JOIN "employees" AS "managers" ON ("employees"."id" = "managers"."managerID") AND ("managers"."name" <> '')
+      SELECT DISTINCT "employees"."id", "employees"."name", "employees"."managerID"
+      FROM "employees"
+      JOIN "employees" AS "managers" ON ("employees"."id" = "managers"."managerID") AND ("managers"."name" <> '')
       """
     }
   }
@@ -77,7 +99,8 @@ struct JoinSQLTests {
       of: Reminder.select { ($0.title, Case($0.priority).when(.low, then: "Low").when(.high, then: "High").else("Normal")) }.query.description,
       as: .lines) {
       """
-      SELECT "reminders"."title", CASE "reminders"."priority" WHEN 1 THEN 'Low' WHEN 3 THEN 'High' ELSE 'Normal' END FROM "reminders"
+      SELECT "reminders"."title", CASE "reminders"."priority" WHEN 1 THEN 'Low' WHEN 3 THEN 'High' ELSE 'Normal' END
+      FROM "reminders"
       """
     }
     assertInlineSnapshot(
@@ -85,14 +108,18 @@ struct JoinSQLTests {
         .select { Case().when($0.isCompleted, then: "Done").when($0.dueDate.isNot(nil), then: "Scheduled") }.query.description,
       as: .lines) {
       """
-      SELECT CASE WHEN "reminders"."isCompleted" THEN 'Done' WHEN ("reminders"."dueDate" IS NOT NULL) THEN 'Scheduled' END FROM "reminders" WHERE CASE WHEN ("reminders"."score" < 10.0) THEN 1 ELSE 0 END
+      SELECT CASE WHEN "reminders"."isCompleted" THEN 'Done' WHEN ("reminders"."dueDate" IS NOT NULL) THEN 'Scheduled' END
+      FROM "reminders"
+      WHERE CASE WHEN ("reminders"."score" < 10.0) THEN 1 ELSE 0 END
       """
     }
     assertInlineSnapshot(
       of: Reminder.where { $0.isCompleted }.update { $0.priority = Case($0.priority).when(.low, then: .medium).else(.high) }.query.description,
       as: .lines) {
       """
-      UPDATE "reminders" SET "priority" = CASE "reminders"."priority" WHEN 1 THEN 2 ELSE 3 END WHERE "reminders"."isCompleted"
+      UPDATE "reminders"
+      SET "priority" = CASE "reminders"."priority" WHEN 1 THEN 2 ELSE 3 END
+      WHERE "reminders"."isCompleted"
       """
     }
   }
@@ -100,18 +127,38 @@ struct JoinSQLTests {
   @Test func compoundSelects() {
     assertInlineSnapshot(of: Reminder.select(\.title).union(RemindersList.select(\.title)).query.description, as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" UNION SELECT "remindersLists"."title" FROM "remindersLists"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      UNION
+      SELECT "remindersLists"."title"
+      FROM "remindersLists"
       """
     }
     assertInlineSnapshot(of: Reminder.select(\.title).union(all: true, Tag.select(\.title).order(by: \.title).limit(3)).query.description, as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" UNION ALL SELECT * FROM (SELECT "tags"."title" FROM "tags" ORDER BY "tags"."title" LIMIT 3)
+      SELECT "reminders"."title"
+      FROM "reminders"
+      UNION ALL
+      SELECT *
+      FROM (
+        SELECT "tags"."title"
+        FROM "tags"
+        ORDER BY "tags"."title"
+        LIMIT 3
+      )
       """
     }
     assertInlineSnapshot(
       of: Reminder.select(\.title).intersect(Tag.select(\.title)).except(RemindersList.select(\.title)).query.description, as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" INTERSECT SELECT "tags"."title" FROM "tags" EXCEPT SELECT "remindersLists"."title" FROM "remindersLists"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      INTERSECT
+      SELECT "tags"."title"
+      FROM "tags"
+      EXCEPT
+      SELECT "remindersLists"."title"
+      FROM "remindersLists"
       """
     }
   }
@@ -119,7 +166,15 @@ struct JoinSQLTests {
   @Test func commonTables() {
     assertInlineSnapshot(of: With { Reminder.where { $0.score > 5 } } query: { high in high.order(by: \.score).limit(10) }.query.description, as: .lines) {
       """
-      WITH "remindersCTE"("id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") AS (SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."score" > 5.0)) SELECT "remindersCTE"."id", "remindersCTE"."remindersListID", "remindersCTE"."title", "remindersCTE"."notes", "remindersCTE"."isCompleted", "remindersCTE"."priority", "remindersCTE"."dueDate", "remindersCTE"."score" FROM "remindersCTE" ORDER BY "remindersCTE"."score" LIMIT 10
+      WITH "remindersCTE"("id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") AS (
+        SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+        FROM "reminders"
+        WHERE ("reminders"."score" > 5.0)
+      )
+      SELECT "remindersCTE"."id", "remindersCTE"."remindersListID", "remindersCTE"."title", "remindersCTE"."notes", "remindersCTE"."isCompleted", "remindersCTE"."priority", "remindersCTE"."dueDate", "remindersCTE"."score"
+      FROM "remindersCTE"
+      ORDER BY "remindersCTE"."score"
+      LIMIT 10
       """
     }
     assertInlineSnapshot(
@@ -129,7 +184,18 @@ struct JoinSQLTests {
         tree.order(by: \.name)
       }.query.description, as: .lines) {
       """
-      WITH RECURSIVE "categoriesCTE"("id", "name", "parentID") AS (SELECT "categories"."id", "categories"."name", "categories"."parentID" FROM "categories" WHERE ("categories"."id" = 1) UNION SELECT "categories"."id", "categories"."name", "categories"."parentID" FROM "categories" JOIN "categoriesCTE" ON ("categories"."parentID" = "categoriesCTE"."id")) SELECT "categoriesCTE"."id", "categoriesCTE"."name", "categoriesCTE"."parentID" FROM "categoriesCTE" ORDER BY "categoriesCTE"."name"
+      WITH RECURSIVE "categoriesCTE"("id", "name", "parentID") AS (
+        SELECT "categories"."id", "categories"."name", "categories"."parentID"
+        FROM "categories"
+        WHERE ("categories"."id" = 1)
+        UNION
+        SELECT "categories"."id", "categories"."name", "categories"."parentID"
+        FROM "categories"
+        JOIN "categoriesCTE" ON ("categories"."parentID" = "categoriesCTE"."id")
+      )
+      SELECT "categoriesCTE"."id", "categoriesCTE"."name", "categoriesCTE"."parentID"
+      FROM "categoriesCTE"
+      ORDER BY "categoriesCTE"."name"
       """
     }
     assertInlineSnapshot(
@@ -141,7 +207,18 @@ struct JoinSQLTests {
         thread.order { ($0.depth, $0.id) }
       }.query.description, as: .lines) {
       """
-      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (SELECT "comments"."id" AS "id", "comments"."body" AS "body", 0 AS "depth" FROM "comments" WHERE ("comments"."parentID" IS NULL) UNION ALL SELECT "comments"."id" AS "id", "comments"."body" AS "body", ("commentThreads"."depth" + 1) AS "depth" FROM "comments" JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")) SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth" FROM "commentThreads" ORDER BY "commentThreads"."depth", "commentThreads"."id"
+      WITH RECURSIVE "commentThreads"("id", "body", "depth") AS (
+        SELECT "comments"."id" AS "id", "comments"."body" AS "body", 0 AS "depth"
+        FROM "comments"
+        WHERE ("comments"."parentID" IS NULL)
+        UNION ALL
+        SELECT "comments"."id" AS "id", "comments"."body" AS "body", ("commentThreads"."depth" + 1) AS "depth"
+        FROM "comments"
+        JOIN "commentThreads" ON ("comments"."parentID" = "commentThreads"."id")
+      )
+      SELECT "commentThreads"."id", "commentThreads"."body", "commentThreads"."depth"
+      FROM "commentThreads"
+      ORDER BY "commentThreads"."depth", "commentThreads"."id"
       """
     }
     assertInlineSnapshot(
@@ -149,7 +226,18 @@ struct JoinSQLTests {
         done.join(lists) { $0.remindersListID.eq($1.id) }.select { ($0.title, $1.title) }
       }.query.description, as: .lines) {
       """
-      WITH "remindersCTE"("id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") AS (SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE "reminders"."isCompleted"), "remindersListsCTE"("id", "title", "position") AS (SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position" FROM "remindersLists" WHERE ("remindersLists"."position" > 0)) SELECT "remindersCTE"."title", "remindersListsCTE"."title" FROM "remindersCTE" JOIN "remindersListsCTE" ON ("remindersCTE"."remindersListID" = "remindersListsCTE"."id")
+      WITH "remindersCTE"("id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") AS (
+        SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+        FROM "reminders"
+        WHERE "reminders"."isCompleted"
+      ), "remindersListsCTE"("id", "title", "position") AS (
+        SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position"
+        FROM "remindersLists"
+        WHERE ("remindersLists"."position" > 0)
+      )
+      SELECT "remindersCTE"."title", "remindersListsCTE"."title"
+      FROM "remindersCTE"
+      JOIN "remindersListsCTE" ON ("remindersCTE"."remindersListID" = "remindersListsCTE"."id")
       """
     }
   }

@@ -86,11 +86,18 @@ struct ModelDeclarationTests {
     ]
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(of: statements), as: .lines) {
       """
-      INSERT INTO "mdShipments" ("label", "width", "height") VALUES ('crate', 3, 4), ('letter', NULL, NULL)
-      SELECT "mdShipments"."label", "mdShipments"."width", "mdShipments"."height" FROM "mdShipments" ORDER BY "mdShipments"."label"
+      INSERT INTO "mdShipments"
+      ("label", "width", "height")
+      VALUES
+      ('crate', 3, 4), ('letter', NULL, NULL)
+      SELECT "mdShipments"."label", "mdShipments"."width", "mdShipments"."height"
+      FROM "mdShipments"
+      ORDER BY "mdShipments"."label"
         ("crate", Optional(3), Optional(4))
         ("letter", nil, nil)
-      SELECT "mdShipments"."label", "mdShipments"."height" FROM "mdShipments" WHERE ("mdShipments"."width" IS NOT NULL)
+      SELECT "mdShipments"."label", "mdShipments"."height"
+      FROM "mdShipments"
+      WHERE ("mdShipments"."width" IS NOT NULL)
         ("crate", Optional(4))
       """
     }
@@ -113,8 +120,16 @@ struct ModelDeclarationTests {
     ]
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(of: statements), as: .lines) {
       """
-      INSERT INTO "mdPanels" ("id", "dimensions", "finish") VALUES (1, '{"depth":2}', 'gloss'); INSERT INTO "mdPanels" ("dimensions", "finish") VALUES ('{"depth":5}', 'matte')
-      SELECT "mdPanels"."id", "mdPanels"."dimensions", "mdPanels"."finish" FROM "mdPanels"
+      INSERT INTO "mdPanels"
+      ("id", "dimensions", "finish")
+      VALUES
+      (1, '{"depth":2}', 'gloss');
+      INSERT INTO "mdPanels"
+      ("dimensions", "finish")
+      VALUES
+      ('{"depth":5}', 'matte')
+      SELECT "mdPanels"."id", "mdPanels"."dimensions", "mdPanels"."finish"
+      FROM "mdPanels"
         Panel(id: 1, dimensions: ChronicleQueryTests.MDCatalog.Dimensions(depth: 2), finish: ChronicleQueryTests.MDCatalog.Finish.gloss)
         Panel(id: 2, dimensions: ChronicleQueryTests.MDCatalog.Dimensions(depth: 5), finish: ChronicleQueryTests.MDCatalog.Finish.matte)
       """
@@ -133,7 +148,8 @@ struct ModelDeclarationTests {
     let summaries = MDCatalog.Panel.select { MDCatalog.PanelSummary.Columns(finish: $0.finish, dimensions: $0.dimensions) }
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(summaries), as: .lines) {
       """
-      SELECT "mdPanels"."finish" AS "finish", "mdPanels"."dimensions" AS "dimensions" FROM "mdPanels"
+      SELECT "mdPanels"."finish" AS "finish", "mdPanels"."dimensions" AS "dimensions"
+      FROM "mdPanels"
       PanelSummary(finish: ChronicleQueryTests.MDCatalog.Finish.gloss, dimensions: ChronicleQueryTests.MDCatalog.Dimensions(depth: 3))
       """
     }
@@ -193,8 +209,12 @@ struct ModelDeclarationTests {
     ]
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(of: statements), as: .lines) {
       """
-      INSERT INTO "mdBadges" ("id", "default") VALUES (X'0000000000000000000000000000000A', 'silver')
-      SELECT "mdBadges"."default" FROM "mdBadges"
+      INSERT INTO "mdBadges"
+      ("id", "default")
+      VALUES
+      (X'0000000000000000000000000000000A', 'silver')
+      SELECT "mdBadges"."default"
+      FROM "mdBadges"
         silver
       """
     }

@@ -33,19 +33,30 @@ struct OperatorSpellingTests {
     }
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT (10 - "tags"."uses"), (2 * "tags"."uses"), (12 / "tags"."uses") FROM "tags" ORDER BY "tags"."uses"
+      SELECT (10 - "tags"."uses"), (2 * "tags"."uses"), (12 / "tags"."uses")
+      FROM "tags"
+      ORDER BY "tags"."uses"
       (9, 2, 12)
       (4, 12, 2)
       (-2, 24, 1)
-      SELECT (13 % "tags"."uses"), (1 << "tags"."uses"), (7 & "tags"."uses") FROM "tags" ORDER BY "tags"."uses"
+      SELECT (13 % "tags"."uses"), (1 << "tags"."uses"), (7 & "tags"."uses")
+      FROM "tags"
+      ORDER BY "tags"."uses"
       (Optional(0), 2, 1)
       (Optional(1), 64, 6)
       (Optional(1), 4096, 4)
-      SELECT (('#' || "tags"."title") || '!') FROM "tags" ORDER BY "tags"."uses"
+      SELECT (('#' || "tags"."title") || '!')
+      FROM "tags"
+      ORDER BY "tags"."uses"
       #alpha!, #Beta!, #gamma!
-      SELECT "tags"."title" FROM "tags" WHERE (((5 < "tags"."uses") AND (12 <> "tags"."uses")) OR ('alpha' = "tags"."title")) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE (((5 < "tags"."uses") AND (12 <> "tags"."uses")) OR ('alpha' = "tags"."title"))
+      ORDER BY "tags"."title"
       Beta, alpha
-      SELECT (NULL IS CAST("reminders"."priority" AS INTEGER)) FROM "reminders" WHERE (NULL IS "reminders"."notes")
+      SELECT (NULL IS CAST("reminders"."priority" AS INTEGER))
+      FROM "reminders"
+      WHERE (NULL IS "reminders"."notes")
       """
     }
   }
@@ -83,19 +94,47 @@ struct OperatorSpellingTests {
     }
     assertInlineSnapshot(of: output, as: .lines) {
       #"""
-      SELECT "tags"."title" FROM "tags" WHERE ("tags"."title" GLOB 'a*')
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE ("tags"."title" GLOB 'a*')
       apple
-      SELECT "tags"."title" FROM "tags" WHERE ("tags"."title" LIKE 'a%' ESCAPE '\') ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE ("tags"."title" LIKE 'a%' ESCAPE '\')
+      ORDER BY "tags"."title"
       Avocado, apple
-      SELECT "tags"."title" FROM "tags" ORDER BY "tags"."title" COLLATE "NOCASE"
+      SELECT "tags"."title"
+      FROM "tags"
+      ORDER BY "tags"."title" COLLATE "NOCASE"
       apple, Avocado, banana
-      SELECT "tags"."title" FROM "tags" WHERE ("tags"."title" COLLATE "NOCASE" = 'AVOCADO')
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE ("tags"."title" COLLATE "NOCASE" = 'AVOCADO')
       Avocado
-      SELECT "tags"."title", CAST("tags"."uses" AS TEXT), CAST("tags"."title" AS INTEGER) FROM "tags" WHERE (CAST("tags"."uses" AS REAL) >= (SELECT coalesce(avg("tags"."uses"), 0.0) FROM "tags")) ORDER BY "tags"."title"
+      SELECT "tags"."title", CAST("tags"."uses" AS TEXT), CAST("tags"."title" AS INTEGER)
+      FROM "tags"
+      WHERE (CAST("tags"."uses" AS REAL) >= (
+        SELECT coalesce(avg("tags"."uses"), 0.0)
+        FROM "tags"
+      ))
+      ORDER BY "tags"."title"
       ("Avocado", "8", 0)
-      SELECT "tags"."title" FROM "tags" WHERE ("tags"."uses" BETWEEN coalesce((SELECT min("tags"."uses") FROM "tags"), 0) AND (coalesce((SELECT max("tags"."uses") FROM "tags"), 0) - 1)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE ("tags"."uses" BETWEEN coalesce((
+        SELECT min("tags"."uses")
+        FROM "tags"
+      ), 0) AND (coalesce((
+        SELECT max("tags"."uses")
+        FROM "tags"
+      ), 0) - 1))
+      ORDER BY "tags"."title"
       apple, banana
-      SELECT coalesce((SELECT max("tags"."uses") FROM "tags" WHERE 0), -1)
+      SELECT coalesce((
+        SELECT max("tags"."uses")
+        FROM "tags"
+        WHERE 0
+      ), -1)
       -1
       """#
     }
@@ -118,11 +157,21 @@ struct OperatorSpellingTests {
     }
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT (EXISTS (SELECT "tags"."title", "tags"."uses" FROM "tags"))
+      SELECT (EXISTS (
+        SELECT "tags"."title", "tags"."uses"
+        FROM "tags"
+      ))
       [true]
-      SELECT (EXISTS (SELECT "tags"."title", "tags"."uses" FROM "tags" WHERE ("tags"."title" = 'work')))
+      SELECT (EXISTS (
+        SELECT "tags"."title", "tags"."uses"
+        FROM "tags"
+        WHERE ("tags"."title" = 'work')
+      ))
       [false]
-      SELECT 1, 'two', (SELECT count(*) FROM "tags")
+      SELECT 1, 'two', (
+        SELECT count(*)
+        FROM "tags"
+      )
       [(1, "two", 1)]
       """
     }

@@ -47,7 +47,9 @@ struct OptionalMapTests {
   @Test func mapCallsAFunctionOnlyOnValues() throws {
     assertInlineSnapshot(of: try run(Reading.order(by: \.id).select { $0.value.map { $incremented($0) } }), as: .lines) {
       """
-      SELECT CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE "incremented"("readings"."value") END FROM "readings" ORDER BY "readings"."id"
+      SELECT CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE "incremented"("readings"."value") END
+      FROM "readings"
+      ORDER BY "readings"."id"
       Optional(2)
       nil
       Optional(4)
@@ -55,7 +57,9 @@ struct OptionalMapTests {
     }
     assertInlineSnapshot(of: try run(Reading.order(by: \.id).select { $0.value.map { $0 * 10 } ?? -1 }), as: .lines) {
       """
-      SELECT coalesce(CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE ("readings"."value" * 10) END, -1) FROM "readings" ORDER BY "readings"."id"
+      SELECT coalesce(CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE ("readings"."value" * 10) END, -1)
+      FROM "readings"
+      ORDER BY "readings"."id"
       10
       -1
       30
@@ -66,7 +70,9 @@ struct OptionalMapTests {
   @Test func flatMapMayGiveNULL() throws {
     assertInlineSnapshot(of: try run(Reading.order(by: \.id).select { $0.value.flatMap { $0.nullif(3) } }), as: .lines) {
       """
-      SELECT CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE nullif("readings"."value", 3) END FROM "readings" ORDER BY "readings"."id"
+      SELECT CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE nullif("readings"."value", 3) END
+      FROM "readings"
+      ORDER BY "readings"."id"
       Optional(1)
       nil
       nil
@@ -84,9 +90,15 @@ struct OptionalMapTests {
     let highest = Reading.order(by: \.id).select { reading in reading.value.flatMap { _ in Reading.select { $0.value.max() } } }
     assertInlineSnapshot(of: [try run(total), try run(highest)].joined(separator: "\n"), as: .lines) {
       """
-      SELECT sum("readings"."value"), max("readings"."value"), count("readings"."value") FROM "readings"
+      SELECT sum("readings"."value"), max("readings"."value"), count("readings"."value")
+      FROM "readings"
       (Optional(4), Optional(3), Optional(2))
-      SELECT CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE (SELECT max("readings"."value") FROM "readings") END FROM "readings" ORDER BY "readings"."id"
+      SELECT CASE "readings"."value" IS NULL WHEN 1 THEN NULL ELSE (
+        SELECT max("readings"."value")
+        FROM "readings"
+      ) END
+      FROM "readings"
+      ORDER BY "readings"."id"
       Optional(3)
       nil
       Optional(3)
@@ -100,7 +112,9 @@ struct OptionalMapTests {
       of: try run(Reading.order(by: \.id).select { ($0.id, $0.confirmedAt.map(\.year)) }), as: .lines
     ) {
       """
-      SELECT "readings"."id", CASE "readings"."confirmedAt" IS NULL WHEN 1 THEN NULL ELSE CAST(strftime('%Y', "readings"."confirmedAt", 'unixepoch') AS INTEGER) END FROM "readings" ORDER BY "readings"."id"
+      SELECT "readings"."id", CASE "readings"."confirmedAt" IS NULL WHEN 1 THEN NULL ELSE CAST(strftime('%Y', "readings"."confirmedAt", 'unixepoch') AS INTEGER) END
+      FROM "readings"
+      ORDER BY "readings"."id"
       (1, Optional(2026))
       (2, nil)
       (3, nil)
@@ -110,7 +124,9 @@ struct OptionalMapTests {
       of: try run(Reading.where { $0.confirmedAt.map { $0 > .now(.years(-10)) } ?? false }.select(\.id)), as: .lines
     ) {
       """
-      SELECT "readings"."id" FROM "readings" WHERE coalesce(CASE "readings"."confirmedAt" IS NULL WHEN 1 THEN NULL ELSE ("readings"."confirmedAt" > unixepoch('now', '-10 years')) END, 0)
+      SELECT "readings"."id"
+      FROM "readings"
+      WHERE coalesce(CASE "readings"."confirmedAt" IS NULL WHEN 1 THEN NULL ELSE ("readings"."confirmedAt" > unixepoch('now', '-10 years')) END, 0)
       1
       """
     }

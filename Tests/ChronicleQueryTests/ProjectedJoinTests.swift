@@ -40,14 +40,29 @@ struct ProjectedJoinTests {
     let output = try fixture.database.sqlAndRows(of: statements)
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") ORDER BY "reminders"."title"
+      SELECT "reminders"."title", "remindersLists"."title"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      ORDER BY "reminders"."title"
         ("Milk", "Home")
         ("Report", "Work")
-      SELECT "reminders"."title", "reminders"."score", "remindersLists"."position" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") AND ("remindersLists"."title" = 'Work')
+      SELECT "reminders"."title", "reminders"."score", "remindersLists"."position"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") AND ("remindersLists"."title" = 'Work')
         (("Report", 1.0), 2)
-      SELECT "reminders"."title", "remindersLists"."title" FROM "reminders" JOIN (SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position" FROM "remindersLists" ORDER BY "remindersLists"."title" LIMIT 1) AS "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      SELECT "reminders"."title", "remindersLists"."title"
+      FROM "reminders"
+      JOIN (
+        SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position"
+        FROM "remindersLists"
+        ORDER BY "remindersLists"."title"
+        LIMIT 1
+      ) AS "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
         ("Milk", "Home")
-      SELECT "reminders"."title", "remindersLists"."id", "remindersLists"."title", "remindersLists"."position" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") WHERE ("remindersLists"."position" = 1)
+      SELECT "reminders"."title", "remindersLists"."id", "remindersLists"."title", "remindersLists"."position"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      WHERE ("remindersLists"."position" = 1)
         ("Milk", ChronicleQueryTests.RemindersList(id: 00000000-0000-0000-0000-000000000001, title: "Home", position: 1))
       """
     }
@@ -76,11 +91,24 @@ struct ProjectedJoinTests {
     let output = try fixture.database.sqlAndRows(of: statements)
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT "remindersLists"."title", count("reminders"."id") FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id" ORDER BY "remindersLists"."title" LIMIT 1
+      SELECT "remindersLists"."title", count("reminders"."id")
+      FROM "remindersLists"
+      JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      GROUP BY "remindersLists"."id"
+      ORDER BY "remindersLists"."title"
+      LIMIT 1
         ("Home", 1)
-      SELECT "remindersLists"."title", "remindersLists"."position", count("reminders"."id") FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE ("remindersLists"."position" > 1) GROUP BY "remindersLists"."id"
+      SELECT "remindersLists"."title", "remindersLists"."position", count("reminders"."id")
+      FROM "remindersLists"
+      JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      WHERE ("remindersLists"."position" > 1)
+      GROUP BY "remindersLists"."id"
         (("Work", 2), 1)
-      SELECT count("reminders"."id") FROM "remindersLists" JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id" ORDER BY "remindersLists"."title"
+      SELECT count("reminders"."id")
+      FROM "remindersLists"
+      JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID")
+      GROUP BY "remindersLists"."id"
+      ORDER BY "remindersLists"."title"
         1
         1
       """

@@ -62,7 +62,15 @@ struct RemindersExampleScreenTests {
     if ordering == .priority {
       assertInlineSnapshot(of: Self.remindersQuery(showCompleted: true, ordering: ordering, detailType: .tags(["kids"])).query.description, as: .lines) {
         """
-        SELECT "rReminders"."id" AS "id_1", "rReminders"."dueDate" AS "dueDate", "rReminders"."isFlagged" AS "isFlagged", "rReminders"."notes" AS "notes_1", "rReminders"."position" AS "position_1", "rReminders"."priority" AS "priority", "rReminders"."remindersListID" AS "remindersListID", "rReminders"."status" AS "status", "rReminders"."title" AS "title_1", "rLists"."id" AS "id_2", "rLists"."color" AS "color", "rLists"."position" AS "position_2", "rLists"."title" AS "title_2", (NOT (("rReminders"."status" <> 0)) AND coalesce(date("rReminders"."dueDate") < date('2027-01-15 08:00:00.000'), 0)) AS "isPastDue", substr("rReminderTexts"."notes", 0, 200) AS "notes_2", "rReminderTexts"."tags" AS "tags" FROM "rReminders" LEFT JOIN "rRemindersTags" ON ("rReminders"."id" = "rRemindersTags"."reminderID") LEFT JOIN "rTags" ON ("rRemindersTags"."tagID" = "rTags"."title") JOIN "rLists" ON ("rReminders"."remindersListID" = "rLists"."id") JOIN "rReminderTexts" ON ("rReminders"."rowid" = "rReminderTexts"."rowid") WHERE (ifnull("rTags"."title", '') IN ('kids')) GROUP BY "rReminders"."id" ORDER BY ("rReminders"."status" <> 0), "rReminders"."priority" DESC, "rReminders"."isFlagged" DESC
+        SELECT "rReminders"."id" AS "id_1", "rReminders"."dueDate" AS "dueDate", "rReminders"."isFlagged" AS "isFlagged", "rReminders"."notes" AS "notes_1", "rReminders"."position" AS "position_1", "rReminders"."priority" AS "priority", "rReminders"."remindersListID" AS "remindersListID", "rReminders"."status" AS "status", "rReminders"."title" AS "title_1", "rLists"."id" AS "id_2", "rLists"."color" AS "color", "rLists"."position" AS "position_2", "rLists"."title" AS "title_2", (NOT (("rReminders"."status" <> 0)) AND coalesce(date("rReminders"."dueDate") < date('2027-01-15 08:00:00.000'), 0)) AS "isPastDue", substr("rReminderTexts"."notes", 0, 200) AS "notes_2", "rReminderTexts"."tags" AS "tags"
+        FROM "rReminders"
+        LEFT JOIN "rRemindersTags" ON ("rReminders"."id" = "rRemindersTags"."reminderID")
+        LEFT JOIN "rTags" ON ("rRemindersTags"."tagID" = "rTags"."title")
+        JOIN "rLists" ON ("rReminders"."remindersListID" = "rLists"."id")
+        JOIN "rReminderTexts" ON ("rReminders"."rowid" = "rReminderTexts"."rowid")
+        WHERE (ifnull("rTags"."title", '') IN ('kids'))
+        GROUP BY "rReminders"."id"
+        ORDER BY ("rReminders"."status" <> 0), "rReminders"."priority" DESC, "rReminders"."isFlagged" DESC
         """
       }
     }
@@ -139,8 +147,17 @@ struct RemindersExampleScreenTests {
       completed: 1
       Groceries | **Milk** Eggs | past due: false
       left: ["Groceries", "Laundry"]
-      SELECT "rTags"."title" FROM "rTags" WHERE (("rTags"."title" LIKE 'ki%' ESCAPE '\') AND NOT (("rTags"."title" IN ('kitchen')))) ORDER BY "rTags"."title"
-      DELETE FROM "rReminders" WHERE (("rReminders"."status" <> 0) AND ("rReminders"."id" IN (SELECT "rReminders"."id" FROM "rReminderTexts" JOIN "rReminders" ON ("rReminderTexts"."rowid" = "rReminders"."rowid") WHERE ("rReminderTexts" MATCH 'milk')))) AND ("rReminders"."dueDate" < date('now', '-1 months'))
+      SELECT "rTags"."title"
+      FROM "rTags"
+      WHERE (("rTags"."title" LIKE 'ki%' ESCAPE '\') AND NOT (("rTags"."title" IN ('kitchen'))))
+      ORDER BY "rTags"."title"
+      DELETE FROM "rReminders"
+      WHERE (("rReminders"."status" <> 0) AND ("rReminders"."id" IN (
+        SELECT "rReminders"."id"
+        FROM "rReminderTexts"
+        JOIN "rReminders" ON ("rReminderTexts"."rowid" = "rReminders"."rowid")
+        WHERE ("rReminderTexts" MATCH 'milk')
+      ))) AND ("rReminders"."dueDate" < date('now', '-1 months'))
       """#
     }
   }

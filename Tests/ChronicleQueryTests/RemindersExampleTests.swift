@@ -229,9 +229,20 @@ struct RemindersExampleTests {
       tags: kids
       stats: all 2, flagged 1, scheduled 1
       moved: Family 0, Personal 1
-      SELECT count("rReminders"."id") AS "remindersCount", "rLists"."id" AS "id", "rLists"."color" AS "color", "rLists"."position" AS "position", "rLists"."title" AS "title" FROM "rLists" LEFT JOIN "rReminders" ON (("rLists"."id" = "rReminders"."remindersListID") AND NOT (("rReminders"."status" <> 0))) GROUP BY "rLists"."id" ORDER BY "rLists"."position"
-      SELECT "rTags"."title" FROM "rTags" LEFT JOIN "rRemindersTags" ON ("rTags"."title" = "rRemindersTags"."tagID") LEFT JOIN "rReminders" ON ("rRemindersTags"."reminderID" = "rReminders"."id") GROUP BY "rTags"."title" HAVING (count("rReminders"."id") > 0) ORDER BY "rTags"."title"
-      SELECT count("rReminders"."id") FILTER (WHERE NOT (("rReminders"."status" <> 0))) AS "allCount", count("rReminders"."id") FILTER (WHERE ("rReminders"."isFlagged" AND NOT (("rReminders"."status" <> 0)))) AS "flaggedCount", count("rReminders"."id") FILTER (WHERE (NOT (("rReminders"."status" <> 0)) AND ("rReminders"."dueDate" IS NOT NULL))) AS "scheduledCount" FROM "rReminders"
+      SELECT count("rReminders"."id") AS "remindersCount", "rLists"."id" AS "id", "rLists"."color" AS "color", "rLists"."position" AS "position", "rLists"."title" AS "title"
+      FROM "rLists"
+      LEFT JOIN "rReminders" ON (("rLists"."id" = "rReminders"."remindersListID") AND NOT (("rReminders"."status" <> 0)))
+      GROUP BY "rLists"."id"
+      ORDER BY "rLists"."position"
+      SELECT "rTags"."title"
+      FROM "rTags"
+      LEFT JOIN "rRemindersTags" ON ("rTags"."title" = "rRemindersTags"."tagID")
+      LEFT JOIN "rReminders" ON ("rRemindersTags"."reminderID" = "rReminders"."id")
+      GROUP BY "rTags"."title"
+      HAVING (count("rReminders"."id") > 0)
+      ORDER BY "rTags"."title"
+      SELECT count("rReminders"."id") FILTER (WHERE NOT (("rReminders"."status" <> 0))) AS "allCount", count("rReminders"."id") FILTER (WHERE ("rReminders"."isFlagged" AND NOT (("rReminders"."status" <> 0)))) AS "flaggedCount", count("rReminders"."id") FILTER (WHERE (NOT (("rReminders"."status" <> 0)) AND ("rReminders"."dueDate" IS NOT NULL))) AS "scheduledCount"
+      FROM "rReminders"
       """
     }
   }

@@ -75,7 +75,9 @@ struct RepresentationTests {
       [id:2 startedAt:1517299200 type:"integer" endedAt:1517302800 dueDay:2440587.5 device:"00112233445566778899AABBCCDDEEFF" owner:"0000000A-000B-000C-000D-00000000000E" tags:"[]" settings:NULL]
       [id:1 startedAt:1517212800 type:"integer" endedAt:1517216400 dueDay:2440588.0 device:"00112233445566778899AABBCCDDEEFF" owner:"0000000A-000B-000C-000D-00000000000E" tags:"[\"outdoor\",\"5k\",\"rain\"]" settings:NULL]
       [id:2 startedAt:1517299200 type:"integer" endedAt:1517302800 dueDay:2440587.5 device:"00112233445566778899AABBCCDDEEFF" owner:"0000000A-000B-000C-000D-00000000000E" tags:"[]" settings:NULL]
-      UPDATE "sessions" SET "endedAt" = 1517216400, "tags" = '["outdoor","5k","rain"]', "settings" = NULL WHERE ("sessions"."id" = 1)
+      UPDATE "sessions"
+      SET "endedAt" = 1517216400, "tags" = '["outdoor","5k","rain"]', "settings" = NULL
+      WHERE ("sessions"."id" = 1)
       """#
     }
     var expected = Self.sessions
@@ -111,16 +113,27 @@ struct RepresentationTests {
     }
     assertInlineSnapshot(of: rendered.joined(separator: "\n"), as: .lines) {
       """
-      SELECT json_group_array("sessions"."title") FROM "sessions" ORDER BY "sessions"."id"
+      SELECT json_group_array("sessions"."title")
+      FROM "sessions"
+      ORDER BY "sessions"."id"
         -> [["Run", "Swim"]]
-      SELECT json_group_array(json(CASE "sessions"."isPinned" WHEN 0 THEN 'false' WHEN 1 THEN 'true' END)) FROM "sessions"
+      SELECT json_group_array(json(CASE "sessions"."isPinned" WHEN 0 THEN 'false' WHEN 1 THEN 'true' END))
+      FROM "sessions"
         -> [[true, false]]
-      SELECT json_group_array("sessions"."endedAt") FROM "sessions"
+      SELECT json_group_array("sessions"."endedAt")
+      FROM "sessions"
         -> [[nil, Optional(1517302800.0)]]
-      SELECT "sessions"."title" AS "title", json_group_array(CASE WHEN ("sessionNotes"."id" IS NOT NULL) THEN json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author") END) FILTER (WHERE ("sessionNotes"."id" IS NOT NULL)) AS "notes" FROM "sessions" LEFT JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID") GROUP BY "sessions"."id" ORDER BY "sessions"."id"
+      SELECT "sessions"."title" AS "title", json_group_array(CASE WHEN ("sessionNotes"."id" IS NOT NULL) THEN json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author") END) FILTER (WHERE ("sessionNotes"."id" IS NOT NULL)) AS "notes"
+      FROM "sessions"
+      LEFT JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID")
+      GROUP BY "sessions"."id"
+      ORDER BY "sessions"."id"
         -> Run: 1 warm up true 1517212801.25 0000000A-000B-000C-000D-00000000000E; 2 intervals false 1517212900.0 nil
         -> Swim: 
-      SELECT "sessions"."title", json_group_array(json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author")) FILTER (WHERE "sessionNotes"."isDone") FROM "sessions" JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID") GROUP BY "sessions"."id"
+      SELECT "sessions"."title", json_group_array(json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author")) FILTER (WHERE "sessionNotes"."isDone")
+      FROM "sessions"
+      JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID")
+      GROUP BY "sessions"."id"
         -> Run: ["warm up"]
       """
     }
@@ -154,10 +167,18 @@ struct RepresentationTests {
     }
     assertInlineSnapshot(of: rendered.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "sessionNotes"."body", json_group_array(CASE WHEN ("siblings"."id" IS NOT NULL) THEN json_array("siblings"."id", "siblings"."sessionID", "siblings"."body", "siblings"."isDone", "siblings"."writtenAt", "siblings"."author") END) FILTER (WHERE ("siblings"."id" IS NOT NULL)) FROM "sessionNotes" LEFT JOIN "sessionNotes" AS "siblings" ON (("sessionNotes"."sessionID" = "siblings"."sessionID") AND ("sessionNotes"."id" <> "siblings"."id")) GROUP BY "sessionNotes"."id" ORDER BY "sessionNotes"."id"
+      SELECT "sessionNotes"."body", json_group_array(CASE WHEN ("siblings"."id" IS NOT NULL) THEN json_array("siblings"."id", "siblings"."sessionID", "siblings"."body", "siblings"."isDone", "siblings"."writtenAt", "siblings"."author") END) FILTER (WHERE ("siblings"."id" IS NOT NULL))
+      FROM "sessionNotes"
+      LEFT JOIN "sessionNotes" AS "siblings" ON (("sessionNotes"."sessionID" = "siblings"."sessionID") AND ("sessionNotes"."id" <> "siblings"."id"))
+      GROUP BY "sessionNotes"."id"
+      ORDER BY "sessionNotes"."id"
         -> warm up: ["intervals"]
         -> intervals: ["warm up"]
-      SELECT "tags"."title", json_group_array(CASE WHEN ("others"."title" IS NOT NULL) THEN json_array("others"."title", "others"."uses") END) FILTER (WHERE ("others"."title" IS NOT NULL)) FROM "tags" LEFT JOIN "tags" AS "others" ON (("tags"."uses" = "others"."uses") AND ("tags"."title" <> "others"."title")) GROUP BY "tags"."title" ORDER BY "tags"."title"
+      SELECT "tags"."title", json_group_array(CASE WHEN ("others"."title" IS NOT NULL) THEN json_array("others"."title", "others"."uses") END) FILTER (WHERE ("others"."title" IS NOT NULL))
+      FROM "tags"
+      LEFT JOIN "tags" AS "others" ON (("tags"."uses" = "others"."uses") AND ("tags"."title" <> "others"."title"))
+      GROUP BY "tags"."title"
+      ORDER BY "tags"."title"
         -> car: [["kids",2]]
         -> kids: [["car",2]]
         -> someday: []
@@ -181,7 +202,9 @@ struct RepresentationTests {
     let output = [try fixture.database.sqlAndRows(described)] + rows.map { "\($0)" }
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "thumbnails"."id", hex("thumbnails"."bytes"), length("thumbnails"."bytes"), "thumbnails"."mask" FROM "thumbnails" ORDER BY "thumbnails"."id"
+      SELECT "thumbnails"."id", hex("thumbnails"."bytes"), length("thumbnails"."bytes"), "thumbnails"."mask"
+      FROM "thumbnails"
+      ORDER BY "thumbnails"."id"
       (1, "00FF10", 3, nil)
       (2, "", 0, Optional([1]))
       Thumbnail(id: 1, bytes: [0, 255, 16], mask: nil)
@@ -206,14 +229,26 @@ struct RepresentationTests {
     let statements: [any QueryStatement] = [insert, filtered, update, RankedItem.order(by: \.id)]
     assertInlineSnapshot(of: try database.sqlAndRows(of: statements), as: .lines) {
       """
-      INSERT INTO "rankedItems" ("id", "ranking", "backupRanking") VALUES (3, 1, 2) RETURNING "id", "ranking", "backupRanking"
+      INSERT INTO "rankedItems"
+      ("id", "ranking", "backupRanking")
+      VALUES
+      (3, 1, 2)
+      RETURNING "id", "ranking", "backupRanking"
         RankedItem(id: 3, ranking: ChronicleQueryTests.Ranking.medium, backupRanking: Optional(ChronicleQueryTests.Ranking.high))
-      SELECT "rankedItems"."id", "rankedItems"."ranking" FROM "rankedItems" WHERE ("rankedItems"."backupRanking" = 2) ORDER BY "rankedItems"."id"
+      SELECT "rankedItems"."id", "rankedItems"."ranking"
+      FROM "rankedItems"
+      WHERE ("rankedItems"."backupRanking" = 2)
+      ORDER BY "rankedItems"."id"
         (2, ChronicleQueryTests.Ranking.low)
         (3, ChronicleQueryTests.Ranking.medium)
-      UPDATE "rankedItems" SET "backupRanking" = 0 WHERE ("rankedItems"."id" = 1) RETURNING "backupRanking"
+      UPDATE "rankedItems"
+      SET "backupRanking" = 0
+      WHERE ("rankedItems"."id" = 1)
+      RETURNING "backupRanking"
         Optional(ChronicleQueryTests.Ranking.low)
-      SELECT "rankedItems"."id", "rankedItems"."ranking", "rankedItems"."backupRanking" FROM "rankedItems" ORDER BY "rankedItems"."id"
+      SELECT "rankedItems"."id", "rankedItems"."ranking", "rankedItems"."backupRanking"
+      FROM "rankedItems"
+      ORDER BY "rankedItems"."id"
         RankedItem(id: 1, ranking: ChronicleQueryTests.Ranking.high, backupRanking: Optional(ChronicleQueryTests.Ranking.low))
         RankedItem(id: 2, ranking: ChronicleQueryTests.Ranking.low, backupRanking: Optional(ChronicleQueryTests.Ranking.high))
         RankedItem(id: 3, ranking: ChronicleQueryTests.Ranking.medium, backupRanking: Optional(ChronicleQueryTests.Ranking.high))

@@ -69,7 +69,13 @@ struct RowTypeTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "rtUsers"."id" AS "id_1", "rtUsers"."name" AS "name", "rtReminders"."id" AS "id_2", "rtReminders"."assignedUserID" AS "assignedUserID", "rtReminders"."isCompleted" AS "isCompleted", "rtReminders"."listID" AS "listID", "rtReminders"."title" AS "title", json_group_array(CASE WHEN ("rtTags"."id" IS NOT NULL) THEN json_array("rtTags"."id", "rtTags"."title") END) FILTER (WHERE ("rtTags"."id" IS NOT NULL)) AS "tags" FROM "rtReminders" LEFT JOIN "rtReminderTags" ON ("rtReminders"."id" = "rtReminderTags"."reminderID") LEFT JOIN "rtTags" ON ("rtReminderTags"."tagID" = "rtTags"."id") LEFT JOIN "rtUsers" ON ("rtReminders"."assignedUserID" = "rtUsers"."id") GROUP BY "rtReminders"."id" ORDER BY "rtReminders"."id"
+      SELECT "rtUsers"."id" AS "id_1", "rtUsers"."name" AS "name", "rtReminders"."id" AS "id_2", "rtReminders"."assignedUserID" AS "assignedUserID", "rtReminders"."isCompleted" AS "isCompleted", "rtReminders"."listID" AS "listID", "rtReminders"."title" AS "title", json_group_array(CASE WHEN ("rtTags"."id" IS NOT NULL) THEN json_array("rtTags"."id", "rtTags"."title") END) FILTER (WHERE ("rtTags"."id" IS NOT NULL)) AS "tags"
+      FROM "rtReminders"
+      LEFT JOIN "rtReminderTags" ON ("rtReminders"."id" = "rtReminderTags"."reminderID")
+      LEFT JOIN "rtTags" ON ("rtReminderTags"."tagID" = "rtTags"."id")
+      LEFT JOIN "rtUsers" ON ("rtReminders"."assignedUserID" = "rtUsers"."id")
+      GROUP BY "rtReminders"."id"
+      ORDER BY "rtReminders"."id"
       Groceries by Blob: [3 someday, 4 optional]
       Haircut by nobody: [3 someday]
       Laundry by nobody: []
@@ -83,7 +89,8 @@ struct RowTypeTests {
     let (count, merged) = try fixture.database.read { db in (try length.fetchOne(db), try patched.fetchOne(db)) }
     assertInlineSnapshot(of: [length.query.description, "\(count ?? -1)", patched.query.description, "\(merged?.sorted { $0.key < $1.key } ?? [])"].joined(separator: "\n"), as: .lines) {
       """
-      SELECT json_array_length(json_group_array("rtReminders"."title")) FROM "rtReminders"
+      SELECT json_array_length(json_group_array("rtReminders"."title"))
+      FROM "rtReminders"
       3
       SELECT json_patch('{"a":1}', '{"b":2}')
       [(key: "a", value: 1), (key: "b", value: 2)]
@@ -100,7 +107,9 @@ struct RowTypeTests {
     let name = try fixture.database.read { db in try language.fetchOne(db) }
     assertInlineSnapshot(of: [language.query.description, name ?? "nil"].joined(separator: "\n"), as: .lines) {
       """
-      SELECT "rtSettings"."name" FROM "rtSettings" WHERE ("rtSettings"."id" IN (2))
+      SELECT "rtSettings"."name"
+      FROM "rtSettings"
+      WHERE ("rtSettings"."id" IN (2))
       language
       """
     }
@@ -127,11 +136,22 @@ struct RowTypeTests {
       + rows.map { "\($0.0): \($0.1.id) \($0.1.title)" }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "renameSetting" AFTER UPDATE OF "title", "listID" ON "rtReminders" FOR EACH ROW BEGIN UPDATE "rtSettings" SET "name" = "new"."title" WHERE ("rtSettings"."id" = "new"."rowid"); END
+      CREATE TEMPORARY TRIGGER "renameSetting"
+      AFTER UPDATE OF "title", "listID" ON "rtReminders"
+      FOR EACH ROW BEGIN
+        UPDATE "rtSettings"
+        SET "name" = "new"."title"
+        WHERE ("rtSettings"."id" = "new"."rowid");
+      END
       theme, Barber
-      SELECT "rtReminders"."rowid" FROM "rtReminders" WHERE ("rtReminders"."id" IN (2))
+      SELECT "rtReminders"."rowid"
+      FROM "rtReminders"
+      WHERE ("rtReminders"."id" IN (2))
       [2]
-      SELECT "rtReminders"."title", json_object('id', "rtLists"."id", 'title', "rtLists"."title") FROM "rtReminders" JOIN "rtLists" ON ("rtReminders"."listID" = "rtLists"."id") ORDER BY "rtReminders"."id"
+      SELECT "rtReminders"."title", json_object('id', "rtLists"."id", 'title', "rtLists"."title")
+      FROM "rtReminders"
+      JOIN "rtLists" ON ("rtReminders"."listID" = "rtLists"."id")
+      ORDER BY "rtReminders"."id"
       Groceries: 1 Personal
       Barber: 1 Personal
       Laundry: 1 Personal

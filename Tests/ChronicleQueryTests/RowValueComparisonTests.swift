@@ -47,23 +47,44 @@ struct RowValueComparisonTests {
     }
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT "notes"."body" FROM "notes" WHERE (("notes"."createdAt", "notes"."updatedAt") IS ('2023-11-14 22:13:20.000', NULL))
+      SELECT "notes"."body"
+      FROM "notes"
+      WHERE (("notes"."createdAt", "notes"."updatedAt") IS ('2023-11-14 22:13:20.000', NULL))
       early
-      SELECT "notes"."body" FROM "notes" WHERE (("notes"."createdAt", "notes"."updatedAt") = ('2023-11-14 22:13:20.000', '2023-11-14 22:14:20.000'))
+      SELECT "notes"."body"
+      FROM "notes"
+      WHERE (("notes"."createdAt", "notes"."updatedAt") = ('2023-11-14 22:13:20.000', '2023-11-14 22:14:20.000'))
       edited
-      SELECT "notes"."body" FROM "notes" WHERE (("notes"."createdAt", "notes"."updatedAt") < ('2023-11-14 23:13:20.000', NULL)) ORDER BY "notes"."id"
+      SELECT "notes"."body"
+      FROM "notes"
+      WHERE (("notes"."createdAt", "notes"."updatedAt") < ('2023-11-14 23:13:20.000', NULL))
+      ORDER BY "notes"."id"
       early, edited
-      SELECT "notes"."body" FROM "notes" WHERE (("notes"."createdAt", "notes"."updatedAt") >= ('2023-11-14 22:13:20.000', '2023-11-14 22:14:20.000')) ORDER BY "notes"."id"
+      SELECT "notes"."body"
+      FROM "notes"
+      WHERE (("notes"."createdAt", "notes"."updatedAt") >= ('2023-11-14 22:13:20.000', '2023-11-14 22:14:20.000'))
+      ORDER BY "notes"."id"
       edited, late
-      SELECT "notes"."body" FROM "notes" WHERE (("notes"."createdAt", "notes"."updatedAt") = ("notes"."createdAt", "notes"."updatedAt")) ORDER BY "notes"."id"
+      SELECT "notes"."body"
+      FROM "notes"
+      WHERE (("notes"."createdAt", "notes"."updatedAt") = ("notes"."createdAt", "notes"."updatedAt"))
+      ORDER BY "notes"."id"
       edited
-      SELECT "tags"."title" FROM "tags" WHERE (("tags"."title", "tags"."uses") = ('work', 3))
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE (("tags"."title", "tags"."uses") = ('work', 3))
       work
-      SELECT "tags"."title" FROM "tags" WHERE (("tags"."title", "tags"."uses") IS NOT ('work', 3))
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE (("tags"."title", "tags"."uses") IS NOT ('work', 3))
       home
-      SELECT "tags"."title" FROM "tags" WHERE (("tags"."title", "tags"."uses") > ('home', 2))
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE (("tags"."title", "tags"."uses") > ('home', 2))
       work
-      SELECT "tags"."title" FROM "tags" WHERE (("tags"."title", "tags"."uses") <= ('home', 5))
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE (("tags"."title", "tags"."uses") <= ('home', 5))
       home
       """
     }
@@ -102,23 +123,59 @@ struct RowValueComparisonTests {
     let output = lines.joined(separator: "\n")
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") IS ('2023-11-14 22:13:20.000', NULL)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE (("notes"."createdAt", "notes"."updatedAt") IS ('2023-11-14 22:13:20.000', NULL))
+      ORDER BY "tags"."title"
       home
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") IS NOT ('2023-11-14 22:13:20.000', NULL)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE (("notes"."createdAt", "notes"."updatedAt") IS NOT ('2023-11-14 22:13:20.000', NULL))
+      ORDER BY "tags"."title"
       idle, work
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") = ('2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE (("notes"."createdAt", "notes"."updatedAt") = ('2023-11-14 23:13:20.000', NULL))
+      ORDER BY "tags"."title"
 
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") <> ('2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE (("notes"."createdAt", "notes"."updatedAt") <> ('2023-11-14 23:13:20.000', NULL))
+      ORDER BY "tags"."title"
       home
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."createdAt", "notes"."updatedAt") < ('2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE (("notes"."createdAt", "notes"."updatedAt") < ('2023-11-14 23:13:20.000', NULL))
+      ORDER BY "tags"."title"
       home
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE ((("notes"."createdAt", "notes"."updatedAt") >= ('2023-11-14 22:13:20.000', NULL)) AND ("tags"."uses" > 1)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE ((("notes"."createdAt", "notes"."updatedAt") >= ('2023-11-14 22:13:20.000', NULL)) AND ("tags"."uses" > 1))
+      ORDER BY "tags"."title"
       work
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") IS (2, 'work', '2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") IS (2, 'work', '2023-11-14 23:13:20.000', NULL))
+      ORDER BY "tags"."title"
       work
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") IS NOT (2, 'work', '2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") IS NOT (2, 'work', '2023-11-14 23:13:20.000', NULL))
+      ORDER BY "tags"."title"
       home, idle
-      SELECT "tags"."title" FROM "tags" LEFT JOIN "notes" ON ("tags"."title" = "notes"."body") WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") < (2, 'work', '2023-11-14 23:13:20.000', NULL)) ORDER BY "tags"."title"
+      SELECT "tags"."title"
+      FROM "tags"
+      LEFT JOIN "notes" ON ("tags"."title" = "notes"."body")
+      WHERE (("notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt") < (2, 'work', '2023-11-14 23:13:20.000', NULL))
+      ORDER BY "tags"."title"
       home
       """
     }

@@ -32,15 +32,22 @@ struct ScalarFunctionTests {
     }
     assertInlineSnapshot(of: output, as: .lines) {
       #"""
-      SELECT abs("reminders"."score"), sign("reminders"."score"), round("reminders"."score"), round("reminders"."score", 2) FROM "reminders" ORDER BY "reminders"."score"
+      SELECT abs("reminders"."score"), sign("reminders"."score"), round("reminders"."score"), round("reminders"."score", 2)
+      FROM "reminders"
+      ORDER BY "reminders"."score"
       (2.456, -1.0, -2.0, -2.46)
       (0.0, 0.0, 0.0, 0.0)
-      SELECT quote("reminders"."title"), nullif("reminders"."title", ''), unicode("reminders"."title") FROM "reminders" ORDER BY "reminders"."score"
+      SELECT quote("reminders"."title"), nullif("reminders"."title", ''), unicode("reminders"."title")
+      FROM "reminders"
+      ORDER BY "reminders"."score"
       ("\'it\'\'s\'", Optional("it\'s"), Optional(105))
       ("\'\'", nil, nil)
-      SELECT abs("tags"."uses"), sign("tags"."uses"), hex(zeroblob(4)), length(randomblob(16)) FROM "tags"
+      SELECT abs("tags"."uses"), sign("tags"."uses"), hex(zeroblob(4)), length(randomblob(16))
+      FROM "tags"
       (7, -1, "00000000", 16)
-      SELECT "tags"."title" FROM "tags" WHERE ((likely(("tags"."uses" < 0)) AND NOT (unlikely(("tags"."uses" > 100)))) AND likelihood(("tags"."title" = 'a'), 0.5))
+      SELECT "tags"."title"
+      FROM "tags"
+      WHERE ((likely(("tags"."uses" < 0)) AND NOT (unlikely(("tags"."uses" > 100)))) AND likelihood(("tags"."title" = 'a'), 0.5))
       a
       """#
     }
@@ -56,9 +63,12 @@ struct ScalarFunctionTests {
     ].joined(separator: "\n")
     assertInlineSnapshot(of: sql, as: .lines) {
       """
-      SELECT unhex("reminders"."title") FROM "reminders"
-      SELECT unhex("reminders"."title", '-') FROM "reminders"
-      SELECT octet_length("reminders"."title") FROM "reminders"
+      SELECT unhex("reminders"."title")
+      FROM "reminders"
+      SELECT unhex("reminders"."title", '-')
+      FROM "reminders"
+      SELECT octet_length("reminders"."title")
+      FROM "reminders"
       """
     }
   }

@@ -46,17 +46,32 @@ struct SchemaNameTests {
     ]
     assertInlineSnapshot(of: try database.sqlAndRows(of: statements), as: .lines) {
       """
-      SELECT "main"."shelves"."id", "main"."shelves"."label", "main"."shelves"."slots" FROM "main"."shelves" LIMIT 1
+      SELECT "main"."shelves"."id", "main"."shelves"."label", "main"."shelves"."slots"
+      FROM "main"."shelves"
+      LIMIT 1
         Shelf(id: 1, label: "Top", slots: 4)
-      INSERT INTO "main"."shelves" ("label", "slots") VALUES ('Middle', 3) RETURNING "id", "label", "slots"
+      INSERT INTO "main"."shelves"
+      ("label", "slots")
+      VALUES
+      ('Middle', 3)
+      RETURNING "id", "label", "slots"
         Shelf(id: 3, label: "Middle", slots: 3)
-      UPDATE "main"."shelves" SET "slots" = 5 WHERE ("main"."shelves"."slots" = 2) RETURNING "id", "slots"
+      UPDATE "main"."shelves"
+      SET "slots" = 5
+      WHERE ("main"."shelves"."slots" = 2)
+      RETURNING "id", "slots"
         (2, 5)
-      DELETE FROM "main"."shelves" WHERE ("main"."shelves"."label" = 'Top') RETURNING "label"
+      DELETE FROM "main"."shelves"
+      WHERE ("main"."shelves"."label" = 'Top')
+      RETURNING "label"
         Top
-      SELECT "main"."shelves"."label", "main"."shelves"."rowid" FROM "main"."shelves" WHERE ("main"."shelves"."id" IN (2))
+      SELECT "main"."shelves"."label", "main"."shelves"."rowid"
+      FROM "main"."shelves"
+      WHERE ("main"."shelves"."id" IN (2))
         ("Bottom", 2)
-      SELECT "main"."shelves"."label" FROM "main"."shelves" ORDER BY "main"."shelves"."id"
+      SELECT "main"."shelves"."label"
+      FROM "main"."shelves"
+      ORDER BY "main"."shelves"."id"
         Bottom
         Middle
       """
@@ -77,6 +92,6 @@ struct SchemaNameTests {
     }
     #expect(temp.value == ["draft"])
     #expect(temp.event == nil)
-    #expect(ScratchShelf.all.query.description == #"SELECT "temp"."scratchShelves"."id", "temp"."scratchShelves"."label" FROM "temp"."scratchShelves""#)
+    #expect(ScratchShelf.all.query.description == #"SELECT "temp"."scratchShelves"."id", "temp"."scratchShelves"."label"\#nFROM "temp"."scratchShelves""#)
   }
 }

@@ -25,18 +25,27 @@ struct ScopeTests {
     let chained: Where<Reminder> = Reminder.open.urgent.matching("milk").order(by: \.title)
     assertInlineSnapshot(of: chained.query.description, as: .lines) {
       #"""
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."priority" = 3) AND ("reminders"."title" LIKE '%milk%' ESCAPE '\') ORDER BY "reminders"."title"
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."priority" = 3) AND ("reminders"."title" LIKE '%milk%' ESCAPE '\')
+      ORDER BY "reminders"."title"
       """#
     }
     let combined: Where<Reminder> = Reminder.open.and(Reminder.scoredAbove(2))
     assertInlineSnapshot(of: combined.query.description, as: .lines) {
       """
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."score" > 2.0)
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."score" > 2.0)
       """
     }
     assertInlineSnapshot(of: Reminder.search("report", limit: 5).query.description, as: .lines) {
       #"""
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."title" LIKE '%report%' ESCAPE '\') ORDER BY "reminders"."title" LIMIT 5
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."title" LIKE '%report%' ESCAPE '\')
+      ORDER BY "reminders"."title"
+      LIMIT 5
       """#
     }
   }

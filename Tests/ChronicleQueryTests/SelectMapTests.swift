@@ -40,7 +40,9 @@ struct SelectMapTests {
   @Test func swapsTheSelectedColumns() throws {
     assertInlineSnapshot(of: try run(HouseChore.select { ($0.id, $0.title) }.order(by: \.id).map { ($1, $0) }), as: .lines) {
       """
-      SELECT "chores"."title", "chores"."id" FROM "chores" ORDER BY "chores"."id"
+      SELECT "chores"."title", "chores"."id"
+      FROM "chores"
+      ORDER BY "chores"."id"
       ("Dishes", 1)
       ("Laundry", 2)
       ("Trash", 3)
@@ -55,7 +57,11 @@ struct SelectMapTests {
           .map { title, points in (title.upper(), points * 10, points > 3) }),
       as: .lines) {
       """
-      SELECT upper("chores"."title"), ("chores"."points" * 10), ("chores"."points" > 3) FROM "chores" WHERE ("chores"."points" > 1) ORDER BY "chores"."id" LIMIT 5
+      SELECT upper("chores"."title"), ("chores"."points" * 10), ("chores"."points" > 3)
+      FROM "chores"
+      WHERE ("chores"."points" > 1)
+      ORDER BY "chores"."id"
+      LIMIT 5
       ("DISHES", 20, false)
       ("LAUNDRY", 50, true)
       """
@@ -65,7 +71,9 @@ struct SelectMapTests {
   @Test func oneSelectedValueAndAnOptionalOne() throws {
     assertInlineSnapshot(of: try run(HouseChore.select(\.points).order(by: \.id).map { $0 + 1 }), as: .lines) {
       """
-      SELECT ("chores"."points" + 1) FROM "chores" ORDER BY "chores"."id"
+      SELECT ("chores"."points" + 1)
+      FROM "chores"
+      ORDER BY "chores"."id"
       3
       6
       2
@@ -75,7 +83,9 @@ struct SelectMapTests {
       of: try run(HouseChore.select { ($0.title, $0.doneAt) }.order(by: \.id).map { title, doneAt in (doneAt, title.length()) }),
       as: .lines) {
       """
-      SELECT "chores"."doneAt", length("chores"."title") FROM "chores" ORDER BY "chores"."id"
+      SELECT "chores"."doneAt", length("chores"."title")
+      FROM "chores"
+      ORDER BY "chores"."id"
       (nil, 6)
       (Optional(2026-09-21 14:13:20 +0000), 7)
       (nil, 5)
@@ -87,13 +97,19 @@ struct SelectMapTests {
     assertInlineSnapshot(
       of: try run(HouseChore.select(\.id).select(\.title).order(by: \.id).limit(1).map { id, title in (title, id * 2) }), as: .lines) {
       """
-      SELECT "chores"."title", ("chores"."id" * 2) FROM "chores" ORDER BY "chores"."id" LIMIT 1
+      SELECT "chores"."title", ("chores"."id" * 2)
+      FROM "chores"
+      ORDER BY "chores"."id"
+      LIMIT 1
       ("Dishes", 2)
       """
     }
     assertInlineSnapshot(of: try run(HouseChore.select { ($0, $0.points) }.order(by: \.id).limit(1).map { ($1, $0) }), as: .lines) {
       """
-      SELECT "chores"."points", "chores"."id", "chores"."title", "chores"."points", "chores"."doneAt" FROM "chores" ORDER BY "chores"."id" LIMIT 1
+      SELECT "chores"."points", "chores"."id", "chores"."title", "chores"."points", "chores"."doneAt"
+      FROM "chores"
+      ORDER BY "chores"."id"
+      LIMIT 1
       (2, ChronicleQueryTests.HouseChore(id: 1, title: "Dishes", points: 2, doneAt: nil))
       """
     }

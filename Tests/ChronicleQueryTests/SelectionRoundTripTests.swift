@@ -117,7 +117,14 @@ struct SelectionRoundTripTests {
     }
     assertInlineSnapshot(of: ([sql] + titles + ["above average:"] + above).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminders"."title" FROM "reminders" WHERE "reminders"."title" IN (SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."score" > 0.0)) ORDER BY "reminders"."title"
+      SELECT "reminders"."title"
+      FROM "reminders"
+      WHERE "reminders"."title" IN (
+        SELECT "reminders"."title"
+        FROM "reminders"
+        WHERE ("reminders"."score" > 0.0)
+      )
+      ORDER BY "reminders"."title"
       Eggs
       Milk
       above average:
@@ -139,8 +146,11 @@ struct SelectionRoundTripTests {
     let rows = try database.read { db in try query.fetchAll(db) }
     assertInlineSnapshot(of: ([query.query.description] + rows.map { "\($0)" }).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position", count("reminders"."id") FROM "remindersLists"
+      SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position", count("reminders"."id")
+      FROM "remindersLists"
+
       JOIN "reminders" ON "remindersLists"."id" = "reminders"."remindersListID"
+
       GROUP BY "remindersLists"."id"
       ListWithCount(remindersList: ChronicleQueryTests.RemindersList(id: 00000000-0000-0000-0000-0000000000AA, title: "Home", position: 0), remindersCount: 2)
       """

@@ -11,17 +11,22 @@ struct SelectionSQLTests {
     assertInlineSnapshot(
       of: Reminder.where { $0.score > 1 }.select { ($0.title, $0.priority, $0.score * 2) }.query.description, as: .lines) {
       """
-      SELECT "reminders"."title", "reminders"."priority", ("reminders"."score" * 2.0) FROM "reminders" WHERE ("reminders"."score" > 1.0)
+      SELECT "reminders"."title", "reminders"."priority", ("reminders"."score" * 2.0)
+      FROM "reminders"
+      WHERE ("reminders"."score" > 1.0)
       """
     }
     assertInlineSnapshot(of: Reminder.select { $0.title.upper() }.order(by: \.title).query.description, as: .lines) {
       """
-      SELECT upper("reminders"."title") FROM "reminders" ORDER BY "reminders"."title"
+      SELECT upper("reminders"."title")
+      FROM "reminders"
+      ORDER BY "reminders"."title"
       """
     }
     assertInlineSnapshot(of: RemindersList.select { ($0, $0.title.length()) }.query.description, as: .lines) {
       """
-      SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position", length("remindersLists"."title") FROM "remindersLists"
+      SELECT "remindersLists"."id", "remindersLists"."title", "remindersLists"."position", length("remindersLists"."title")
+      FROM "remindersLists"
       """
     }
   }
@@ -33,7 +38,8 @@ struct SelectionSQLTests {
       }.query.description,
       as: .lines) {
       """
-      SELECT upper("reminders"."title") AS "title", ("reminders"."priority" IS 3) AS "isUrgent", "reminders"."notes" AS "notes", "reminders"."priority" AS "priority" FROM "reminders"
+      SELECT upper("reminders"."title") AS "title", ("reminders"."priority" IS 3) AS "isUrgent", "reminders"."notes" AS "notes", "reminders"."priority" AS "priority"
+      FROM "reminders"
       """
     }
   }
@@ -42,20 +48,27 @@ struct SelectionSQLTests {
     #expect(Note.TableColumns.allColumns.flatMap(\.names) == ["id", "body", "createdAt", "updatedAt"])
     assertInlineSnapshot(of: Note.where { $0.timestamps.createdAt < noon }.select { ($0.body, $0.timestamps) }.query.description, as: .lines) {
       """
-      SELECT "notes"."body", "notes"."createdAt", "notes"."updatedAt" FROM "notes" WHERE ("notes"."createdAt" < '2026-09-21 14:13:20.000')
+      SELECT "notes"."body", "notes"."createdAt", "notes"."updatedAt"
+      FROM "notes"
+      WHERE ("notes"."createdAt" < '2026-09-21 14:13:20.000')
       """
     }
     assertInlineSnapshot(
       of: Note.insert { Note.Draft(body: "Hi", timestamps: Timestamps(createdAt: noon)) }.query.description, as: .lines) {
       """
-      INSERT INTO "notes" ("body", "createdAt", "updatedAt") VALUES ('Hi', '2026-09-21 14:13:20.000', NULL)
+      INSERT INTO "notes"
+      ("body", "createdAt", "updatedAt")
+      VALUES
+      ('Hi', '2026-09-21 14:13:20.000', NULL)
       """
     }
     assertInlineSnapshot(
       of: Note.find(1).update { $0.timestamps = Timestamps.Columns(createdAt: Note.columns.timestamps.createdAt, updatedAt: Optional(noon)) }.query.description,
       as: .lines) {
       """
-      UPDATE "notes" SET ("createdAt", "updatedAt") = ("notes"."createdAt", '2026-09-21 14:13:20.000') WHERE ("notes"."id" IN (1))
+      UPDATE "notes"
+      SET ("createdAt", "updatedAt") = ("notes"."createdAt", '2026-09-21 14:13:20.000')
+      WHERE ("notes"."id" IN (1))
       """
     }
   }
@@ -64,12 +77,18 @@ struct SelectionSQLTests {
     assertInlineSnapshot(
       of: Tag.insert { Tag(title: "home", useCount: 1) }.returning { ($0.title, $0.useCount) }.query.description, as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 1) RETURNING "title", "uses"
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 1)
+      RETURNING "title", "uses"
       """
     }
     assertInlineSnapshot(of: Tag.where { $0.useCount == 0 }.delete().returning(\.title).query.description, as: .lines) {
       """
-      DELETE FROM "tags" WHERE ("tags"."uses" = 0) RETURNING "title"
+      DELETE FROM "tags"
+      WHERE ("tags"."uses" = 0)
+      RETURNING "title"
       """
     }
   }
@@ -78,7 +97,9 @@ struct SelectionSQLTests {
     let minimum = 1.5
     assertInlineSnapshot(of: Reminder.where { !$0.isCompleted && #sql("\($0.score) > \(minimum)") }.query.description, as: .lines) {
       """
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE (NOT ("reminders"."isCompleted") AND "reminders"."score" > 1.5)
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE (NOT ("reminders"."isCompleted") AND "reminders"."score" > 1.5)
       """
     }
     let table = "tags"
@@ -86,12 +107,19 @@ struct SelectionSQLTests {
       of: #sql("SELECT \(Tag.columns) FROM \(raw: table) WHERE \(quote: "uses") > \(3) AND title <> 'it''s'", as: Tag.self).query.description,
       as: .lines) {
       """
-      SELECT "tags"."title", "tags"."uses" FROM tags WHERE "uses" > 3 AND title <> 'it''s'
+      SELECT "tags"."title", "tags"."uses"
+      FROM tags
+      WHERE "uses" > 3 AND title <> 'it''s'
       """
     }
     assertInlineSnapshot(of: #sql("DELETE FROM \(Tag.self) WHERE \(Tag.columns.title) IN (\(Tag.where { $0.useCount == 0 }.select(\.title)))").query.description, as: .lines) {
       """
-      DELETE FROM "tags" WHERE "tags"."title" IN (SELECT "tags"."title" FROM "tags" WHERE ("tags"."uses" = 0))
+      DELETE FROM "tags"
+      WHERE "tags"."title" IN (
+        SELECT "tags"."title"
+        FROM "tags"
+        WHERE ("tags"."uses" = 0)
+      )
       """
     }
   }

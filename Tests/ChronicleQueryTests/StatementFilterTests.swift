@@ -27,10 +27,16 @@ struct StatementFilterTests {
     let open = Reminder.count { !$0.isCompleted }
     assertInlineSnapshot(of: [update.query.description, delete.query.description, unlimited.query.description, open.query.description].joined(separator: "\n"), as: .lines) {
       """
-      UPDATE "reminders" SET "title" = 'Done' WHERE "reminders"."isCompleted"
-      DELETE FROM "reminders" WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-00000000000a'))
-      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title"
-      SELECT count(*) FILTER (WHERE NOT ("reminders"."isCompleted")) FROM "reminders"
+      UPDATE "reminders"
+      SET "title" = 'Done'
+      WHERE "reminders"."isCompleted"
+      DELETE FROM "reminders"
+      WHERE ("reminders"."id" IN ('00000000-0000-0000-0000-00000000000a'))
+      SELECT "reminders"."title"
+      FROM "reminders"
+      ORDER BY "reminders"."title"
+      SELECT count(*) FILTER (WHERE NOT ("reminders"."isCompleted"))
+      FROM "reminders"
       """
     }
     #expect(try database.read { db in try open.fetchOne(db) } == 1)  // milk

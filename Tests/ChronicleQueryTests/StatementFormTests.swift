@@ -40,10 +40,16 @@ struct StatementFormTests {
     } + rows
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
       """
-      UPDATE "reminders" SET "remindersListID" = '<list>', "title" = 'Duck eggs', "notes" = NULL, "isCompleted" = 0, "priority" = 2, "dueDate" = NULL, "score" = 1.0 WHERE ("reminders"."id" = '<eggs>')
-      UPDATE "reminders" SET "isCompleted" = 0 WHERE ("reminders"."title" = 'Milk')
-      DELETE FROM "reminders" WHERE ("reminders"."id" = '<bread>')
-      DELETE FROM "reminders" WHERE ("reminders"."id" IN ('<jam>'))
+      UPDATE "reminders"
+      SET "remindersListID" = '<list>', "title" = 'Duck eggs', "notes" = NULL, "isCompleted" = 0, "priority" = 2, "dueDate" = NULL, "score" = 1.0
+      WHERE ("reminders"."id" = '<eggs>')
+      UPDATE "reminders"
+      SET "isCompleted" = 0
+      WHERE ("reminders"."title" = 'Milk')
+      DELETE FROM "reminders"
+      WHERE ("reminders"."id" = '<bread>')
+      DELETE FROM "reminders"
+      WHERE ("reminders"."id" IN ('<jam>'))
       Duck eggs | - | medium | false
       Milk | - | high | false
       """
@@ -66,15 +72,29 @@ struct StatementFormTests {
     }
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
       """
-      SELECT count(*) FROM "reminders"
+      SELECT count(*)
+      FROM "reminders"
         -> 4
-      SELECT count(*) FILTER (WHERE NOT ("reminders"."isCompleted")) FROM "reminders"
+      SELECT count(*) FILTER (WHERE NOT ("reminders"."isCompleted"))
+      FROM "reminders"
         -> 2
-      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title" LIMIT (SELECT count(*) FROM "remindersLists")
+      SELECT "reminders"."title"
+      FROM "reminders"
+      ORDER BY "reminders"."title"
+      LIMIT (
+        SELECT count(*)
+        FROM "remindersLists"
+      )
         -> Bread
-      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title" LIMIT 2 OFFSET 1
+      SELECT "reminders"."title"
+      FROM "reminders"
+      ORDER BY "reminders"."title"
+      LIMIT 2 OFFSET 1
         -> Eggs, Jam (50% off)
-      SELECT "reminders"."title" FROM "reminders" ORDER BY "reminders"."title" LIMIT 2 OFFSET 2
+      SELECT "reminders"."title"
+      FROM "reminders"
+      ORDER BY "reminders"."title"
+      LIMIT 2 OFFSET 2
         -> Jam (50% off), Milk
       """
     }
@@ -99,9 +119,17 @@ struct StatementFormTests {
     }
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
       #"""
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."title" LIKE '%e%' ESCAPE '\') AND (NOT ("reminders"."isCompleted")) ORDER BY "reminders"."title" LIMIT 10
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE ("reminders"."title" LIKE '%e%' ESCAPE '\') AND (NOT ("reminders"."isCompleted"))
+      ORDER BY "reminders"."title"
+      LIMIT 10
         -> Bread, Eggs
-      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders" WHERE ("reminders"."title" LIKE '%e%' ESCAPE '\') ORDER BY "reminders"."title" LIMIT 2
+      SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+      FROM "reminders"
+      WHERE ("reminders"."title" LIKE '%e%' ESCAPE '\')
+      ORDER BY "reminders"."title"
+      LIMIT 2
         -> Bread, Eggs
       """#
     }
@@ -122,11 +150,17 @@ struct StatementFormTests {
     }
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminders"."title", "reminders"."score" FROM "reminders" ORDER BY "reminders"."title"
+      SELECT "reminders"."title", "reminders"."score"
+      FROM "reminders"
+      ORDER BY "reminders"."title"
       ("Bread", 2.0), ("Eggs", 1.0), ("Jam (50% off)", 5.0), ("Milk", 3.0)
-      SELECT "reminders"."title", "reminders"."isCompleted", "reminders"."score", "reminders"."notes" FROM "reminders" ORDER BY "reminders"."title"
+      SELECT "reminders"."title", "reminders"."isCompleted", "reminders"."score", "reminders"."notes"
+      FROM "reminders"
+      ORDER BY "reminders"."title"
       ("Bread", false, 2.0, nil), ("Eggs", false, 1.0, Optional("a dozen")), ("Jam (50% off)", true, 5.0, nil), ("Milk", true, 3.0, nil)
-      SELECT "reminders"."title", "reminders"."score", "reminders"."priority", length("reminders"."title"), coalesce("reminders"."notes", '-') FROM "reminders" ORDER BY "reminders"."title"
+      SELECT "reminders"."title", "reminders"."score", "reminders"."priority", length("reminders"."title"), coalesce("reminders"."notes", '-')
+      FROM "reminders"
+      ORDER BY "reminders"."title"
       ("Bread", 2.0, Optional(ChronicleQueryTests.Reminder.Priority.low), 5, "-"), ("Eggs", 1.0, nil, 4, "a dozen"), ("Jam (50% off)", 5.0, nil, 13, "-"), ("Milk", 3.0, Optional(ChronicleQueryTests.Reminder.Priority.high), 4, "-")
       """
     }
@@ -168,10 +202,22 @@ struct StatementFormTests {
     }
     assertInlineSnapshot(of: (statements + rows).joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "remindersLists" ("id", "title", "position") VALUES (<uuid>, 'Home', 1)
-      INSERT INTO "reminders" ("id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES (<uuid>, <uuid>, 'Milk', NULL, 0, NULL, NULL, 0.0)
-      INSERT INTO "reminders" ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score") VALUES (<uuid>, 'Eggs', NULL, 0, NULL, NULL, 0.0), (<uuid>, 'Bread', NULL, 0, NULL, NULL, 0.0)
-      INSERT INTO "tags" ("title", "uses") VALUES ('food', 2)
+      INSERT INTO "remindersLists"
+      ("id", "title", "position")
+      VALUES
+      (<uuid>, 'Home', 1)
+      INSERT INTO "reminders"
+      ("id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score")
+      VALUES
+      (<uuid>, <uuid>, 'Milk', NULL, 0, NULL, NULL, 0.0)
+      INSERT INTO "reminders"
+      ("remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score")
+      VALUES
+      (<uuid>, 'Eggs', NULL, 0, NULL, NULL, 0.0), (<uuid>, 'Bread', NULL, 0, NULL, NULL, 0.0)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('food', 2)
       Bread, Eggs, Milk
       1 tag
       """
@@ -213,7 +259,10 @@ struct StatementFormTests {
     let rows = try fixture.database.read { db in try tagged.fetchAll(db) }
     assertInlineSnapshot(of: ([tagged.query.description] + rows.map { "\($0.0) \($0.1)" }).joined(separator: "\n"), as: .lines) {
       """
-      SELECT "reminders"."title", "taggings"."tagTitle" FROM "reminders" JOIN "taggings" ON ("reminders"."id" = "taggings"."reminderID") ORDER BY "reminders"."title", "taggings"."tagTitle"
+      SELECT "reminders"."title", "taggings"."tagTitle"
+      FROM "reminders"
+      JOIN "taggings" ON ("reminders"."id" = "taggings"."reminderID")
+      ORDER BY "reminders"."title", "taggings"."tagTitle"
       Eggs dairy
       Milk food
       """

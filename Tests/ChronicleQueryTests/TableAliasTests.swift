@@ -50,19 +50,39 @@ struct TableAliasTests {
       as: .lines
     ) {
       """
-      SELECT "rs"."title", "rs"."score" FROM "reminders" AS "rs" WHERE ("rs"."priority" IS NOT NULL) ORDER BY "rs"."title"
+      SELECT "rs"."title", "rs"."score"
+      FROM "reminders" AS "rs"
+      WHERE ("rs"."priority" IS NOT NULL)
+      ORDER BY "rs"."title"
         -> Bread 2.0, Milk 3.0
-      SELECT "earliers"."title", "laters"."title" FROM "reminders" AS "earliers" JOIN "reminders" AS "laters" ON (("earliers"."remindersListID" = "laters"."remindersListID") AND ("earliers"."score" < "laters"."score")) WHERE "laters"."isCompleted" ORDER BY "earliers"."score", "laters"."score"
+      SELECT "earliers"."title", "laters"."title"
+      FROM "reminders" AS "earliers"
+      JOIN "reminders" AS "laters" ON (("earliers"."remindersListID" = "laters"."remindersListID") AND ("earliers"."score" < "laters"."score"))
+      WHERE "laters"."isCompleted"
+      ORDER BY "earliers"."score", "laters"."score"
         -> Eggs < Milk, Eggs < Jam (50% off), Bread < Milk, Bread < Jam (50% off), Milk < Jam (50% off)
-      SELECT "rs"."title" FROM "reminders" AS "rs" WHERE "rs"."score" > 2
+      SELECT "rs"."title"
+      FROM "reminders" AS "rs"
+      WHERE "rs"."score" > 2
         -> Milk, Jam (50% off)
-      SELECT "shop"."title" FROM "reminders" AS "shop" WHERE ("shop"."notes" IS NOT NULL)
+      SELECT "shop"."title"
+      FROM "reminders" AS "shop"
+      WHERE ("shop"."notes" IS NOT NULL)
         -> Eggs
-      UPDATE "reminders" AS "rs" SET "title" = ("rs"."title" || ' 2') WHERE ("rs"."title" = 'Milk') RETURNING "id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score"
+      UPDATE "reminders" AS "rs"
+      SET "title" = ("rs"."title" || ' 2')
+      WHERE ("rs"."title" = 'Milk')
+      RETURNING "id", "remindersListID", "title", "notes", "isCompleted", "priority", "dueDate", "score"
         -> Milk 2 true 3.0
-      DELETE FROM "reminders" AS "rs" WHERE ("rs"."title" = 'Bread') RETURNING "title", "score"
+      DELETE FROM "reminders" AS "rs"
+      WHERE ("rs"."title" = 'Bread')
+      RETURNING "title", "score"
         -> Bread 2.0
-      INSERT INTO "remindersLists" AS "rs" ("title") VALUES ('cruise') RETURNING "title"
+      INSERT INTO "remindersLists" AS "rs"
+      ("title")
+      VALUES
+      ('cruise')
+      RETURNING "title"
         -> cruise
       (["Eggs", "Jam (50% off)", "Milk 2"], ["Home", "cruise"])
       """

@@ -30,11 +30,15 @@ struct TableValuedFunctionTests {
     let required = ColumnInfo<Reminder>.where { $0.isNotNull && !$0.isPrimaryKey }.order(by: \.position).select(\.name)
     assertInlineSnapshot(of: [try fixture.database.sqlAndRows(lists), try fixture.database.sqlAndRows(required)].joined(separator: "\n"), as: .lines) {
       #"""
-      SELECT "remindersListsColumns"."cid", "remindersListsColumns"."name", "remindersListsColumns"."type", "remindersListsColumns"."notnull", "remindersListsColumns"."dflt_value", "remindersListsColumns"."pk" FROM pragma_table_info('remindersLists') AS "remindersListsColumns"
+      SELECT "remindersListsColumns"."cid", "remindersListsColumns"."name", "remindersListsColumns"."type", "remindersListsColumns"."notnull", "remindersListsColumns"."dflt_value", "remindersListsColumns"."pk"
+      FROM pragma_table_info('remindersLists') AS "remindersListsColumns"
       ColumnInfo<RemindersList>(position: 0, name: "id", type: "TEXT", isNotNull: true, defaultValue: Optional("uuid()"), isPrimaryKey: true)
       ColumnInfo<RemindersList>(position: 1, name: "title", type: "TEXT", isNotNull: true, defaultValue: Optional("\'\'"), isPrimaryKey: false)
       ColumnInfo<RemindersList>(position: 2, name: "position", type: "INTEGER", isNotNull: true, defaultValue: Optional("0"), isPrimaryKey: false)
-      SELECT "remindersColumns"."name" FROM pragma_table_info('reminders') AS "remindersColumns" WHERE ("remindersColumns"."notnull" AND NOT ("remindersColumns"."pk")) ORDER BY "remindersColumns"."cid"
+      SELECT "remindersColumns"."name"
+      FROM pragma_table_info('reminders') AS "remindersColumns"
+      WHERE ("remindersColumns"."notnull" AND NOT ("remindersColumns"."pk"))
+      ORDER BY "remindersColumns"."cid"
       remindersListID
       title
       isCompleted
@@ -50,7 +54,9 @@ struct TableValuedFunctionTests {
       .select { ($0.table, $0.from, $0.to, $0.onDelete, $1.type, $1.isNotNull) }
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(query), as: .lines) {
       """
-      SELECT "remindersReferences"."table", "remindersReferences"."from", "remindersReferences"."to", "remindersReferences"."on_delete", "remindersColumns"."type", "remindersColumns"."notnull" FROM pragma_foreign_key_list('reminders') AS "remindersReferences" JOIN pragma_table_info('reminders') AS "remindersColumns" ON ("remindersReferences"."from" = "remindersColumns"."name")
+      SELECT "remindersReferences"."table", "remindersReferences"."from", "remindersReferences"."to", "remindersReferences"."on_delete", "remindersColumns"."type", "remindersColumns"."notnull"
+      FROM pragma_foreign_key_list('reminders') AS "remindersReferences"
+      JOIN pragma_table_info('reminders') AS "remindersColumns" ON ("remindersReferences"."from" = "remindersColumns"."name")
       ("remindersLists", "remindersListID", "id", "CASCADE", "TEXT", true)
       """
     }

@@ -50,10 +50,18 @@ struct UpdateAssignmentTests {
     }
     assertInlineSnapshot(of: ([milk, eggs, bread, jam].map(\.query.description) + rows).joined(separator: "\n"), as: .lines) {
       #"""
-      UPDATE "reminders" SET "isCompleted" = NOT ("reminders"."isCompleted"), "title" = ("reminders"."title" || '!'), "notes" = 'Oat', "priority" = 1, "dueDate" = '1970-01-02 00:00:00.000' WHERE ("reminders"."title" = 'Milk')
-      UPDATE "reminders" SET "score" = (("reminders"."score" * 4.0) + 1.0), "notes" = NULL, "priority" = 3, "title" = ("reminders"."title" || ' (free range)') WHERE ("reminders"."title" = 'Eggs')
-      UPDATE "reminders" SET "score" = -("reminders"."score"), "isCompleted" = NOT ("reminders"."isCompleted") WHERE ("reminders"."title" = 'Bread')
-      UPDATE "reminders" SET "notes" = CASE "reminders"."isCompleted" WHEN 1 THEN 'done' END WHERE ("reminders"."title" LIKE 'Jam%' ESCAPE '\')
+      UPDATE "reminders"
+      SET "isCompleted" = NOT ("reminders"."isCompleted"), "title" = ("reminders"."title" || '!'), "notes" = 'Oat', "priority" = 1, "dueDate" = '1970-01-02 00:00:00.000'
+      WHERE ("reminders"."title" = 'Milk')
+      UPDATE "reminders"
+      SET "score" = (("reminders"."score" * 4.0) + 1.0), "notes" = NULL, "priority" = 3, "title" = ("reminders"."title" || ' (free range)')
+      WHERE ("reminders"."title" = 'Eggs')
+      UPDATE "reminders"
+      SET "score" = -("reminders"."score"), "isCompleted" = NOT ("reminders"."isCompleted")
+      WHERE ("reminders"."title" = 'Bread')
+      UPDATE "reminders"
+      SET "notes" = CASE "reminders"."isCompleted" WHEN 1 THEN 'done' END
+      WHERE ("reminders"."title" LIKE 'Jam%' ESCAPE '\')
       Bread | true | NULL | low | NULL | -2.0
       Eggs (free range) | false | NULL | high | NULL | 5.0
       Jam (50% off) | true | done | NULL | NULL | 5.0
@@ -74,13 +82,15 @@ struct UpdateAssignmentTests {
     }
     assertInlineSnapshot(of: fillNotes.query.description, as: .lines) {
       """
-      UPDATE "reminders" SET "notes" = CASE WHEN ("reminders"."notes" IS NULL) THEN 'none' ELSE "reminders"."notes" END, "dueDate" = CASE WHEN ("reminders"."priority" IS NOT NULL) THEN '2026-01-01 00:00:00.000' END
+      UPDATE "reminders"
+      SET "notes" = CASE WHEN ("reminders"."notes" IS NULL) THEN 'none' ELSE "reminders"."notes" END, "dueDate" = CASE WHEN ("reminders"."priority" IS NOT NULL) THEN '2026-01-01 00:00:00.000' END
       """
     }
     try database.write { db in try fillNotes.execute(db) }
     assertInlineSnapshot(of: try database.sqlAndRows(Reminder.select { ($0.title, $0.notes, $0.dueDate) }), as: .lines) {
       """
-      SELECT "reminders"."title", "reminders"."notes", "reminders"."dueDate" FROM "reminders"
+      SELECT "reminders"."title", "reminders"."notes", "reminders"."dueDate"
+      FROM "reminders"
       ("Milk", Optional("none"), Optional(2026-01-01 00:00:00 +0000))
       ("Eggs", Optional("a dozen"), nil)
       ("Bread", Optional("none"), Optional(2026-01-01 00:00:00 +0000))
@@ -108,11 +118,18 @@ struct UpdateAssignmentTests {
     ]
     assertInlineSnapshot(of: try seeded.database.sqlAndRows(of: statements), as: .lines) {
       """
-      UPDATE "reminders" SET "score" = ("reminders"."score" + 1.0)
-      UPDATE "reminders" SET "isCompleted" = NOT ("reminders"."isCompleted")
-      UPDATE "reminders" SET "score" = ("reminders"."score" * 2.0) WHERE ("reminders"."title" = 'Milk')
-      UPDATE "reminders" SET "title" = ("reminders"."title" || '.'), "score" = ("reminders"."score" - 0.5), "isCompleted" = (NOT ("reminders"."isCompleted") OR (("reminders"."score" - 0.5) > 3.0))
-      SELECT "reminders"."title", "reminders"."isCompleted", "reminders"."score" FROM "reminders" ORDER BY "reminders"."title"
+      UPDATE "reminders"
+      SET "score" = ("reminders"."score" + 1.0)
+      UPDATE "reminders"
+      SET "isCompleted" = NOT ("reminders"."isCompleted")
+      UPDATE "reminders"
+      SET "score" = ("reminders"."score" * 2.0)
+      WHERE ("reminders"."title" = 'Milk')
+      UPDATE "reminders"
+      SET "title" = ("reminders"."title" || '.'), "score" = ("reminders"."score" - 0.5), "isCompleted" = (NOT ("reminders"."isCompleted") OR (("reminders"."score" - 0.5) > 3.0))
+      SELECT "reminders"."title", "reminders"."isCompleted", "reminders"."score"
+      FROM "reminders"
+      ORDER BY "reminders"."title"
         ("Bread.", false, 2.5)
         ("Eggs.", false, 1.5)
         ("Jam (50% off).", true, 5.5)
@@ -127,7 +144,7 @@ struct UpdateAssignmentTests {
   @Test func nilForAColumnThatIsNotOptionalIsRefused() throws {
     let seeded = try fixture.seeded()
     let clear = Reminder.update { $0.title = nil }
-    #expect(clear.query.description == #"UPDATE "reminders" SET "title" = NULL"#)
+    #expect(clear.query.description == #"UPDATE "reminders"\#nSET "title" = NULL"#)
     let error = #expect(throws: (any Error).self) {
       try seeded.database.write { db in try clear.execute(db) }
     }

@@ -69,14 +69,26 @@ struct UpdateColumnGroupTests {
     ]
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(of: statements), as: .lines) {
       """
-      UPDATE "stockItems" SET "isOutOfStock" = 1 WHERE ("stockItems"."quantity" = 0)
-      UPDATE "stockItems" SET "isOutOfStock" = NOT ("stockItems"."isOnBackOrder"), "isOnBackOrder" = NOT ("stockItems"."isOnBackOrder"), "quantity" = ("stockItems"."quantity" + 1) WHERE ("stockItems"."id" IN (2))
-      SELECT "stockItems"."id", "stockItems"."title", "stockItems"."quantity", "stockItems"."isOutOfStock", "stockItems"."isOnBackOrder" FROM "stockItems" ORDER BY "stockItems"."id"
+      UPDATE "stockItems"
+      SET "isOutOfStock" = 1
+      WHERE ("stockItems"."quantity" = 0)
+      UPDATE "stockItems"
+      SET "isOutOfStock" = NOT ("stockItems"."isOnBackOrder"), "isOnBackOrder" = NOT ("stockItems"."isOnBackOrder"), "quantity" = ("stockItems"."quantity" + 1)
+      WHERE ("stockItems"."id" IN (2))
+      SELECT "stockItems"."id", "stockItems"."title", "stockItems"."quantity", "stockItems"."isOutOfStock", "stockItems"."isOnBackOrder"
+      FROM "stockItems"
+      ORDER BY "stockItems"."id"
         StockItem(id: 1, title: "Phone", quantity: 0, status: ChronicleQueryTests.UpdateColumnGroupTests.StockStatus(isOutOfStock: true, isOnBackOrder: false))
         StockItem(id: 2, title: "Case", quantity: 4, status: ChronicleQueryTests.UpdateColumnGroupTests.StockStatus(isOutOfStock: false, isOnBackOrder: false))
-      UPDATE "notes" SET "updatedAt" = '1970-01-01 00:05:00.000' WHERE ("notes"."id" IN (1))
-      UPDATE "notes" SET "updatedAt" = NULL, "createdAt" = "notes"."createdAt", "body" = ("notes"."body" || '!') WHERE ("notes"."id" IN (2))
-      SELECT "notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt" FROM "notes" ORDER BY "notes"."id"
+      UPDATE "notes"
+      SET "updatedAt" = '1970-01-01 00:05:00.000'
+      WHERE ("notes"."id" IN (1))
+      UPDATE "notes"
+      SET "updatedAt" = NULL, "createdAt" = "notes"."createdAt", "body" = ("notes"."body" || '!')
+      WHERE ("notes"."id" IN (2))
+      SELECT "notes"."id", "notes"."body", "notes"."createdAt", "notes"."updatedAt"
+      FROM "notes"
+      ORDER BY "notes"."id"
         Note(id: 1, body: "first", timestamps: ChronicleQueryTests.Timestamps(createdAt: 1970-01-01 00:00:00 +0000, updatedAt: Optional(1970-01-01 00:05:00 +0000)))
         Note(id: 2, body: "second!", timestamps: ChronicleQueryTests.Timestamps(createdAt: 1970-01-01 00:01:00 +0000, updatedAt: nil))
       """
@@ -90,7 +102,8 @@ struct UpdateColumnGroupTests {
     }
     assertInlineSnapshot(of: update.query.description, as: .lines) {
       """
-      UPDATE "stockItems" SET "isOutOfStock" = 1, "isOnBackOrder" = 1
+      UPDATE "stockItems"
+      SET "isOutOfStock" = 1, "isOnBackOrder" = 1
       """
     }
   }
@@ -108,8 +121,15 @@ struct UpdateColumnGroupTests {
     ]
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(of: statements), as: .lines) {
       """
-      INSERT INTO "stockItems" ("id", "title", "quantity", "isOutOfStock", "isOnBackOrder") VALUES (1, 'Phone', 5, 0, 1) ON CONFLICT ("id") DO UPDATE SET "isOnBackOrder" = "excluded"."isOnBackOrder", "quantity" = "excluded"."quantity"
-      SELECT "stockItems"."id", "stockItems"."title", "stockItems"."quantity", "stockItems"."isOutOfStock", "stockItems"."isOnBackOrder" FROM "stockItems" ORDER BY "stockItems"."id"
+      INSERT INTO "stockItems"
+      ("id", "title", "quantity", "isOutOfStock", "isOnBackOrder")
+      VALUES
+      (1, 'Phone', 5, 0, 1)
+      ON CONFLICT ("id")
+      DO UPDATE SET "isOnBackOrder" = "excluded"."isOnBackOrder", "quantity" = "excluded"."quantity"
+      SELECT "stockItems"."id", "stockItems"."title", "stockItems"."quantity", "stockItems"."isOutOfStock", "stockItems"."isOnBackOrder"
+      FROM "stockItems"
+      ORDER BY "stockItems"."id"
         StockItem(id: 1, title: "Phone", quantity: 5, status: ChronicleQueryTests.UpdateColumnGroupTests.StockStatus(isOutOfStock: false, isOnBackOrder: true))
         StockItem(id: 2, title: "Case", quantity: 3, status: ChronicleQueryTests.UpdateColumnGroupTests.StockStatus(isOutOfStock: false, isOnBackOrder: true))
       """
@@ -127,8 +147,12 @@ struct UpdateColumnGroupTests {
     ]
     assertInlineSnapshot(of: try fixture.database.sqlAndRows(of: statements), as: .lines) {
       """
-      UPDATE "stockItems" SET "isOutOfStock" = 1, "isOnBackOrder" = 0 WHERE ("stockItems"."id" IN (1))
-      SELECT "stockItems"."id", "stockItems"."title", "stockItems"."quantity", "stockItems"."isOutOfStock", "stockItems"."isOnBackOrder" FROM "stockItems" ORDER BY "stockItems"."id"
+      UPDATE "stockItems"
+      SET "isOutOfStock" = 1, "isOnBackOrder" = 0
+      WHERE ("stockItems"."id" IN (1))
+      SELECT "stockItems"."id", "stockItems"."title", "stockItems"."quantity", "stockItems"."isOutOfStock", "stockItems"."isOnBackOrder"
+      FROM "stockItems"
+      ORDER BY "stockItems"."id"
         StockItem(id: 1, title: "Phone", quantity: 0, status: ChronicleQueryTests.UpdateColumnGroupTests.StockStatus(isOutOfStock: true, isOnBackOrder: false))
         StockItem(id: 2, title: "Case", quantity: 3, status: ChronicleQueryTests.UpdateColumnGroupTests.StockStatus(isOutOfStock: false, isOnBackOrder: true))
       """

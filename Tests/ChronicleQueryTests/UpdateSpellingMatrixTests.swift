@@ -72,34 +72,62 @@ struct UpdateSpellingMatrixTests {
     ]
     assertInlineSnapshot(of: statements.map(\.query.description).joined(separator: "\n"), as: .lines) {
       """
-      UPDATE "gadgets" SET "isDone" = NOT ("gadgets"."isDone")
-      UPDATE "gadgets" SET "isDone" = (NOT ("gadgets"."isDone") OR "gadgets"."flag")
-      UPDATE "gadgets" SET "isDone" = ("gadgets"."count" > 3)
-      UPDATE "gadgets" SET "isDone" = NOT ("gadgets"."isDone")
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" + 1)
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" - 1)
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" * 2)
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" / 2)
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" & 1)
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" | 1)
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" << 1)
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" + "gadgets"."count")
-      UPDATE "gadgets" SET "count" = -("gadgets"."count")
-      UPDATE "gadgets" SET "score" = ("gadgets"."score" + 1.5)
-      UPDATE "gadgets" SET "score" = ("gadgets"."score" / 2.0)
-      UPDATE "gadgets" SET "title" = ("gadgets"."title" || '!')
-      UPDATE "gadgets" SET "notes" = 'x'
-      UPDATE "gadgets" SET "notes" = NULL
-      UPDATE "gadgets" SET "optionalCount" = 1
-      UPDATE "gadgets" SET "level" = 3
-      UPDATE "gadgets" SET "dueDate" = '1970-01-01 00:00:00.000'
-      UPDATE "gadgets" SET "notes" = CASE "gadgets"."isDone" WHEN 1 THEN 'done' END
-      UPDATE "gadgets" SET "isOutOfStock" = 1, "isOnBackOrder" = 0
-      UPDATE "gadgets" SET "isOutOfStock" = 1
-      UPDATE "gadgets" SET "isOutOfStock" = NOT ("gadgets"."isOutOfStock")
-      UPDATE "gadgets" SET "isOnBackOrder" = NOT ("gadgets"."isOnBackOrder")
-      UPDATE "gadgets" SET "isDone" = "gadgets"."isOutOfStock"
-      UPDATE "gadgets" SET "count" = ("gadgets"."count" + 1), "isDone" = NOT ("gadgets"."isDone"), "title" = ("gadgets"."title" || '!'), "isOutOfStock" = 1
+      UPDATE "gadgets"
+      SET "isDone" = NOT ("gadgets"."isDone")
+      UPDATE "gadgets"
+      SET "isDone" = (NOT ("gadgets"."isDone") OR "gadgets"."flag")
+      UPDATE "gadgets"
+      SET "isDone" = ("gadgets"."count" > 3)
+      UPDATE "gadgets"
+      SET "isDone" = NOT ("gadgets"."isDone")
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" + 1)
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" - 1)
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" * 2)
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" / 2)
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" & 1)
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" | 1)
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" << 1)
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" + "gadgets"."count")
+      UPDATE "gadgets"
+      SET "count" = -("gadgets"."count")
+      UPDATE "gadgets"
+      SET "score" = ("gadgets"."score" + 1.5)
+      UPDATE "gadgets"
+      SET "score" = ("gadgets"."score" / 2.0)
+      UPDATE "gadgets"
+      SET "title" = ("gadgets"."title" || '!')
+      UPDATE "gadgets"
+      SET "notes" = 'x'
+      UPDATE "gadgets"
+      SET "notes" = NULL
+      UPDATE "gadgets"
+      SET "optionalCount" = 1
+      UPDATE "gadgets"
+      SET "level" = 3
+      UPDATE "gadgets"
+      SET "dueDate" = '1970-01-01 00:00:00.000'
+      UPDATE "gadgets"
+      SET "notes" = CASE "gadgets"."isDone" WHEN 1 THEN 'done' END
+      UPDATE "gadgets"
+      SET "isOutOfStock" = 1, "isOnBackOrder" = 0
+      UPDATE "gadgets"
+      SET "isOutOfStock" = 1
+      UPDATE "gadgets"
+      SET "isOutOfStock" = NOT ("gadgets"."isOutOfStock")
+      UPDATE "gadgets"
+      SET "isOnBackOrder" = NOT ("gadgets"."isOnBackOrder")
+      UPDATE "gadgets"
+      SET "isDone" = "gadgets"."isOutOfStock"
+      UPDATE "gadgets"
+      SET "count" = ("gadgets"."count" + 1), "isDone" = NOT ("gadgets"."isDone"), "title" = ("gadgets"."title" || '!'), "isOutOfStock" = 1
       """
     }
   }

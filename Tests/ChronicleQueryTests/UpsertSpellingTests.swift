@@ -53,14 +53,56 @@ struct UpsertSpellingTests {
     ], in: fixture)
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 1), ('work', 5)
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 10) ON CONFLICT DO UPDATE SET "uses" = ("tags"."uses" + 1)
-      INSERT INTO "tags" ("title", "uses") VALUES ('work', 7) ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses" WHERE ("excluded"."uses" > "tags"."uses")
-      INSERT INTO "tags" ("title", "uses") VALUES ('work', 3) ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses" WHERE ("excluded"."uses" > "tags"."uses")
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 0) ON CONFLICT ("title") DO UPDATE SET "uses" = ("tags"."uses" + 4) WHERE ("tags"."uses" < 10)
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 0) ON CONFLICT ("title") DO UPDATE SET "uses" = "excluded"."uses" WHERE ("tags"."uses" < 5)
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 0) ON CONFLICT ("title") WHERE ("tags"."uses" > 0) DO UPDATE SET "uses" = ("tags"."uses" * 3) WHERE ("tags"."uses" < 100)
-      INSERT INTO "tags" ("title", "uses") VALUES ('home', 0) ON CONFLICT ("title") WHERE ("tags"."uses" > 0) DO UPDATE SET "uses" = ("tags"."uses" - 1)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 1), ('work', 5)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 10)
+      ON CONFLICT DO UPDATE SET "uses" = ("tags"."uses" + 1)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('work', 7)
+      ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses"
+      WHERE ("excluded"."uses" > "tags"."uses")
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('work', 3)
+      ON CONFLICT DO UPDATE SET "uses" = "excluded"."uses"
+      WHERE ("excluded"."uses" > "tags"."uses")
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 0)
+      ON CONFLICT ("title")
+      DO UPDATE SET "uses" = ("tags"."uses" + 4)
+      WHERE ("tags"."uses" < 10)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 0)
+      ON CONFLICT ("title")
+      DO UPDATE SET "uses" = "excluded"."uses"
+      WHERE ("tags"."uses" < 5)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 0)
+      ON CONFLICT ("title")
+      WHERE ("tags"."uses" > 0)
+      DO UPDATE SET "uses" = ("tags"."uses" * 3)
+      WHERE ("tags"."uses" < 100)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('home', 0)
+      ON CONFLICT ("title")
+      WHERE ("tags"."uses" > 0)
+      DO UPDATE SET "uses" = ("tags"."uses" - 1)
       home: 17, work: 7
       """
     }
@@ -97,11 +139,40 @@ struct UpsertSpellingTests {
     ], in: fixture)
     assertInlineSnapshot(of: output, as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('milk', 1)
-      INSERT INTO "tags" ("title", "uses") VALUES ('milk', 1), ('eggs', 2) ON CONFLICT DO UPDATE SET "uses" = ("tags"."uses" + 10)
-      INSERT INTO "tags" ("title", "uses") VALUES (upper('tea'), length('four')), (upper('jam'), 5)
-      INSERT INTO "tags" ("title") SELECT * FROM (SELECT "reminders"."title" FROM "reminders") WHERE 1 ON CONFLICT ("title") DO UPDATE SET "title" = ("excluded"."title" || '-again')
-      INSERT INTO "tags" ("title") SELECT * FROM (SELECT "reminders"."title" FROM "reminders" WHERE 1) WHERE 1 ON CONFLICT ("title") DO NOTHING
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('milk', 1)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('milk', 1), ('eggs', 2)
+      ON CONFLICT DO UPDATE SET "uses" = ("tags"."uses" + 10)
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      (upper('tea'), length('four')), (upper('jam'), 5)
+      INSERT INTO "tags"
+      ("title")
+      SELECT *
+      FROM (
+        SELECT "reminders"."title"
+        FROM "reminders"
+      )
+      WHERE 1
+      ON CONFLICT ("title")
+      DO UPDATE SET "title" = ("excluded"."title" || '-again')
+      INSERT INTO "tags"
+      ("title")
+      SELECT *
+      FROM (
+        SELECT "reminders"."title"
+        FROM "reminders"
+        WHERE 1
+      )
+      WHERE 1
+      ON CONFLICT ("title")
+      DO NOTHING
       JAM: 5, TEA: 4, bread: 0, eggs: 2, milk: 0, milk-again: 11
       """
     }
@@ -118,8 +189,13 @@ struct UpsertSpellingTests {
     let rows = try fixture.database.read { db in try select.fetchAll(db) }
     assertInlineSnapshot(of: [insert.query.description, select.query.description, "\(rows)"].joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "tags" ("title", "uses") VALUES ('Foo', 40 + 2), (upper('bar'), 7)
-      SELECT lower("tags"."title") AS "title", ("tags"."uses" + 1) AS "uses" FROM "tags" ORDER BY "tags"."title"
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('Foo', 40 + 2), (upper('bar'), 7)
+      SELECT lower("tags"."title") AS "title", ("tags"."uses" + 1) AS "uses"
+      FROM "tags"
+      ORDER BY "tags"."title"
       [ChronicleQueryTests.Tag(title: "bar", useCount: 8), ChronicleQueryTests.Tag(title: "foo", useCount: 43)]
       """
     }

@@ -35,15 +35,23 @@ struct ValuesTests {
     }
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
       """
-      VALUES (1, 'Hello'), (2, 'Hello')
+      VALUES
+      (1, 'Hello'), (2, 'Hello')
       [(1, "Hello"), (2, "Hello")]
-      VALUES (1, 'Hello', 1), (2, 'Goodbye', 0)
+      VALUES
+      (1, 'Hello', 1), (2, 'Goodbye', 0)
       [(1, "Hello", true), (2, "Goodbye", false)]
-      VALUES ('Hello'), ('Goodbye')
+      VALUES
+      ('Hello'), ('Goodbye')
       ["Hello", "Goodbye"]
-      VALUES (1, 'Hello', 1), (2, 'Goodbye', 0) UNION VALUES (3, 'Again', 1)
+      VALUES
+      (1, 'Hello', 1), (2, 'Goodbye', 0)
+      UNION
+      VALUES
+      (3, 'Again', 1)
       [(1, "Hello", true), (2, "Goodbye", false), (3, "Again", true)]
-      SELECT NULL, NULL WHERE 0
+      SELECT NULL, NULL
+      WHERE 0
       []
       """
     }
@@ -70,7 +78,10 @@ struct ValuesTests {
       """
       SELECT CASE 5 WHEN 2 THEN 0 WHEN 3 THEN 1 WHEN 5 THEN 2 WHEN 1 THEN 3 WHEN 4 THEN 4 ELSE 0 END
       [2]
-      SELECT (EXISTS (SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score" FROM "reminders")), CASE WHEN 1 THEN 'yes' ELSE 'no' END
+      SELECT (EXISTS (
+        SELECT "reminders"."id", "reminders"."remindersListID", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."dueDate", "reminders"."score"
+        FROM "reminders"
+      )), CASE WHEN 1 THEN 'yes' ELSE 'no' END
       [(false, "yes")]
       """
     }
@@ -91,9 +102,18 @@ struct ValuesTests {
     let output = [insert, pairs, nothing].map(\.query.description) + tags
     assertInlineSnapshot(of: output.joined(separator: "\n"), as: .lines) {
       """
-      INSERT INTO "tags" ("title") VALUES ('chores'), ('vacation')
-      INSERT INTO "tags" ("title", "uses") VALUES ('errands', 3)
-      INSERT INTO "tags" ("title") SELECT NULL WHERE 0
+      INSERT INTO "tags"
+      ("title")
+      VALUES
+      ('chores'), ('vacation')
+      INSERT INTO "tags"
+      ("title", "uses")
+      VALUES
+      ('errands', 3)
+      INSERT INTO "tags"
+      ("title")
+      SELECT NULL
+      WHERE 0
       chores 0
       errands 3
       vacation 0

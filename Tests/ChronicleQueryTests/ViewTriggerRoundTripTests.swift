@@ -200,9 +200,30 @@ extension ViewTriggerRoundTripTests {
     let sql = [touchDate.query.description, bumpOnUpdate.query.description, placeOnInsert.query.description] + lists
     assertInlineSnapshot(of: sql.joined(separator: "\n"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "touch_note" AFTER UPDATE ON "notes" FOR EACH ROW WHEN NOT chronicle_is_syncing() BEGIN UPDATE "notes" SET "updatedAt" = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE ("notes"."rowid" = "new"."rowid"); END
-      CREATE TEMPORARY TRIGGER "bump_list" AFTER UPDATE ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = ("remindersLists"."position" + 10) WHERE ("remindersLists"."rowid" = "new"."rowid"); END
-      CREATE TEMPORARY TRIGGER "place_list" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT count("remindersLists"."id") FROM "remindersLists") WHERE ("remindersLists"."rowid" = "new"."rowid"); END
+      CREATE TEMPORARY TRIGGER "touch_note"
+      AFTER UPDATE ON "notes"
+      FOR EACH ROW WHEN NOT chronicle_is_syncing() BEGIN
+        UPDATE "notes"
+        SET "updatedAt" = strftime('%Y-%m-%d %H:%M:%f', 'now')
+        WHERE ("notes"."rowid" = "new"."rowid");
+      END
+      CREATE TEMPORARY TRIGGER "bump_list"
+      AFTER UPDATE ON "remindersLists"
+      FOR EACH ROW BEGIN
+        UPDATE "remindersLists"
+        SET "position" = ("remindersLists"."position" + 10)
+        WHERE ("remindersLists"."rowid" = "new"."rowid");
+      END
+      CREATE TEMPORARY TRIGGER "place_list"
+      AFTER INSERT ON "remindersLists"
+      FOR EACH ROW BEGIN
+        UPDATE "remindersLists"
+        SET "position" = (
+          SELECT count("remindersLists"."id")
+          FROM "remindersLists"
+        )
+        WHERE ("remindersLists"."rowid" = "new"."rowid");
+      END
       Home 11
       Office 22
       """

@@ -10,7 +10,11 @@ struct ViewTriggerSQLTests {
   @Test func temporaryView() {
     assertInlineSnapshot(of: reminderWithListView.query.description, as: .lines) {
       """
-      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS SELECT "reminders"."title" AS "reminderTitle", "remindersLists"."title" AS "remindersListTitle" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id") WHERE ("reminders"."title" <> 'it''s hidden')
+      CREATE TEMPORARY VIEW "reminderWithLists" ("reminderTitle", "remindersListTitle") AS
+      SELECT "reminders"."title" AS "reminderTitle", "remindersLists"."title" AS "remindersListTitle"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      WHERE ("reminders"."title" <> 'it''s hidden')
       """
     }
     assertInlineSnapshot(of: ReminderWithList.createTemporaryView(ifNotExists: true, as: ReminderWithList.all).drop(ifExists: true).query.description, as: .lines) {
@@ -29,7 +33,10 @@ struct ViewTriggerSQLTests {
         .select { ReminderAndListID.Columns(reminderID: $0.id, remindersListID: $1.id) })
     assertInlineSnapshot(of: view.query.description, as: .lines) {
       """
-      CREATE TEMPORARY VIEW "reminderAndListIDs" ("id_1", "id_2") AS SELECT "reminders"."id" AS "id_1", "remindersLists"."id" AS "id_2" FROM "reminders" JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
+      CREATE TEMPORARY VIEW "reminderAndListIDs" ("id_1", "id_2") AS
+      SELECT "reminders"."id" AS "id_1", "remindersLists"."id" AS "id_2"
+      FROM "reminders"
+      JOIN "remindersLists" ON ("reminders"."remindersListID" = "remindersLists"."id")
       """
     }
     let directory = try TemporaryDirectory()
@@ -64,7 +71,16 @@ struct ViewTriggerSQLTests {
       })
     assertInlineSnapshot(of: sqlWithoutName(position, prefix: "after_insert_on_remindersLists"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "<default name>" AFTER INSERT ON "remindersLists" FOR EACH ROW BEGIN UPDATE "remindersLists" SET "position" = (SELECT (coalesce(max("remindersLists"."position"), -1) + 1) FROM "remindersLists") WHERE ("remindersLists"."id" IN ("new"."id")); END
+      CREATE TEMPORARY TRIGGER "<default name>"
+      AFTER INSERT ON "remindersLists"
+      FOR EACH ROW BEGIN
+        UPDATE "remindersLists"
+        SET "position" = (
+          SELECT (coalesce(max("remindersLists"."position"), -1) + 1)
+          FROM "remindersLists"
+        )
+        WHERE ("remindersLists"."id" IN ("new"."id"));
+      END
       """
     }
     assertInlineSnapshot(
@@ -77,7 +93,15 @@ struct ViewTriggerSQLTests {
         } when: { old, new in old.title.neq(new.title) }
       ).query.description, as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER IF NOT EXISTS "audit_titles" AFTER UPDATE OF "title" ON "reminders" FOR EACH ROW WHEN ("old"."title" <> "new"."title") BEGIN INSERT INTO "titleChanges" ("reminderID", "oldTitle", "newTitle") SELECT "new"."id", "old"."title", "new"."title" FROM "reminders" WHERE ("reminders"."id" IN ("new"."id")); END
+      CREATE TEMPORARY TRIGGER IF NOT EXISTS "audit_titles"
+      AFTER UPDATE OF "title" ON "reminders"
+      FOR EACH ROW WHEN ("old"."title" <> "new"."title") BEGIN
+        INSERT INTO "titleChanges"
+        ("reminderID", "oldTitle", "newTitle")
+        SELECT "new"."id", "old"."title", "new"."title"
+        FROM "reminders"
+        WHERE ("reminders"."id" IN ("new"."id"));
+      END
       """
     }
     assertInlineSnapshot(
@@ -89,7 +113,14 @@ struct ViewTriggerSQLTests {
         }, when: { old in old.isCompleted })
       ).query.description, as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "forget_completed" BEFORE DELETE ON "reminders" FOR EACH ROW WHEN "old"."isCompleted" BEGIN DELETE FROM "titleChanges" WHERE ("titleChanges"."reminderID" = "old"."id"); DELETE FROM "tags" WHERE ("tags"."title" = 'it''s gone'); END
+      CREATE TEMPORARY TRIGGER "forget_completed"
+      BEFORE DELETE ON "reminders"
+      FOR EACH ROW WHEN "old"."isCompleted" BEGIN
+        DELETE FROM "titleChanges"
+        WHERE ("titleChanges"."reminderID" = "old"."id");
+        DELETE FROM "tags"
+        WHERE ("tags"."title" = 'it''s gone');
+      END
       """
     }
   }
@@ -103,7 +134,15 @@ struct ViewTriggerSQLTests {
       })
     assertInlineSnapshot(of: sqlWithoutName(trigger, prefix: "instead_of_insert_on_reminderWithLists"), as: .lines) {
       """
-      CREATE TEMPORARY TRIGGER "<default name>" INSTEAD OF INSERT ON "reminderWithLists" FOR EACH ROW BEGIN INSERT INTO "reminders" ("title", "remindersListID") SELECT "new"."reminderTitle", "remindersLists"."id" FROM "remindersLists" WHERE ("remindersLists"."title" = "new"."remindersListTitle"); END
+      CREATE TEMPORARY TRIGGER "<default name>"
+      INSTEAD OF INSERT ON "reminderWithLists"
+      FOR EACH ROW BEGIN
+        INSERT INTO "reminders"
+        ("title", "remindersListID")
+        SELECT "new"."reminderTitle", "remindersLists"."id"
+        FROM "remindersLists"
+        WHERE ("remindersLists"."title" = "new"."remindersListTitle");
+      END
       """
     }
     assertInlineSnapshot(of: trigger.drop(ifExists: true).query.description.replacingOccurrences(of: trigger.name, with: "<default name>"), as: .lines) {

@@ -40,7 +40,17 @@ struct WithBuilderTests {
     }
     assertInlineSnapshot(of: try run(query), as: .lines) {
       """
-      WITH "labels"("kind", "text") AS (SELECT 'reminder' AS "kind", "reminders"."title" AS "text" FROM "reminders" WHERE ("reminders"."score" > 2.0) UNION SELECT 'list' AS "kind", "remindersLists"."title" AS "text" FROM "remindersLists") SELECT "labels"."kind", "labels"."text" FROM "labels" ORDER BY "labels"."kind" DESC, "labels"."text" ASC
+      WITH "labels"("kind", "text") AS (
+        SELECT 'reminder' AS "kind", "reminders"."title" AS "text"
+        FROM "reminders"
+        WHERE ("reminders"."score" > 2.0)
+        UNION
+        SELECT 'list' AS "kind", "remindersLists"."title" AS "text"
+        FROM "remindersLists"
+      )
+      SELECT "labels"."kind", "labels"."text"
+      FROM "labels"
+      ORDER BY "labels"."kind" DESC, "labels"."text" ASC
       Label(kind: "reminder", text: "Jam (50% off)")
       Label(kind: "reminder", text: "Milk")
       Label(kind: "list", text: "Home")
@@ -60,7 +70,23 @@ struct WithBuilderTests {
     }
     assertInlineSnapshot(of: try run(query), as: .lines) {
       """
-      WITH "highScores"("id", "score") AS (SELECT "reminders"."id" AS "id", "reminders"."score" AS "score" FROM "reminders" WHERE ("reminders"."score" >= 2.0)), "labels"("kind", "text") AS (SELECT 'done' AS "kind", "reminders"."title" AS "text" FROM "reminders" WHERE "reminders"."isCompleted") SELECT "reminders"."title", "highScores"."score" FROM "reminders" JOIN "highScores" ON ("reminders"."id" = "highScores"."id") WHERE ("reminders"."title" IN (SELECT "labels"."text" FROM "labels")) ORDER BY "reminders"."title"
+      WITH "highScores"("id", "score") AS (
+        SELECT "reminders"."id" AS "id", "reminders"."score" AS "score"
+        FROM "reminders"
+        WHERE ("reminders"."score" >= 2.0)
+      ), "labels"("kind", "text") AS (
+        SELECT 'done' AS "kind", "reminders"."title" AS "text"
+        FROM "reminders"
+        WHERE "reminders"."isCompleted"
+      )
+      SELECT "reminders"."title", "highScores"."score"
+      FROM "reminders"
+      JOIN "highScores" ON ("reminders"."id" = "highScores"."id")
+      WHERE ("reminders"."title" IN (
+        SELECT "labels"."text"
+        FROM "labels"
+      ))
+      ORDER BY "reminders"."title"
       ("Jam (50% off)", 5.0)
       ("Milk", 3.0)
       """
@@ -77,7 +103,16 @@ struct WithBuilderTests {
     }
     assertInlineSnapshot(of: try run(query), as: .lines) {
       """
-      WITH "steps"("n") AS (SELECT 1 AS "n" FROM "remindersLists" UNION ALL SELECT ("steps"."n" * 2) AS "n" FROM "steps" WHERE ("steps"."n" < 5)) SELECT "steps"."n" FROM "steps"
+      WITH "steps"("n") AS (
+        SELECT 1 AS "n"
+        FROM "remindersLists"
+        UNION ALL
+        SELECT ("steps"."n" * 2) AS "n"
+        FROM "steps"
+        WHERE ("steps"."n" < 5)
+      )
+      SELECT "steps"."n"
+      FROM "steps"
       1
       2
       4
@@ -96,7 +131,16 @@ struct WithBuilderTests {
     let left = try fixture.database.read { db in try Reminder.order(by: \.title).select(\.title).fetchAll(db) }
     assertInlineSnapshot(of: ([delete.query.description] + left).joined(separator: "\n"), as: .lines) {
       """
-      WITH "highScores"("id", "score") AS (SELECT "reminders"."id" AS "id", "reminders"."score" AS "score" FROM "reminders" WHERE ("reminders"."score" > 2.0)) DELETE FROM "reminders" WHERE ("reminders"."id" IN (SELECT "highScores"."id" FROM "highScores"))
+      WITH "highScores"("id", "score") AS (
+        SELECT "reminders"."id" AS "id", "reminders"."score" AS "score"
+        FROM "reminders"
+        WHERE ("reminders"."score" > 2.0)
+      )
+      DELETE FROM "reminders"
+      WHERE ("reminders"."id" IN (
+        SELECT "highScores"."id"
+        FROM "highScores"
+      ))
       Bread
       Eggs
       """
@@ -124,7 +168,15 @@ extension WithBuilderTests {
     }
     assertInlineSnapshot(of: try run(query), as: .lines) {
       """
-      WITH "fibonaccis"("n", "previous", "value") AS (SELECT 1 AS "n", 0 AS "previous", 1 AS "value" UNION SELECT ("fibonaccis"."n" + 1) AS "n", "fibonaccis"."value" AS "previous", ("fibonaccis"."previous" + "fibonaccis"."value") AS "value" FROM "fibonaccis") SELECT "fibonaccis"."value" FROM "fibonaccis" LIMIT 8
+      WITH "fibonaccis"("n", "previous", "value") AS (
+        SELECT 1 AS "n", 0 AS "previous", 1 AS "value"
+        UNION
+        SELECT ("fibonaccis"."n" + 1) AS "n", "fibonaccis"."value" AS "previous", ("fibonaccis"."previous" + "fibonaccis"."value") AS "value"
+        FROM "fibonaccis"
+      )
+      SELECT "fibonaccis"."value"
+      FROM "fibonaccis"
+      LIMIT 8
       1
       1
       2
@@ -162,7 +214,16 @@ extension WithBuilderTests {
     }
     assertInlineSnapshot(of: try run(query), as: .lines) {
       """
-      WITH "reminderCounts"("count") AS (SELECT count("reminders"."id") AS "count" FROM "reminders"), "listCounts"("count") AS (SELECT count("remindersLists"."id") AS "count" FROM "remindersLists") SELECT "reminderCounts"."count", "listCounts"."count" FROM "reminderCounts" JOIN "listCounts" ON 1
+      WITH "reminderCounts"("count") AS (
+        SELECT count("reminders"."id") AS "count"
+        FROM "reminders"
+      ), "listCounts"("count") AS (
+        SELECT count("remindersLists"."id") AS "count"
+        FROM "remindersLists"
+      )
+      SELECT "reminderCounts"."count", "listCounts"."count"
+      FROM "reminderCounts"
+      JOIN "listCounts" ON 1
       (4, 1)
       """
     }
@@ -199,12 +260,46 @@ extension WithBuilderTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title" AS "title", "reminders"."score" AS "score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) INSERT INTO "reminders" ("remindersListID", "title", "isCompleted") SELECT "reminders"."remindersListID", upper("openReminders"."title"), 1 FROM "openReminders" JOIN "reminders" ON ("openReminders"."title" = "reminders"."title") ORDER BY "openReminders"."score" LIMIT 1 RETURNING "title", "isCompleted"
+      WITH "openReminders"("title", "score") AS (
+        SELECT "reminders"."title" AS "title", "reminders"."score" AS "score"
+        FROM "reminders"
+        WHERE NOT ("reminders"."isCompleted")
+      )
+      INSERT INTO "reminders"
+      ("remindersListID", "title", "isCompleted")
+      SELECT "reminders"."remindersListID", upper("openReminders"."title"), 1
+      FROM "openReminders"
+      JOIN "reminders" ON ("openReminders"."title" = "reminders"."title")
+      ORDER BY "openReminders"."score"
+      LIMIT 1
+      RETURNING "title", "isCompleted"
       ("EGGS", true)
-      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title" AS "title", "reminders"."score" AS "score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) UPDATE "reminders" SET "title" = ("reminders"."title" || '!') WHERE ("reminders"."title" IN (SELECT "openReminders"."title" FROM "openReminders")) RETURNING "title"
+      WITH "openReminders"("title", "score") AS (
+        SELECT "reminders"."title" AS "title", "reminders"."score" AS "score"
+        FROM "reminders"
+        WHERE NOT ("reminders"."isCompleted")
+      )
+      UPDATE "reminders"
+      SET "title" = ("reminders"."title" || '!')
+      WHERE ("reminders"."title" IN (
+        SELECT "openReminders"."title"
+        FROM "openReminders"
+      ))
+      RETURNING "title"
       Bread!
       Eggs!
-      WITH "openReminders"("title", "score") AS (SELECT "reminders"."title" AS "title", "reminders"."score" AS "score" FROM "reminders" WHERE NOT ("reminders"."isCompleted")) DELETE FROM "reminders" WHERE ("reminders"."title" IN (SELECT "openReminders"."title" FROM "openReminders" WHERE ("openReminders"."score" > 1.0))) RETURNING "title"
+      WITH "openReminders"("title", "score") AS (
+        SELECT "reminders"."title" AS "title", "reminders"."score" AS "score"
+        FROM "reminders"
+        WHERE NOT ("reminders"."isCompleted")
+      )
+      DELETE FROM "reminders"
+      WHERE ("reminders"."title" IN (
+        SELECT "openReminders"."title"
+        FROM "openReminders"
+        WHERE ("openReminders"."score" > 1.0)
+      ))
+      RETURNING "title"
       Bread!
       left:
       EGGS
