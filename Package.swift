@@ -8,6 +8,7 @@ let package = Package(
   products: [
     .library(name: "Chronicle", targets: ["Chronicle"]),
     .library(name: "ChronicleQuery", targets: ["ChronicleQuery"]),
+    .library(name: "ChronicleQueryTestSupport", targets: ["ChronicleQueryTestSupport"]),
     .library(name: "ChronicleNetwork", targets: ["ChronicleNetwork"]),
     .library(name: "ChronicleRelay", targets: ["ChronicleRelay"]),
     .executable(name: "chronicle", targets: ["chronicle"]),
@@ -31,6 +32,7 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
   ],
   targets: [
     .systemLibrary(
@@ -147,6 +149,15 @@ let package = Package(
       path: "Tools/filesync/Command"
     ),
     .target(
+      name: "ChronicleQueryTestSupport",
+      dependencies: [
+        "Chronicle",
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
+      ]
+    ),
+    .target(
       name: "ChronicleTestSupport",
       path: "Tests/ChronicleTestSupport"
     ),
@@ -200,6 +211,8 @@ let package = Package(
       dependencies: [
         "Chronicle",
         "ChronicleQuery",
+        "ChronicleQueryTestSupport",
+        .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
       ]
     ),
