@@ -77,10 +77,10 @@ struct SQLLayoutTests {
   @Test func unionsAndTriggers() {
     let titles = Reminder.where { $0.score > 2 }.select(\.title).union(all: true, RemindersList.select(\.title))
     let trigger = RemindersList.createTemporaryTrigger(
-      "set_position",
+      "tag_new_list",
       after: .insert { new in
-        RemindersList.find(new.id).update { $0.position = RemindersList.select { ($0.position.max() ?? -1) + 1 } }
-        Tag.insert { Tag(title: "list", useCount: 0) }
+        Tag.insert { ($0.title, $0.useCount) } values: { (new.title, 1) }
+        Reminder.where { $0.remindersListID.eq(new.id) && $0.title.in(Tag.select(\.title)) }.delete()
       })
     assertInlineSnapshot(of: [titles.query.description, trigger.query.description].joined(separator: "\n\n"), as: .lines) {
       """
@@ -91,19 +91,18 @@ struct SQLLayoutTests {
       SELECT "remindersLists"."title"
       FROM "remindersLists"
 
-      CREATE TEMPORARY TRIGGER "set_position"
+      CREATE TEMPORARY TRIGGER "tag_new_list"
       AFTER INSERT ON "remindersLists"
       FOR EACH ROW BEGIN
-        UPDATE "remindersLists"
-        SET "position" = (
-          SELECT (coalesce(max("remindersLists"."position"), -1) + 1)
-          FROM "remindersLists"
-        )
-        WHERE ("remindersLists"."id" IN ("new"."id"));
         INSERT INTO "tags"
         ("title", "uses")
         VALUES
-        ('list', 0);
+        ("new"."title", 1);
+        DELETE FROM "reminders"
+        WHERE (("reminders"."remindersListID" = "new"."id") AND ("reminders"."title" IN (
+          SELECT "tags"."title"
+          FROM "tags"
+        )));
       END
       """
     }
