@@ -54,10 +54,7 @@ func distinctColumnNames(_ names: [String]) -> [String] {
 }
 
 extension TableColumn: _ColumnList {
-  public var _columnFragments: [QueryFragment] {
-    let prefix = Root.columnPrefix(qualifier)
-    return names.map { QueryFragment(sql: prefix + quotedIdentifier($0)) }
-  }
+  public var _columnFragments: [QueryFragment] { qualifiedNames.map { QueryFragment(sql: $0) } }
 }
 
 extension TableDefinition {

@@ -183,8 +183,13 @@ public struct TableColumn<Root: Table, Value: QueryRepresentable>: QueryExpressi
   }
 
   public var queryFragment: QueryFragment {
+    QueryFragment(sql: qualifiedNames.joined(separator: ", "))
+  }
+
+  /// Each database column as SQL names it: `"reminders"."title"`.
+  var qualifiedNames: [String] {
     let prefix = Root.columnPrefix(qualifier)
-    return QueryFragment(sql: names.map { prefix + quotedIdentifier($0) }.joined(separator: ", "))
+    return names.map { prefix + quotedIdentifier($0) }
   }
 
   public func appendValues(of row: Root, to values: inout [(column: String, value: QueryBinding)]) {
