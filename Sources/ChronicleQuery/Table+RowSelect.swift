@@ -24,12 +24,7 @@ extension Table {
   }
 
   /// `SELECT ? AS "column", …`: this row's values, named as its table names them.
-  var valuesSelect: QueryFragment {
-    let values = Self.valueLists([self])[0].map { column, value in
-      QueryFragment(binding: value) + QueryFragment(sql: " AS \(quotedIdentifier(column))")
-    }
-    return QueryFragment("SELECT ") + values.joined(separator: ", ")
-  }
+  var valuesSelect: QueryFragment { rowSelect(Self.valueLists([self])[0]) }
 
   private func compound(_ operation: CompoundOperator, _ other: some SelectStatement<Self>) -> CompoundSelect<Self> {
     CompoundSelect(parts: [valuesSelect, QueryFragment(sql: operation.rawValue), other.compoundOperand]) { decoder in

@@ -39,6 +39,11 @@ public struct Values<Row>: SelectStatement, @unchecked Sendable {
     self.decode = { decoder in try decodeOutputs(&decoder, repeat (each E).QueryValue.self) }
   }
 
+  init(query: QueryFragment, decode: @escaping (inout SQLiteQueryDecoder) throws -> Row) {
+    self.query = query
+    self.decode = decode
+  }
+
   public var tableName: String? { nil }
 
   public func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> Row { try decode(&decoder) }

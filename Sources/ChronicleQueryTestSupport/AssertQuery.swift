@@ -79,6 +79,48 @@ public func assertQuery<Statement: QueryStatement>(
   )
 }
 
+/// Snapshots a row given in Swift as a select of its values, each named
+/// as its column, as upstream's tests use a table value as a statement:
+/// `assertQuery(Item(title: "Phone", quantity: 1))` is
+/// `SELECT 'Phone' AS "title", 1 AS "quantity"` and that row read back.
+/// The same as `assertQuery(Values(row))`.
+public func assertQuery<Row: Table>(
+  includeSQL: Bool = false,
+  _ row: Row,
+  database: ChronicleDatabase? = nil,
+  sql: (() -> String)? = nil,
+  results: (() -> String)? = nil,
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  function: StaticString = #function,
+  line: UInt = #line,
+  column: UInt = #column
+) {
+  assertQuery(
+    includeSQL: includeSQL, Values(row), database: database, sql: sql, results: results,
+    fileID: fileID, filePath: filePath, function: function, line: line, column: column)
+}
+
+/// Snapshots an optional row as a select of its values, or of a NULL for
+/// each column when it is nil (`assertQuery(Item?.none)`), read back as
+/// the optional row. The same as `assertQuery(Values(row))`.
+public func assertQuery<Row: Table>(
+  includeSQL: Bool = false,
+  _ row: Row?,
+  database: ChronicleDatabase? = nil,
+  sql: (() -> String)? = nil,
+  results: (() -> String)? = nil,
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  function: StaticString = #function,
+  line: UInt = #line,
+  column: UInt = #column
+) {
+  assertQuery(
+    includeSQL: includeSQL, Values(row), database: database, sql: sql, results: results,
+    fileID: fileID, filePath: filePath, function: function, line: line, column: column)
+}
+
 /// The statement's rows as a table, `(No results)`, or the error that
 /// stopped it.
 func resultsSnapshot(of query: some QueryStatement, database: ChronicleDatabase?) -> String {
