@@ -50,9 +50,9 @@ where Key: Sendable, Key.QueryOutput == Key, Element.QueryOutput: Sendable {
 
   /// The rows of `json_each(json[, path])`, to narrow, count, select from
   /// or join like a table's.
-  static func rows(of json: QueryFragment, path: String?) -> Select<JSONEach, JSONEach> {
+  static func rows(of json: QueryFragment, path: QueryFragment?) -> Select<JSONEach, JSONEach> {
     var arguments = [json]
-    if let path { arguments.append(QueryFragment(binding: .text(path))) }
+    if let path { arguments.append(path) }
     let source = QueryFragment(sql: "json_each(") + arguments.joined(separator: ", ") + QueryFragment(")")
     return Select(clauses: SelectClauses(resultColumns: [columns.queryFragment], from: source), fromColumns: columns) { decoder in
       try JSONEach(decoder: &decoder)
@@ -106,31 +106,31 @@ extension QueryExpression {
   }
 }
 
-// `jsonEach(\.member)`: the array or object at a member of a JSON object column.
+// `jsonEach(\.path)`: the array or object at a place inside a JSON document.
 extension QueryExpression {
-  /// The elements of the JSON array at `member`: `$0.writer.jsonEach(\.tags)`
+  /// The elements of the JSON array at `path`: `$0.writer.jsonEach(\.tags)`
   /// (`json_each("posts"."writer", '$."tags"')`).
   public func jsonEach<Root: Codable, Element: Codable & QueryBindable & Sendable>(
-    _ member: KeyPath<Root, [Element]>
+    _ path: KeyPath<JSONPath<Root>, JSONPath<[Element]>>
   ) -> Select<JSONEach<Int, Element>, JSONEach<Int, Element>>
   where QueryValue == CodableJSONRepresentation<Root> {
-    JSONEach.rows(of: queryFragment, path: jsonPath(member))
+    JSONEach.rows(of: queryFragment, path: JSONPath.argument(path))
   }
 
-  /// The elements of the JSON array of objects or arrays at `member`: `$0.author.jsonEach(\.links)`.
+  /// The elements of the JSON array of objects or arrays at `path`: `$0.author.jsonEach(\.links)`.
   @_disfavoredOverload
   public func jsonEach<Root: Codable, Element: Codable & Sendable>(
-    _ member: KeyPath<Root, [Element]>
+    _ path: KeyPath<JSONPath<Root>, JSONPath<[Element]>>
   ) -> Select<JSONEach<Int, CodableJSONRepresentation<Element>>, JSONEach<Int, CodableJSONRepresentation<Element>>>
   where QueryValue == CodableJSONRepresentation<Root> {
-    JSONEach.rows(of: queryFragment, path: jsonPath(member))
+    JSONEach.rows(of: queryFragment, path: JSONPath.argument(path))
   }
 
-  /// The members of the JSON object at `member`: `$0.writer.jsonEach(\.scores)`.
+  /// The members of the JSON object at `path`: `$0.writer.jsonEach(\.scores)`.
   public func jsonEach<Root: Codable, Value: Codable & QueryBindable & Sendable>(
-    _ member: KeyPath<Root, [String: Value]>
+    _ path: KeyPath<JSONPath<Root>, JSONPath<[String: Value]>>
   ) -> Select<JSONEach<String, Value>, JSONEach<String, Value>>
   where QueryValue == CodableJSONRepresentation<Root> {
-    JSONEach.rows(of: queryFragment, path: jsonPath(member))
+    JSONEach.rows(of: queryFragment, path: JSONPath.argument(path))
   }
 }

@@ -15,4 +15,22 @@ extension QueryExpression {
   where QueryValue == CodableJSONRepresentation<[Element]> {
     SQLQueryExpression(QueryFragment("json_array_length(") + queryFragment + QueryFragment(")"))
   }
+
+  /// `json_array_length(self, path)`: the number of elements of the JSON
+  /// array at `path` in this document: `$0.author.jsonArrayLength(\.links)`.
+  public func jsonArrayLength<Root: Codable, Element>(_ path: KeyPath<JSONPath<Root>, JSONPath<[Element]>>) -> SQLQueryExpression<Int>
+  where QueryValue == CodableJSONRepresentation<Root> {
+    arrayLength(at: JSONPath.argument(path))
+  }
+
+  /// The number of elements of an optional JSON array at `path`, NULL where
+  /// the document has none.
+  public func jsonArrayLength<Root: Codable, Element>(_ path: KeyPath<JSONPath<Root>, JSONPath<[Element]?>>) -> SQLQueryExpression<Int?>
+  where QueryValue == CodableJSONRepresentation<Root> {
+    arrayLength(at: JSONPath.argument(path))
+  }
+
+  private func arrayLength<V>(at path: QueryFragment) -> SQLQueryExpression<V> {
+    call("json_array_length", [queryFragment, path])
+  }
 }

@@ -8,13 +8,23 @@ public protocol QueryExpression<QueryValue> {
 /// An expression written as SQL, typed by the caller.
 public struct SQLQueryExpression<QueryValue>: QueryExpression, Sendable {
   public let queryFragment: QueryFragment
+  /// The call that made this expression when it is a JSON edit
+  /// (`json_set(…)`), so that the next edit by the same function joins it.
+  let jsonEdit: JSONEditCall?
 
   public init(_ fragment: QueryFragment, as type: QueryValue.Type = QueryValue.self) {
     self.queryFragment = fragment
+    self.jsonEdit = nil
+  }
+
+  init(jsonEdit: JSONEditCall) {
+    self.queryFragment = jsonEdit.queryFragment
+    self.jsonEdit = jsonEdit
   }
 
   public init(_ expression: some QueryExpression<QueryValue>) {
     self.queryFragment = expression.queryFragment
+    self.jsonEdit = (expression as? SQLQueryExpression<QueryValue>)?.jsonEdit
   }
 }
 

@@ -513,6 +513,38 @@ struct DocumentationExampleTests {
     }
   }
 
+  @Test func jsonPathsAndEdits() throws {
+    let fixture = try RemindersDatabase()
+    try fixture.database.write { db in
+      try db.execute(sql: "CREATE TABLE trips (id INTEGER PRIMARY KEY, title TEXT NOT NULL, geofence TEXT NOT NULL) STRICT")
+      try Trip.insert {
+        Trip.Draft(title: "North", geofence: [Coordinate(latitude: 51.5, label: "London")])
+        Trip.Draft(title: "South", geofence: [])
+      }.execute(db)
+    }
+    let firstStops = Trip.select { $0.geofence.jsonExtract(\.[0].label) }
+    let renamed = Trip.where { $0.title.eq("North") }.update {
+      $0.geofence = $0.geofence.jsonSet(\.[0].label, "Home").jsonSet(\.[0].latitude, 51.6)
+        .jsonAppend(Coordinate(latitude: 48.9, label: "Paris"))
+    }
+    let (before, after) = try fixture.database.write { db in
+      let before = try firstStops.fetchAll(db)
+      try renamed.execute(db)
+      return (before, try Trip.order(by: \.id).select(\.geofence).fetchAll(db))
+    }
+    assertInlineSnapshot(of: [firstStops.query.description, renamed.query.description, "\(before)", "\(after)"].joined(separator: "\n"), as: .lines) {
+      """
+      SELECT json_extract("trips"."geofence", '$[0]."label"')
+      FROM "trips"
+      UPDATE "trips"
+      SET "geofence" = json_insert(json_set("trips"."geofence", '$[0]."label"', 'Home', '$[0]."latitude"', 51.6), '$[#]', json('{"label":"Paris","latitude":48.9}'))
+      WHERE ("trips"."title" = 'North')
+      [Optional("London"), nil]
+      [[ChronicleQueryTests.Coordinate(latitude: 51.6, label: "Home"), ChronicleQueryTests.Coordinate(latitude: 48.9, label: "Paris")], []]
+      """
+    }
+  }
+
   @Test func collations() throws {
     let directory = try TemporaryDirectory()
     var sql: [String] = []
