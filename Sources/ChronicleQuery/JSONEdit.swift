@@ -12,11 +12,18 @@
 // its paths left to right, so the result is the same).
 
 /// A call of one of SQLite's JSON editing functions: the document, then
-/// its path and value arguments.
-struct JSONEditCall: Sendable {
+/// its path and value arguments. A class, so that every other
+/// ``SQLQueryExpression`` carries one word for it.
+final class JSONEditCall: Sendable {
   let function: String
   let document: QueryFragment
   let arguments: [QueryFragment]
+
+  init(function: String, document: QueryFragment, arguments: [QueryFragment]) {
+    self.function = function
+    self.document = document
+    self.arguments = arguments
+  }
 
   var queryFragment: QueryFragment {
     QueryFragment(sql: function + "(") + ([document] + arguments).joined(separator: ", ") + QueryFragment(")")
