@@ -62,6 +62,10 @@ extension Decodable where Self: Encodable {
   public typealias JSONRepresentation = CodableJSONRepresentation<Self>
 }
 
+/// Upstream's name for ``CodableJSONRepresentation``, as its tests and
+/// signatures spell it (`SQLQueryExpression<_CodableJSONRepresentation<Trip>>`).
+public typealias _CodableJSONRepresentation<Value: Codable> = CodableJSONRepresentation<Value>
+
 extension Optional where Wrapped: Codable {
   /// An optional value stored as JSON text (NULL when nil).
   public typealias JSONRepresentation = CodableJSONRepresentation<Wrapped>?
