@@ -63,9 +63,16 @@ public struct JSONPath<Value>: Sendable {
   }
 
   /// The member of this dictionary's object named `key`: `\.scores["swift"]`.
-  /// (SQLite's paths cannot reach a key holding `"`.)
+  /// SQLite's paths cannot name a key holding `"`: such a path fails the
+  /// statement when run, saying so.
   public subscript<Member>(key: String) -> JSONPath<Member?> where Value == [String: Member] {
-    JSONPath<Member?>(text: text + "." + quotedJSONKey(key), problem: problem)
+    guard problem == nil, key.contains("\"") else {
+      return JSONPath<Member?>(text: text + "." + quotedJSONKey(key), problem: problem)
+    }
+    return JSONPath<Member?>(
+      text: text,
+      problem: "the JSON path \(text) goes on to the key \(key.debugDescription), which SQLite's JSON paths cannot name "
+        + "(a quoted key ends at the next \"). Fix: read the object whole and pick the key in Swift")
   }
 
   /// The path a key path from the root reaches, as a statement binds it:
@@ -82,8 +89,11 @@ public struct JSONPath<Value>: Sendable {
 func jsonMemberComponent(_ member: AnyKeyPath) -> String? {
   let description = String(describing: member)
   let root = "\\" + String(describing: type(of: member).rootType) + "."
-  guard description.hasPrefix(root), !description.contains("<") else { return nil }
-  return description.dropFirst(root.count).split(separator: ".")
+  guard description.hasPrefix(root) else { return nil }
+  let members = description.dropFirst(root.count)
+  // A computed component reads `<computed 0x… (Type)>`.
+  guard !members.contains("<") else { return nil }
+  return members.split(separator: ".")
     .map { "." + quotedJSONKey(String($0.filter { $0 != "?" && $0 != "!" })) }
     .joined()
 }

@@ -17,6 +17,11 @@ struct JDAuthor: Codable, Equatable, Sendable {
   var scores: [String: Int] = [:]
 }
 
+struct JDBox<Item: Codable & Sendable>: Codable, Sendable {
+  var label = ""
+  var item: Item
+}
+
 @Table("jdProfiles") struct JDProfile {
   let id: Int
   var isActive = false
@@ -278,5 +283,28 @@ struct JSONEditTests {
       └───────────────────────────────────────┘
       """
     }
+  }
+
+  /// A document whose type is generic names its members as any other.
+  @Test func aGenericDocumentType() throws {
+    let box = SQLQueryExpression<CodableJSONRepresentation<JDBox<Int>>>(QueryFragment(sql: #"'{"label":"a","item":7}'"#))
+    let statement = Values(box.jsonExtract(\.label), box.jsonExtract(\.item))
+    #expect(statement.query.description == #"SELECT json_extract('{"label":"a","item":7}', '$."label"'), json_extract('{"label":"a","item":7}', '$."item"')"#)
+    #expect(try database.read { db in try statement.fetchOne(db) }.map { "\($0) \($1)" } == "a 7")
+  }
+
+  /// A path SQLite cannot follow fails the statement before it runs, and
+  /// says why: a computed property, a dictionary key holding `"`.
+  @Test func pathsThatNameNoPlaceFailNamingTheProblem() throws {
+    let quoted = #expect(throws: DatabaseError.self) {
+      try database.read { db in try JDProfile.select { $0.author.jsonExtract(\.scores[#"say "hi""#]) }.fetchAll(db) }
+    }
+    #expect(quoted?.message?.contains(#"goes on to the key "say \"hi\"", which SQLite's JSON paths cannot name"#) == true, "\(String(describing: quoted))")
+    let edit = #expect(throws: DatabaseError.self) {
+      try database.write { db in try JDProfile.update { $0.author = $0.author.jsonRemove(\.scores[#"a"b"#]) }.execute(db) }
+    }
+    #expect(edit?.message?.contains("cannot name") == true)
+    let unchanged = try database.read { db in try JDProfile.find(1).select(\.author).fetchOne(db) }
+    #expect(unchanged?.scores == ["swift": 9])
   }
 }
