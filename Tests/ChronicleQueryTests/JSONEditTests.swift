@@ -307,4 +307,21 @@ struct JSONEditTests {
     let unchanged = try database.read { db in try JDProfile.find(1).select(\.author).fetchOne(db) }
     #expect(unchanged?.scores == ["swift": 9])
   }
+
+  /// An edit in a trigger's statement, where values are written into the SQL.
+  @Test func anEditInATrigger() throws {
+    let trigger = JDProfile.createTemporaryTrigger(
+      "jd_verify",
+      after: .update(of: { [$0.isActive] }) { _, new in
+        JDProfile.find(new.id).update { $0.author = $0.author.jsonSet(\.isVerified, new.isActive).jsonSet(\.nickname, "active") }
+      })
+    try database.write { db in
+      try trigger.execute(db)
+      try JDProfile.find(2).update { $0.isActive = true }.execute(db)
+    }
+    let author = try database.read { db in try JDProfile.find(2).select(\.author).fetchOne(db) }
+    #expect(author?.isVerified == true)
+    #expect(author?.nickname == "active")
+    #expect(trigger.query.description.contains(#"json_set("jdProfiles"."author", '$."isVerified"', json(CASE "new"."isActive" WHEN 0 THEN 'false' WHEN 1 THEN 'true' END), '$."nickname"', 'active')"#), "\(trigger.query)")
+  }
 }
