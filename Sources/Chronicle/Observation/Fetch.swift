@@ -15,24 +15,24 @@ import GRDB
 /// transaction that changes a table the request reads, and observable.
 @propertyWrapper
 public struct Fetch<Value: Sendable>: Sendable {
-  let subscription: FetchSubscription<Value>
+  let observation: FetchObservation<Value>
 
   /// The value, as last fetched.
-  public var wrappedValue: Value { subscription.value }
+  public var wrappedValue: Value { observation.value }
 
   /// The wrapper itself, for ``load(_:)``, ``loadError`` and ``isLoading``.
   public var projectedValue: Self { self }
 
   /// The error of the last fetch; nil once a fetch succeeds.
-  public var loadError: (any Error)? { subscription.loadError }
+  public var loadError: (any Error)? { observation.loadError }
 
   /// True while ``load(_:)`` waits for its first value.
-  public var isLoading: Bool { subscription.isLoading }
+  public var isLoading: Bool { observation.isLoading }
 
   /// The value of `request`.
   public init(wrappedValue: Value, _ request: some FetchKeyRequest<Value>, database: ChronicleDatabase? = nil) {
     self.init(wrappedValue: wrappedValue, database: database)
-    subscription.start(request.fetch)
+    observation.start(request.fetch)
   }
 
   /// `wrappedValue` until ``load(_:)`` gives a request.
@@ -41,12 +41,14 @@ public struct Fetch<Value: Sendable>: Sendable {
   }
 
   init(wrappedValue: Value, database: ChronicleDatabase?, delivering scheduler: (any ValueObservationScheduler)?) {
-    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
+    observation = FetchObservation(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
   }
 
   /// Observes `request` from now on, and returns once its first value is
-  /// there. Throws the first fetch's error.
-  public func load(_ request: some FetchKeyRequest<Value>) async throws {
-    try await subscription.load(request.fetch)
+  /// there, with the subscription that stops this observation. Throws the
+  /// first fetch's error.
+  @discardableResult
+  public func load(_ request: some FetchKeyRequest<Value>) async throws -> FetchSubscription {
+    try await observation.load(request.fetch)
   }
 }

@@ -24,10 +24,10 @@ import GRDB
 /// `@Dependency(\.defaultDatabase)`.
 @propertyWrapper
 public struct FetchAll<Element: Sendable>: Sendable {
-  let subscription: FetchSubscription<[Element]>
+  let observation: FetchObservation<[Element]>
 
   /// The rows, as last fetched.
-  public var wrappedValue: [Element] { subscription.value }
+  public var wrappedValue: [Element] { observation.value }
 
   /// The wrapper itself, for ``load(_:)``, ``loadError`` and ``isLoading``:
   /// `$reminders.load(...)`.
@@ -35,10 +35,10 @@ public struct FetchAll<Element: Sendable>: Sendable {
 
   /// The error of the last fetch; nil once a fetch succeeds. Observation
   /// stops at an error, and ``load(_:)`` starts it again.
-  public var loadError: (any Error)? { subscription.loadError }
+  public var loadError: (any Error)? { observation.loadError }
 
   /// True while ``load(_:)`` waits for its first rows.
-  public var isLoading: Bool { subscription.isLoading }
+  public var isLoading: Bool { observation.isLoading }
 
   /// Every row of `Element`'s table.
   public init(wrappedValue: [Element] = [], database: ChronicleDatabase? = nil) where Element: Table {
@@ -59,13 +59,16 @@ public struct FetchAll<Element: Sendable>: Sendable {
     wrappedValue: [Element], _ statement: some QueryStatement<Element>, database: ChronicleDatabase?,
     delivering scheduler: (any ValueObservationScheduler)?
   ) {
-    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
-    subscription.start(statement.fetchAll)
+    observation = FetchObservation(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
+    observation.start(statement.fetchAll)
   }
 
   /// Replaces the query: observes `statement` from now on, and returns once
-  /// its first rows are there. Throws the first fetch's error.
-  public func load(_ statement: some QueryStatement<Element>) async throws {
-    try await subscription.load(statement.fetchAll)
+  /// its first rows are there, with the subscription that stops this
+  /// observation (`try await $rows.load(query).task` ties it to a task).
+  /// Throws the first fetch's error.
+  @discardableResult
+  public func load(_ statement: some QueryStatement<Element>) async throws -> FetchSubscription {
+    try await observation.load(statement.fetchAll)
   }
 }

@@ -13,19 +13,19 @@ import GRDB
 /// transaction that changes what the query reads, and observable.
 @propertyWrapper
 public struct FetchOne<Value: Sendable>: Sendable {
-  let subscription: FetchSubscription<Value>
+  let observation: FetchObservation<Value>
 
   /// The value, as last fetched.
-  public var wrappedValue: Value { subscription.value }
+  public var wrappedValue: Value { observation.value }
 
   /// The wrapper itself, for ``load(_:)``, ``loadError`` and ``isLoading``.
   public var projectedValue: Self { self }
 
   /// The error of the last fetch; nil once a fetch succeeds.
-  public var loadError: (any Error)? { subscription.loadError }
+  public var loadError: (any Error)? { observation.loadError }
 
   /// True while ``load(_:)`` waits for its first value.
-  public var isLoading: Bool { subscription.isLoading }
+  public var isLoading: Bool { observation.isLoading }
 
   /// The first row of `statement`; `wrappedValue` when it has none.
   public init(wrappedValue: Value, _ statement: some QueryStatement<Value>, database: ChronicleDatabase? = nil) {
@@ -42,16 +42,16 @@ public struct FetchOne<Value: Sendable>: Sendable {
     wrappedValue: Value, _ statement: some QueryStatement<Value>, database: ChronicleDatabase?,
     delivering scheduler: (any ValueObservationScheduler)?
   ) {
-    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
-    subscription.start(Self.first(of: statement, default: wrappedValue))
+    observation = FetchObservation(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
+    observation.start(Self.first(of: statement, default: wrappedValue))
   }
 
   init<Row>(
     wrappedValue: Value, _ statement: some QueryStatement<Row>, database: ChronicleDatabase?,
     delivering scheduler: (any ValueObservationScheduler)?
   ) where Value == Row? {
-    subscription = FetchSubscription(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
-    subscription.start(statement.fetchOne)
+    observation = FetchObservation(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
+    observation.start(statement.fetchOne)
   }
 
   /// The first row of `Row`'s table, nil when it is empty.
@@ -60,15 +60,19 @@ public struct FetchOne<Value: Sendable>: Sendable {
   }
 
   /// Replaces the query with `statement` (whose empty result gives
-  /// `default`), and returns once its first value is there.
-  public func load(_ statement: some QueryStatement<Value>, default: Value) async throws {
-    try await subscription.load(Self.first(of: statement, default: `default`))
+  /// `default`), and returns once its first value is there, with the
+  /// subscription that stops this observation.
+  @discardableResult
+  public func load(_ statement: some QueryStatement<Value>, default: Value) async throws -> FetchSubscription {
+    try await observation.load(Self.first(of: statement, default: `default`))
   }
 
   /// Replaces the query with `statement` (nil when it has no row), and
-  /// returns once its first value is there.
-  public func load<Row>(_ statement: some QueryStatement<Row>) async throws where Value == Row? {
-    try await subscription.load(statement.fetchOne)
+  /// returns once its first value is there, with the subscription that
+  /// stops this observation.
+  @discardableResult
+  public func load<Row>(_ statement: some QueryStatement<Row>) async throws -> FetchSubscription where Value == Row? {
+    try await observation.load(statement.fetchOne)
   }
 
   private static func first(

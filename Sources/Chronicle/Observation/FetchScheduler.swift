@@ -1,7 +1,7 @@
 import Dispatch
 import GRDB
 
-/// How ``FetchSubscription`` schedules GRDB's value observation: the first
+/// How ``FetchObservation`` schedules GRDB's value observation: the first
 /// value either synchronously, on the thread that starts the observation (so
 /// a fetch wrapper holds data as soon as it is created), or on `queue`; every
 /// later value on `queue`, a serial queue, in order.

@@ -1,156 +1,76 @@
-import Dispatch
-import GRDB
-import Observation
 import Synchronization
 
-/// The live value behind ``FetchAll``, ``FetchOne`` and ``Fetch``: the
-/// result of a fetch, fetched again whenever a transaction commits a change
-/// to what it reads (GRDB's `ValueObservation`), including changes written
-/// by a sync.
+/// The observation a `load` of ``FetchAll``, ``FetchOne`` or ``Fetch``
+/// started, to tie to the lifetime of a task, as SQLiteData's
+/// `FetchSubscription` is:
 ///
-/// It is `Observable`: reading ``value``, ``loadError`` or ``isLoading``
-/// inside `withObservationTracking` (or a SwiftUI view) registers for its
-/// changes. A new value equal to the current one (when the value is
-/// `Equatable`) notifies nobody.
-final class FetchSubscription<Value: Sendable>: Observable, Sendable {
+/// ```swift
+/// .task {
+///   try? await $reminders.load(Reminder.where { !$0.isCompleted }).task
+/// }
+/// ```
+///
+/// Awaiting ``task`` suspends until the awaiting task is cancelled (a view
+/// disappearing), or ``cancel()`` is called; the observation then stops,
+/// the wrapper keeps its last value, and ``task`` throws
+/// `CancellationError`. A later `load` observes again. Stopping concerns
+/// only the observation this load started: once another load has replaced
+/// it, stopping does nothing.
+public struct FetchSubscription: Sendable {
+  private let cancellation = Cancellation()
+  private let stop: @Sendable () -> Void
+
+  init(stop: @escaping @Sendable () -> Void) {
+    self.stop = stop
+  }
+
+  /// Suspends until the current task is cancelled or ``cancel()`` is
+  /// called, then stops the observation and throws `CancellationError`.
+  public var task: Void {
+    get async throws {
+      await withTaskCancellationHandler {
+        await cancellation.wait()
+      } onCancel: {
+        cancellation.cancel()
+      }
+      stop()
+      throw CancellationError()
+    }
+  }
+
+  /// Stops the observation now, and ends every wait on ``task``.
+  public func cancel() {
+    cancellation.cancel()
+    stop()
+  }
+}
+
+/// Once cancelled, resumes its waiters and every later one at once.
+private final class Cancellation: Sendable {
   private struct State {
-    var value: Value
-    var loadError: (any Error)?
-    var isLoading = false
-    /// Counts observations started; values of a replaced one are dropped.
-    var generation = 0
-    var cancellable: AnyDatabaseCancellable?
-    /// The caller of ``load(_:)`` waiting for the first value.
-    var waiter: CheckedContinuation<Void, any Error>?
+    var isCancelled = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
   }
+  private let state = Mutex(State())
 
-  private let registrar = ObservationRegistrar()
-  private let state: Mutex<State>
-  private let reader: any DatabaseReader
-  private let queue = DispatchQueue(label: "Chronicle.FetchSubscription")
-  /// Where values are delivered, when the wrapper was given a scheduler
-  /// (`.async(onQueue: .main)`, `.mainActor`, `.immediate`, `.task`);
-  /// otherwise on `queue`, the first one synchronously.
-  private let scheduler: (any ValueObservationScheduler)?
-
-  init(initialValue: Value, reader: any DatabaseReader, scheduler: (any ValueObservationScheduler)? = nil) {
-    self.state = Mutex(State(value: initialValue))
-    self.reader = reader
-    self.scheduler = scheduler
-  }
-
-  deinit {
-    let (cancellable, waiter) = state.withLock { state in
-      defer { state.cancellable = nil; state.waiter = nil }
-      return (state.cancellable, state.waiter)
-    }
-    cancellable?.cancel()
-    waiter?.resume(throwing: CancellationError())
-  }
-
-  /// The latest value fetched (or the initial value, before the first fetch).
-  var value: Value {
-    registrar.access(self, keyPath: \.value)
-    return state.withLock { $0.value }
-  }
-
-  /// The error of the last fetch, nil once a fetch succeeds. The observation
-  /// stops at an error; ``load(_:)`` starts it again.
-  var loadError: (any Error)? {
-    registrar.access(self, keyPath: \.loadError)
-    return state.withLock { $0.loadError }
-  }
-
-  /// True from the start of an observation to its first value or error.
-  var isLoading: Bool {
-    registrar.access(self, keyPath: \.isLoading)
-    return state.withLock { $0.isLoading }
-  }
-
-  /// Starts observing `fetch`, replacing the current observation; the first
-  /// value is fetched before this returns.
-  func start(_ fetch: @escaping @Sendable (Database) throws -> Value) {
-    begin(fetch, waiter: nil)
-  }
-
-  /// Starts observing `fetch`, replacing the current observation, and
-  /// returns once its first value is there; throws the first fetch's error.
-  func load(_ fetch: @escaping @Sendable (Database) throws -> Value) async throws {
-    try await withCheckedThrowingContinuation { continuation in
-      begin(fetch, waiter: continuation)
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let cancelled = state.withLock { state in
+        if !state.isCancelled { state.waiters.append(continuation) }
+        return state.isCancelled
+      }
+      if cancelled { continuation.resume() }
     }
   }
 
-  private func begin(_ fetch: @escaping @Sendable (Database) throws -> Value, waiter: CheckedContinuation<Void, any Error>?) {
-    let (generation, replaced, replacedWaiter) = state.withLock { state in
+  func cancel() {
+    let waiters = state.withLock { state in
       defer {
-        state.generation += 1
-        state.cancellable = nil
-        state.waiter = waiter
+        state.isCancelled = true
+        state.waiters = []
       }
-      return (state.generation + 1, state.cancellable, state.waiter)
+      return state.waiters
     }
-    replaced?.cancel()
-    replacedWaiter?.resume(throwing: CancellationError())
-    setLoading(true)
-
-    func observe(scheduling scheduler: some ValueObservationScheduler) -> AnyDatabaseCancellable {
-      ValueObservation.tracking(fetch).start(
-        in: reader, scheduling: scheduler,
-        onError: { [weak self] error in self?.receive(.failure(error), generation: generation) },
-        onChange: { [weak self] value in self?.receive(.success(value), generation: generation) })
-    }
-    let cancellable: AnyDatabaseCancellable
-    if let scheduler {
-      cancellable = observe(scheduling: scheduler)
-    } else {
-      cancellable = observe(scheduling: FetchScheduler(queue: queue, deliversFirstValueImmediately: waiter == nil))
-    }
-    let stale = state.withLock { state in
-      guard state.generation == generation else { return true }
-      state.cancellable = cancellable
-      return false
-    }
-    if stale { cancellable.cancel() }
-  }
-
-  private func receive(_ result: Result<Value, any Error>, generation: Int) {
-    let current = state.withLock { state -> (value: Value, waiter: CheckedContinuation<Void, any Error>?)? in
-      guard state.generation == generation else { return nil }
-      defer { state.waiter = nil }
-      return (state.value, state.waiter)
-    }
-    guard let current else { return }
-    switch result {
-    case .success(let value):
-      if !isKnownEqual(current.value, value) {
-        registrar.withMutation(of: self, keyPath: \.value) {
-          state.withLock { state in
-            if state.generation == generation { state.value = value }
-          }
-        }
-      }
-      setLoadError(nil)
-      setLoading(false)
-      current.waiter?.resume()
-    case .failure(let error):
-      setLoadError(error)
-      setLoading(false)
-      current.waiter?.resume(throwing: error)
-    }
-  }
-
-  private func setLoading(_ isLoading: Bool) {
-    guard state.withLock({ $0.isLoading != isLoading }) else { return }
-    registrar.withMutation(of: self, keyPath: \.isLoading) {
-      state.withLock { $0.isLoading = isLoading }
-    }
-  }
-
-  private func setLoadError(_ error: (any Error)?) {
-    guard error != nil || state.withLock({ $0.loadError != nil }) else { return }
-    registrar.withMutation(of: self, keyPath: \.loadError) {
-      state.withLock { $0.loadError = error }
-    }
+    for waiter in waiters { waiter.resume() }
   }
 }

@@ -59,7 +59,7 @@ extension Fetch {
     scheduler: some ValueObservationScheduler
   ) {
     self.init(wrappedValue: wrappedValue, database: database, delivering: scheduler)
-    subscription.start(request.fetch)
+    observation.start(request.fetch)
   }
 
   /// `wrappedValue` until ``load(_:)`` gives a request; values delivered by `scheduler`.
