@@ -2,6 +2,8 @@
 public struct OrderingTerm: QueryExpression, Sendable {
   public typealias QueryValue = Void
   public let queryFragment: QueryFragment
+  /// The expression ordered by, without its direction.
+  package let base: QueryFragment
 }
 
 /// Where NULLs sort.
@@ -22,6 +24,6 @@ extension QueryExpression {
     case .last: fragment.append(" NULLS LAST")
     case nil: break
     }
-    return OrderingTerm(queryFragment: fragment)
+    return OrderingTerm(queryFragment: fragment, base: queryFragment)
   }
 }

@@ -24,10 +24,15 @@ import GRDB
 /// `@Dependency(\.defaultDatabase)`.
 @propertyWrapper
 public struct FetchAll<Element: Sendable>: Sendable {
-  let observation: FetchObservation<[Element]>
+  let observation: FetchObservation<ResultsSectionCollection<Element, String?>>
 
   /// The rows, as last fetched.
-  public var wrappedValue: [Element] { observation.value }
+  public var wrappedValue: [Element] { observation.value.elements }
+
+  /// The rows grouped into sections, for a wrapper given `sectionBy:`
+  /// (see ``ResultsSectionCollection``); otherwise one section, named nil,
+  /// of every row.
+  public var sections: ResultsSectionCollection<Element, String?> { observation.value }
 
   /// The wrapper itself, for ``load(_:)``, ``loadError`` and ``isLoading``:
   /// `$reminders.load(...)`.
@@ -59,8 +64,25 @@ public struct FetchAll<Element: Sendable>: Sendable {
     wrappedValue: [Element], _ statement: some QueryStatement<Element>, database: ChronicleDatabase?,
     delivering scheduler: (any ValueObservationScheduler)?
   ) {
-    observation = FetchObservation(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
-    observation.start(statement.fetchAll)
+    self.init(wrappedValue: wrappedValue, fetching: Self.unsectioned(statement), database: database, delivering: scheduler)
+  }
+
+  /// Observes `fetch`, rows in sections or in one.
+  init(
+    wrappedValue: [Element], fetching fetch: @escaping @Sendable (Database) throws -> ResultsSectionCollection<Element, String?>,
+    database: ChronicleDatabase?, delivering scheduler: (any ValueObservationScheduler)?
+  ) {
+    observation = FetchObservation(
+      initialValue: ResultsSectionCollection(elements: wrappedValue, sectionName: nil),
+      reader: (database ?? .current).writer, scheduler: scheduler)
+    observation.start(fetch)
+  }
+
+  /// The rows of `statement`, in one section.
+  static func unsectioned(
+    _ statement: some QueryStatement<Element>
+  ) -> @Sendable (Database) throws -> ResultsSectionCollection<Element, String?> {
+    { db in ResultsSectionCollection(elements: try statement.fetchAll(db), sectionName: nil) }
   }
 
   /// Replaces the query: observes `statement` from now on, and returns once
@@ -69,6 +91,6 @@ public struct FetchAll<Element: Sendable>: Sendable {
   /// Throws the first fetch's error.
   @discardableResult
   public func load(_ statement: some QueryStatement<Element>) async throws -> FetchSubscription {
-    try await observation.load(statement.fetchAll)
+    try await observation.load(Self.unsectioned(statement))
   }
 }
