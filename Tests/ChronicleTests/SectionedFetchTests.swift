@@ -75,6 +75,12 @@ struct SectionedFetchTests {
     #expect(Self.layout(reminders.sections) == ["1: Call", "0: Milk"])
     let byList = FetchAll<Reminder>(sectionBy: \.listID, database: database)
     #expect(byList.sections.sectionNames == ["home"])
+    try await database.write { db in try Reminder.find(1).update { $0.notes = "2%" }.execute(db) }
+    let byCase = FetchAll(
+      Reminder.order(by: \.title),
+      sectionBy: { Case().when($0.notes.isNot(nil), then: "Noted").else("Plain").desc() },
+      database: database)
+    #expect(try await eventually { Self.layout(byCase.sections) == ["Plain: Call", "Noted: Milk"] })
   }
 
   @Test("names SQLite orders as equal but that differ as text are sections of their own")
