@@ -45,15 +45,41 @@ public enum SectioningBuilder {
   public static func buildEither(second component: Sectioning?) -> Sectioning? { component }
 }
 
+/// A select with each row's section name after its own values, in
+/// section order first and the select's own order within a section. The
+/// name is the sectioning value as text (`CAST(… AS TEXT)`), so any value
+/// names a section as SQLite writes it.
+package struct SectionedSelect<Row>: SelectStatement, @unchecked Sendable {
+  package typealias QueryValue = (Row, String?)
+  package let query: QueryFragment
+  package let tableName: String?
+  private let decodeBase: (inout SQLiteQueryDecoder) throws -> Row
+
+  init(query: QueryFragment, tableName: String?, decodeBase: @escaping (inout SQLiteQueryDecoder) throws -> Row) {
+    self.query = query
+    self.tableName = tableName
+    self.decodeBase = decodeBase
+  }
+
+  package func decodeRow(_ decoder: inout SQLiteQueryDecoder) throws -> (Row, String?) {
+    (try decodeBase(&decoder), try String?(decoder: &decoder))
+  }
+}
+
+extension SelectClausesProvider where Self: QueryStatement {
+  /// This select in sections by `sectioning`.
+  func sectionedSelect(by sectioning: Sectioning) -> SectionedSelect<QueryValue> {
+    var clauses = clauses
+    clauses.resultColumns.append(QueryFragment("CAST(") + sectioning.name + QueryFragment(" AS TEXT)"))
+    clauses.ordering.insert(sectioning.order, at: 0)
+    return SectionedSelect(query: clauses.query, tableName: tableName, decodeBase: decodeRow)
+  }
+}
+
 extension Select {
-  /// This select with each row's section name after its own values, in
-  /// section order first and the select's own order within a section.
-  /// The name is the sectioning value as text (`CAST(… AS TEXT)`), so any
-  /// value names a section as SQLite writes it.
-  package func sectioned(by sectioning: Sectioning) -> Select<From, (Output, String?)> {
-    let name = QueryFragment("CAST(") + sectioning.name + QueryFragment(" AS TEXT)")
-    var sectioned = appending([name]) { decoder, row in (row, try String?(decoder: &decoder)) }
-    sectioned.clauses.ordering.insert(sectioning.order, at: 0)
-    return sectioned
+  /// This select in sections by what `sectioning` gives for its table's
+  /// columns (as the select names them: its alias too); nil when it gives none.
+  package func sectioned(by sectioning: (From.TableColumns) -> Sectioning?) -> SectionedSelect<Output>? {
+    sectioning(fromColumns).map(sectionedSelect(by:))
   }
 }

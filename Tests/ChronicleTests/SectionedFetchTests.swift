@@ -29,7 +29,7 @@ struct SectionedFetchTests {
 
   @Test("the statement orders by the sectioning first and selects its value as text")
   func theSectionedStatement() {
-    let statement = Reminder.order(by: \.title).sectioned(by: Sectioning(Reminder.columns.notes))
+    let statement = Reminder.order(by: \.title).sectioned { Sectioning($0.notes) }!
     assertInlineSnapshot(of: statement.query.description, as: .lines) {
       """
       SELECT "reminders"."id", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."attachment", "reminders"."listID", CAST("reminders"."notes" AS TEXT)
@@ -37,7 +37,7 @@ struct SectionedFetchTests {
       ORDER BY "reminders"."notes", "reminders"."title"
       """
     }
-    let descending = Reminder.where { !$0.isCompleted }.sectioned(by: Sectioning(Reminder.columns.isCompleted.desc()))
+    let descending = Reminder.where { !$0.isCompleted }.sectioned { Sectioning($0.isCompleted.desc()) }!
     assertInlineSnapshot(of: descending.query.description, as: .lines) {
       """
       SELECT "reminders"."id", "reminders"."title", "reminders"."notes", "reminders"."isCompleted", "reminders"."priority", "reminders"."attachment", "reminders"."listID", CAST("reminders"."isCompleted" AS TEXT)
@@ -120,5 +120,27 @@ struct SectionedFetchTests {
     #expect(try await eventually { Self.layout(reminders.sections) == ["gym: Run", "shop: Milk"] })
     try await database.write { db in try Reminder.insert { Reminder(id: 3, title: "Eggs", notes: "shop", listID: "home") }.execute(db) }
     #expect(try await eventually { Self.layout(reminders.sections) == ["gym: Run", "shop: Eggs Milk"] })
+  }
+
+  @Test("the rows of a join in sections by a column of either table, the nullable side's too")
+  func sectionsOfAJoin() async throws {
+    let directory = try TemporaryDirectory()
+    let database = try await Self.seeded(directory, [(1, "Milk", nil), (2, "Run", nil)])
+    try await database.write { db in
+      try RemindersList.insert { RemindersList(id: "work", title: "Work", position: 1) }.execute(db)
+      try Reminder.insert { Reminder(id: 3, title: "Report", listID: "work") }.execute(db)
+    }
+    let byList = FetchAll(
+      Reminder.join(RemindersList.all) { $0.listID.eq($1.id) }.order { reminder, _ in reminder.title },
+      sectionBy: { _, list in list.title.desc() }, database: database)
+    #expect(byList.sections.map { "\($0.name ?? "nil"): \($0.map(\.0.title))" } == ["Work: [\"Report\"]", "Home: [\"Milk\", \"Run\"]"])
+
+    let byFirstTitle = FetchAll(
+      RemindersList.leftJoin(Reminder.all) { $0.id.eq($1.listID) && $1.title.hasPrefix("R") }.order { list, _ in list.id },
+      sectionBy: { _, reminder in reminder.title }, database: database)
+    #expect(byFirstTitle.sections.map { "\($0.name ?? "nil"): \($0.map(\.0.id))" } == ["Report: [\"work\"]", "Run: [\"home\"]"])
+    try await byFirstTitle.load(
+      RemindersList.leftJoin(Reminder.all) { $0.id.eq($1.listID) && $1.title.eq("none") }, sectionBy: { _, reminder in reminder.title })
+    #expect(byFirstTitle.sections.map { "\($0.name ?? "nil"): \($0.count)" } == ["nil: 2"])
   }
 }

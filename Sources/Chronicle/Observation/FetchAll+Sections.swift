@@ -27,7 +27,7 @@ extension FetchAll {
     @SectioningBuilder sectionBy sectioning: (From.TableColumns) -> Sectioning?, database: ChronicleDatabase? = nil
   ) {
     self.init(
-      wrappedValue: wrappedValue, fetching: Self.sections(of: statement, by: sectioning(From.columns)), database: database,
+      wrappedValue: wrappedValue, fetching: Self.sections(of: statement, statement.sectioned(by: sectioning)), database: database,
       delivering: nil)
   }
 
@@ -39,7 +39,7 @@ extension FetchAll {
     scheduler: some ValueObservationScheduler
   ) {
     self.init(
-      wrappedValue: wrappedValue, fetching: Self.sections(of: statement, by: sectioning(From.columns)), database: database,
+      wrappedValue: wrappedValue, fetching: Self.sections(of: statement, statement.sectioned(by: sectioning)), database: database,
       delivering: scheduler)
   }
 
@@ -77,7 +77,7 @@ extension FetchAll {
   public func load<From: Table>(
     _ statement: Select<From, Element>, @SectioningBuilder sectionBy sectioning: (From.TableColumns) -> Sectioning?
   ) async throws -> FetchSubscription {
-    try await observation.load(Self.sections(of: statement, by: sectioning(From.columns)))
+    try await observation.load(Self.sections(of: statement, statement.sectioned(by: sectioning)))
   }
 
   /// Replaces the query with `statement` in sections by a text column.
@@ -88,13 +88,12 @@ extension FetchAll {
     try await load(statement, sectionBy: { Name.sectioning($0[keyPath: column]) })
   }
 
-  /// The fetch of `statement`'s rows in sections, or in one when there is
-  /// no sectioning.
-  static func sections<From: Table>(
-    of statement: Select<From, Element>, by sectioning: Sectioning?
+  /// The fetch of `statement`'s rows in the sections `sectioned` gives,
+  /// or in one when it is nil (the sectioning closure gave none).
+  static func sections(
+    of statement: some QueryStatement<Element>, _ sectioned: SectionedSelect<Element>?
   ) -> @Sendable (Database) throws -> ResultsSectionCollection<Element, String?> {
-    guard let sectioning else { return unsectioned(statement) }
-    let sectioned = statement.sectioned(by: sectioning)
+    guard let sectioned else { return unsectioned(statement) }
     return { db in ResultsSectionCollection(namedElements: try sectioned.fetchAll(db)) }
   }
 }

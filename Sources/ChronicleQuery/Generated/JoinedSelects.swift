@@ -183,6 +183,14 @@ extension Select2 where C0: PrimaryKeyedTableDefinition {
   }
 }
 
+extension Select2 {
+  /// This select in sections by what `sectioning` gives for its tables'
+  /// columns; nil when it gives none (`FetchAll(…, sectionBy:)`).
+  package func sectioned(by sectioning: (C0, C1) -> Sectioning?) -> SectionedSelect<Output>? {
+    sectioning(sources.0, sources.1).map(sectionedSelect(by:))
+  }
+}
+
 /// A SELECT over 3 joined tables. Closures get one argument per table,
 /// in join order: `{ $0, $1, $2 in ... }`; the nullable side of an outer join
 /// is a ``NullableColumns``. Without `select`, each row is a tuple of the
@@ -361,6 +369,14 @@ extension Select3 where C0: PrimaryKeyedTableDefinition {
   /// Narrows to the rows whose first table has one of these primary keys.
   public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
     self.where { first, _, _ in first.hasPrimaryKey(in: keys) }
+  }
+}
+
+extension Select3 {
+  /// This select in sections by what `sectioning` gives for its tables'
+  /// columns; nil when it gives none (`FetchAll(…, sectionBy:)`).
+  package func sectioned(by sectioning: (C0, C1, C2) -> Sectioning?) -> SectionedSelect<Output>? {
+    sectioning(sources.0, sources.1, sources.2).map(sectionedSelect(by:))
   }
 }
 
@@ -545,6 +561,14 @@ extension Select4 where C0: PrimaryKeyedTableDefinition {
   }
 }
 
+extension Select4 {
+  /// This select in sections by what `sectioning` gives for its tables'
+  /// columns; nil when it gives none (`FetchAll(…, sectionBy:)`).
+  package func sectioned(by sectioning: (C0, C1, C2, C3) -> Sectioning?) -> SectionedSelect<Output>? {
+    sectioning(sources.0, sources.1, sources.2, sources.3).map(sectionedSelect(by:))
+  }
+}
+
 /// A SELECT over 5 joined tables. Closures get one argument per table,
 /// in join order: `{ $0, $1, $2, $3, $4 in ... }`; the nullable side of an outer join
 /// is a ``NullableColumns``. Without `select`, each row is a tuple of the
@@ -723,6 +747,14 @@ extension Select5 where C0: PrimaryKeyedTableDefinition {
   /// Narrows to the rows whose first table has one of these primary keys.
   public func find(_ keys: some Sequence<C0.PrimaryKey>) -> Self {
     self.where { first, _, _, _, _ in first.hasPrimaryKey(in: keys) }
+  }
+}
+
+extension Select5 {
+  /// This select in sections by what `sectioning` gives for its tables'
+  /// columns; nil when it gives none (`FetchAll(…, sectionBy:)`).
+  package func sectioned(by sectioning: (C0, C1, C2, C3, C4) -> Sectioning?) -> SectionedSelect<Output>? {
+    sectioning(sources.0, sources.1, sources.2, sources.3, sources.4).map(sectionedSelect(by:))
   }
 }
 
