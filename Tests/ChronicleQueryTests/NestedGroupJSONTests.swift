@@ -20,9 +20,13 @@ import Testing
   var images: [Image] = []
 }
 
-/// A row holding a column group, read through JSON: as an object (the
-/// group a nested object), from the elements of a JSON array column, and
-/// aggregated into an array, as upstream's NestedStructJSONTests write it.
+/// A row holding a column group, read through JSON as upstream's
+/// NestedStructJSONTests spell it: as an object, from the elements of a
+/// JSON array column, and aggregated into an array. The rows are
+/// upstream's; the SQL is ours: the object names the group's columns
+/// beside the row's (upstream's newest nests them in an object of their
+/// own), the aggregate carries each row as an array of its values, and
+/// `$1` of a `json_each` join is the `JSONEach` row (`key`, `value`).
 @Suite("Query builder: column groups through JSON")
 struct NestedGroupJSONTests {
   let fixture: RemindersDatabase
