@@ -24,7 +24,7 @@ extension Table {
   }
 
   /// `SELECT ? AS "column", …`: this row's values, named as its table names them.
-  var valuesSelect: QueryFragment { rowSelect(Self.valueLists([self])[0]) }
+  var valuesSelect: QueryFragment { rowSelect(Self.selectedValues(of: self)) }
 
   private func compound(_ operation: CompoundOperator, _ other: some SelectStatement<Self>) -> CompoundSelect<Self> {
     CompoundSelect(parts: [valuesSelect, QueryFragment(sql: operation.rawValue), other.compoundOperand]) { decoder in

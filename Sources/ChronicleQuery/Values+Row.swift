@@ -10,7 +10,7 @@
 extension Values where Row: Table {
   /// The row's values, one column each (a column group's columns one by one).
   public init(_ row: Row) {
-    self.init(namedValues: Row.valueLists([row])[0]) { decoder in try Row(decoder: &decoder) }
+    self.init(namedValues: Row.selectedValues(of: row)) { decoder in try Row(decoder: &decoder) }
   }
 }
 
@@ -35,4 +35,14 @@ func rowSelect(_ namedValues: [(column: String, value: QueryBinding)]) -> QueryF
     QueryFragment(binding: value) + QueryFragment(sql: " AS \(quotedIdentifier(column))")
   }
   return QueryFragment("SELECT ") + values.joined(separator: ", ")
+}
+
+extension Table {
+  /// Every column's value in `row`, generated columns too (an insert's
+  /// values leave them out): what a select of the row reads back.
+  static func selectedValues(of row: Self) -> [(column: String, value: QueryBinding)] {
+    var values: [(column: String, value: QueryBinding)] = []
+    for column in TableColumns.allColumns { column.appendValues(of: row, to: &values) }
+    return values
+  }
 }

@@ -15,6 +15,12 @@ import Testing
   var handling = Handling()
 }
 
+@Table("labels") private struct Label {
+  var text = ""
+  @Column(generated: .virtual)
+  let length: Int
+}
+
 @Table("shipments") private struct Shipment {
   var parcel: Parcel?
   var shippedAt: Date
@@ -114,5 +120,14 @@ struct RowStatementTests {
     let statement = Values(Parcel(label: "it's", weight: 1))
     #expect(statement.query.sql == #"SELECT ? AS "label", ? AS "weight", ? AS "isFragile", ? AS "isPriority""#)
     #expect(statement.query.bindings.count == 4)
+  }
+
+  /// A generated column is selected with the others (an insert leaves it
+  /// out), so the row reads back whole.
+  @Test func aGeneratedColumnIsSelectedToo() throws {
+    let statement = Values(Label(text: "ab", length: 2))
+    #expect(statement.query.description == #"SELECT 'ab' AS "text", 2 AS "length""#)
+    let row = try database.read { db in try statement.fetchOne(db) }
+    #expect(row?.text == "ab" && row?.length == 2)
   }
 }
