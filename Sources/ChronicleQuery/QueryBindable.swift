@@ -25,6 +25,10 @@ public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
   static func columnNames(forProperty name: String) -> [String]
   /// Appends the column values of `output` for an insert.
   static func appendColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)])
+  /// Appends every column value of `output`, generated columns too, for a
+  /// select of a row given in Swift (`Values(row)`). Defaults to
+  /// ``appendColumns(named:of:to:)``.
+  static func appendSelectedColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)])
   /// The type of the value where it may be NULL: `Self?`, or `Self` when it
   /// is optional already (the columns of an outer join's nullable side).
   associatedtype Optionalized: QueryRepresentable = Self?
@@ -32,6 +36,10 @@ public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
 
 extension QueryRepresentable {
   @inlinable public static func columnNames(forProperty name: String) -> [String] { [name] }
+
+  public static func appendSelectedColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)]) {
+    appendColumns(named: name, of: output, to: &values)
+  }
 }
 
 /// A value that can be bound to a statement and read back from a column:
@@ -151,6 +159,14 @@ extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
   public static func appendColumns(named name: String, of output: Wrapped.QueryOutput?, to values: inout [(column: String, value: QueryBinding)]) {
     if let output {
       Wrapped.appendColumns(named: name, of: output, to: &values)
+    } else {
+      for column in Wrapped.columnNames(forProperty: name) { values.append((column, .null)) }
+    }
+  }
+
+  public static func appendSelectedColumns(named name: String, of output: Wrapped.QueryOutput?, to values: inout [(column: String, value: QueryBinding)]) {
+    if let output {
+      Wrapped.appendSelectedColumns(named: name, of: output, to: &values)
     } else {
       for column in Wrapped.columnNames(forProperty: name) { values.append((column, .null)) }
     }

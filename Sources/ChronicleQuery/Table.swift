@@ -91,6 +91,11 @@ extension Table {
   public static func appendColumns(named name: String, of output: Self, to values: inout [(column: String, value: QueryBinding)]) {
     for column in TableColumns.allColumns { column.appendValues(of: output, to: &values) }
   }
+
+  /// A whole row's column values, generated columns too.
+  public static func appendSelectedColumns(named name: String, of output: Self, to values: inout [(column: String, value: QueryBinding)]) {
+    for column in TableColumns.allColumns { column.appendSelectedValues(of: output, to: &values) }
+  }
 }
 
 /// The columns of a table, one property per stored property of the model.
@@ -155,6 +160,15 @@ public protocol TableColumnExpression<Root>: Sendable {
   var names: [String] { get }
   /// Appends this column's values in `row` to an insert's value list.
   func appendValues(of row: Root, to values: inout [(column: String, value: QueryBinding)])
+  /// Appends this column's values in `row`, a group's generated columns
+  /// too, to a select of the row's values.
+  func appendSelectedValues(of row: Root, to values: inout [(column: String, value: QueryBinding)])
+}
+
+extension TableColumnExpression {
+  public func appendSelectedValues(of row: Root, to values: inout [(column: String, value: QueryBinding)]) {
+    appendValues(of: row, to: &values)
+  }
 }
 
 /// A typed column: `Item.columns.title` is a `TableColumn<Item, String>`.
@@ -194,6 +208,10 @@ public struct TableColumn<Root: Table, Value: QueryRepresentable>: QueryExpressi
 
   public func appendValues(of row: Root, to values: inout [(column: String, value: QueryBinding)]) {
     Value.appendColumns(named: name, of: row[keyPath: keyPath], to: &values)
+  }
+
+  public func appendSelectedValues(of row: Root, to values: inout [(column: String, value: QueryBinding)]) {
+    Value.appendSelectedColumns(named: name, of: row[keyPath: keyPath], to: &values)
   }
 }
 

@@ -42,7 +42,7 @@ extension Table {
   /// values leave them out): what a select of the row reads back.
   static func selectedValues(of row: Self) -> [(column: String, value: QueryBinding)] {
     var values: [(column: String, value: QueryBinding)] = []
-    for column in TableColumns.allColumns { column.appendValues(of: row, to: &values) }
+    appendSelectedColumns(named: tableName, of: row, to: &values)
     return values
   }
 }

@@ -64,6 +64,7 @@ public enum SelectionMacro: ExtensionMacro {
           \(raw: names.isEmpty ? "[]" : names.joined(separator: " + "))
         }
         \(raw: ColumnModel.columnAppender(aliased, typeName: typeName, access: access))
+        \(raw: ColumnModel.selectedColumnAppender(aliased, typeName: typeName, access: access))
       }
       """
     return [decl.cast(ExtensionDeclSyntax.self)]

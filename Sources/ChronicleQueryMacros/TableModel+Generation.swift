@@ -195,6 +195,19 @@ extension ColumnModel {
       }
       """
   }
+
+  /// A group's values for a select of a row given in Swift: every member,
+  /// generated ones too (a table's come from its columns, in the library).
+  static func selectedColumnAppender(_ columns: [ColumnModel], typeName: String, access: String) -> String {
+    let lines = columns.map {
+      "  \($0.valueType).appendSelectedColumns(named: \(stringLiteral($0.column)), of: output.\($0.identifier), to: &values)"
+    }.joined(separator: "\n")
+    return """
+      \(access)static func appendSelectedColumns(named name: String, of output: \(typeName), to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+      \(lines)
+      }
+      """
+  }
 }
 
 /// `text` as a Swift string literal.

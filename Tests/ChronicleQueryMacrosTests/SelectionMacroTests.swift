@@ -75,6 +75,11 @@ struct SelectionMacroTests {
         Self._countColumnType.appendColumns(named: "total", of: output.count, to: &values)
         Self._updatedAtColumnType.appendColumns(named: "updatedAt", of: output.updatedAt, to: &values)
         }
+        public static func appendSelectedColumns(named name: String, of output: Stats, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        Self._titleColumnType.appendSelectedColumns(named: "title", of: output.title, to: &values)
+        Self._countColumnType.appendSelectedColumns(named: "total", of: output.count, to: &values)
+        Self._updatedAtColumnType.appendSelectedColumns(named: "updatedAt", of: output.updatedAt, to: &values)
+        }
       }
       """#
     }
@@ -311,6 +316,10 @@ struct SelectionMacroTests {
         public static func appendColumns(named name: String, of output: Launch, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         Self._startsAtColumnType.appendColumns(named: "startsAt", of: output.startsAt, to: &values)
         Self._capColumnType.appendColumns(named: "cap", of: output.cap, to: &values)
+        }
+        public static func appendSelectedColumns(named name: String, of output: Launch, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
+        Self._startsAtColumnType.appendSelectedColumns(named: "startsAt", of: output.startsAt, to: &values)
+        Self._capColumnType.appendSelectedColumns(named: "cap", of: output.cap, to: &values)
         }
       }
       """#

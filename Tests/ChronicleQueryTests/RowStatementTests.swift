@@ -21,6 +21,18 @@ import Testing
   let length: Int
 }
 
+@Selection private struct Stamps {
+  var createdAt = 0
+  var deletedAt: Int?
+  @Column(generated: .virtual)
+  let isDeleted: Bool
+}
+
+@Table("stamped") private struct Stamped {
+  var title = ""
+  var stamps: Stamps
+}
+
 @Table("shipments") private struct Shipment {
   var parcel: Parcel?
   var shippedAt: Date
@@ -129,5 +141,13 @@ struct RowStatementTests {
     #expect(statement.query.description == #"SELECT 'ab' AS "text", 2 AS "length""#)
     let row = try database.read { db in try statement.fetchOne(db) }
     #expect(row?.text == "ab" && row?.length == 2)
+  }
+
+  /// A generated column inside a column group is selected too.
+  @Test func aGeneratedColumnInAGroup() throws {
+    let statement = Values(Stamped(title: "a", stamps: Stamps(createdAt: 1, deletedAt: 2, isDeleted: true)))
+    #expect(statement.query.description == #"SELECT 'a' AS "title", 1 AS "createdAt", 2 AS "deletedAt", 1 AS "isDeleted""#)
+    let row = try database.read { db in try statement.fetchOne(db) }
+    #expect(row?.stamps.isDeleted == true && row?.stamps.deletedAt == 2)
   }
 }
