@@ -160,6 +160,20 @@ struct DocumentationExampleTests {
     }
   }
 
+  @Test func selectingRowsGivenInSwift() throws {
+    let fixture = try RemindersDatabase()
+    let home = Values(Tag(title: "home", useCount: 2))
+    let none = Values(Tag?.none)
+    let rows = try fixture.database.read { db in [try home.fetchOne(db), try none.fetchOne(db) ?? nil] }
+    assertInlineSnapshot(of: [home.query.description, none.query.description, "\(rows)"].joined(separator: "\n"), as: .lines) {
+      """
+      SELECT 'home' AS "title", 2 AS "uses"
+      SELECT NULL AS "title", NULL AS "uses"
+      [Optional(ChronicleQueryTests.Tag(title: "home", useCount: 2)), nil]
+      """
+    }
+  }
+
   @Test func selectingWithOperators() throws {
     let fixture = try RemindersDatabase()
     let ranked = Tag.where { 2 < $0.useCount }.order { $0.title.collate(.nocase) }.select { "#" + $0.title }
