@@ -20,7 +20,7 @@ extension Values {
   /// NULLs reads back as nil.
   public init<T: Table>(_ row: T?) where Row == T? {
     var values: [(column: String, value: QueryBinding)] = []
-    T?.appendColumns(named: T.tableName, of: row, to: &values)
+    T?.appendSelectedColumns(named: T.tableName, of: row, to: &values)
     self.init(namedValues: values) { decoder in try T?(decoder: &decoder) }
   }
 

@@ -149,5 +149,8 @@ struct RowStatementTests {
     #expect(statement.query.description == #"SELECT 'a' AS "title", 1 AS "createdAt", 2 AS "deletedAt", 1 AS "isDeleted""#)
     let row = try database.read { db in try statement.fetchOne(db) }
     #expect(row?.stamps.isDeleted == true && row?.stamps.deletedAt == 2)
+    let optional = Values(Stamped?(Stamped(title: "b", stamps: Stamps(isDeleted: false))))
+    #expect(optional.query.description == #"SELECT 'b' AS "title", 0 AS "createdAt", NULL AS "deletedAt", 0 AS "isDeleted""#)
+    #expect(try database.read { db in try optional.fetchOne(db) }??.title == "b")
   }
 }
