@@ -40,16 +40,13 @@ extension TableDefinition {
 }
 
 extension TableDefinition where QueryValue: Codable {
-  /// The row as one JSON object, `json_object('id', "tags"."id", …)`,
-  /// read back as the row: `Reminder.join(RemindersList.all) { … }.select { ($0, $1.jsonObject()) }`.
-  /// Values keep their stored form (booleans as 0/1, dates as text), which
-  /// is how the row is decoded.
+  /// The row as one JSON object, read back as the row, as upstream writes
+  /// it: `json_object('id', json_quote("tags"."id"), …)`, booleans as JSON's
+  /// `true`/`false`, a JSON column as its JSON, a column group as an object
+  /// of its own: `Reminder.join(RemindersList.all) { … }.select { ($0, $1.jsonObject()) }`.
   public func jsonObject() -> SQLQueryExpression<CodableJSONRepresentation<QueryValue>> {
     let prefix = QueryValue.columnPrefix(_qualifier)
-    let members = Self.allColumns.flatMap(\.names).map { name in
-      QueryBinding.text(name).sqlLiteral + ", " + prefix + quotedIdentifier(name)
-    }
-    return SQLQueryExpression(QueryFragment(sql: "json_object(" + members.joined(separator: ", ") + ")"))
+    return SQLQueryExpression(QueryFragment(sql: jsonObjectSQL(Self.allColumns.map { ($0.name, $0.jsonObjectValue(prefix: prefix)) })))
   }
 }
 
@@ -102,14 +99,74 @@ extension Array: JSONTableRows where Element: Table {
 }
 
 extension Table {
-  /// The row read from the JSON object `jsonObject()` writes: its members
-  /// by column name, decoded as a row read from the table is; nil when
-  /// `json` is not an object.
+  /// The row read from the JSON object `jsonObject()` writes, decoded as a
+  /// row read from the table is: its columns by name, a column group's
+  /// from the object it nests, a boolean as 1 or 0, a JSON column's value
+  /// as its JSON text; nil when `json` is not an object.
   static func decodeRow(fromJSON json: Data) throws -> Self? {
-    guard let members = try? JSONDecoder().decode([String: JSONScalar].self, from: json) else { return nil }
-    let values = TableColumns.allColumns.flatMap(\.names).map { members[$0]?.databaseValue ?? .null }
-    var decoder = SQLiteQueryDecoder(arguments: values, function: "jsonObject of \(tableName)")
+    guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: json) else { return nil }
+    let names = TableColumns.allColumns.flatMap(\.names)
+    var columns: [String: DatabaseValue] = [:]
+    try JSONValue.collectColumns(members, named: Set(names), into: &columns)
+    var decoder = SQLiteQueryDecoder(arguments: names.map { columns[$0] ?? .null }, function: "jsonObject of \(tableName)")
     return try Self(decoder: &decoder)
+  }
+}
+
+/// Any JSON value, to take a `jsonObject()` object apart.
+enum JSONValue: Codable {
+  case null, bool(Bool), integer(Int64), double(Double), string(String)
+  case array([JSONValue]), object([String: JSONValue])
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if container.decodeNil() {
+      self = .null
+    } else if let value = try? container.decode(Bool.self) {
+      self = .bool(value)
+    } else if let value = try? container.decode(Int64.self) {
+      self = .integer(value)
+    } else if let value = try? container.decode(Double.self) {
+      self = .double(value)
+    } else if let value = try? container.decode(String.self) {
+      self = .string(value)
+    } else if let value = try? container.decode([JSONValue].self) {
+      self = .array(value)
+    } else {
+      self = .object(try container.decode([String: JSONValue].self))
+    }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .null: try container.encodeNil()
+    case .bool(let value): try container.encode(value)
+    case .integer(let value): try container.encode(value)
+    case .double(let value): try container.encode(value)
+    case .string(let value): try container.encode(value)
+    case .array(let value): try container.encode(value)
+    case .object(let value): try container.encode(value)
+    }
+  }
+
+  /// The column values among `members`: a member named as a column is its
+  /// value (an object or array as its JSON text: a JSON column); any other
+  /// object is a column group, whose members are columns in turn.
+  static func collectColumns(_ members: [String: JSONValue], named columns: Set<String>, into values: inout [String: DatabaseValue]) throws {
+    for (key, value) in members {
+      switch value {
+      case .object(let nested) where !columns.contains(key):
+        try collectColumns(nested, named: columns, into: &values)
+      case .object, .array:
+        values[key] = String(decoding: try JSONCoding.encoder().encode(value), as: UTF8.self).databaseValue
+      case .null: values[key] = .null
+      case .bool(let flag): values[key] = (flag ? 1 : 0).databaseValue
+      case .integer(let number): values[key] = number.databaseValue
+      case .double(let number): values[key] = number.databaseValue
+      case .string(let text): values[key] = text.databaseValue
+      }
+    }
   }
 }
 

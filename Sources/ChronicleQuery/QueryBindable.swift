@@ -29,6 +29,12 @@ public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
   /// select of a row given in Swift (`Values(row)`). Defaults to
   /// ``appendColumns(named:of:to:)``.
   static func appendSelectedColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)])
+  /// The JSON value `jsonObject()` writes for a property named `name`
+  /// stored through this type, its columns qualified by `prefix`
+  /// (`"reminders".`): `json_quote(column)`, a boolean as JSON's
+  /// `true`/`false`, a JSON column as its JSON, a column group as an object
+  /// of its own members.
+  static func jsonObjectValue(named name: String, prefix: String) -> String
   /// The type of the value where it may be NULL: `Self?`, or `Self` when it
   /// is optional already (the columns of an outer join's nullable side).
   associatedtype Optionalized: QueryRepresentable = Self?
@@ -40,6 +46,25 @@ extension QueryRepresentable {
   public static func appendSelectedColumns(named name: String, of output: QueryOutput, to values: inout [(column: String, value: QueryBinding)]) {
     appendColumns(named: name, of: output, to: &values)
   }
+
+  public static func jsonObjectValue(named name: String, prefix: String) -> String {
+    let columns = columnNames(forProperty: name)
+    guard columns == [name] else {
+      // Several columns with no member structure known: an object of them.
+      return jsonObjectSQL(columns.map { ($0, "json_quote(\(prefix + quotedIdentifier($0)))") })
+    }
+    let column = prefix + quotedIdentifier(name)
+    if Self.self == Bool.self || Self.self == Bool?.self {
+      return "json(CASE \(column) WHEN 0 THEN 'false' WHEN 1 THEN 'true' END)"
+    }
+    if Self.self is any JSONText.Type { return "json(\(column))" }
+    return "json_quote(\(column))"
+  }
+}
+
+/// `json_object('key', value, …)` of SQL values. Used by the code `@Selection` generates.
+public func jsonObjectSQL(_ members: [(key: String, value: String)]) -> String {
+  "json_object(" + members.map { QueryBinding.text($0.key).sqlLiteral + ", " + $0.value }.joined(separator: ", ") + ")"
 }
 
 /// A value that can be bound to a statement and read back from a column:
@@ -162,6 +187,10 @@ extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
     } else {
       for column in Wrapped.columnNames(forProperty: name) { values.append((column, .null)) }
     }
+  }
+
+  public static func jsonObjectValue(named name: String, prefix: String) -> String {
+    Wrapped.jsonObjectValue(named: name, prefix: prefix)
   }
 
   public static func appendSelectedColumns(named name: String, of output: Wrapped.QueryOutput?, to values: inout [(column: String, value: QueryBinding)]) {

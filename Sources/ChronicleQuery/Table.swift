@@ -92,6 +92,12 @@ extension Table {
     for column in TableColumns.allColumns { column.appendValues(of: output, to: &values) }
   }
 
+  /// A row stored inside another's, as `jsonObject()` writes it: an
+  /// object of its columns.
+  public static func jsonObjectValue(named name: String, prefix: String) -> String {
+    jsonObjectSQL(TableColumns.allColumns.map { ($0.name, $0.jsonObjectValue(prefix: prefix)) })
+  }
+
   /// A whole row's column values, generated columns too.
   public static func appendSelectedColumns(named name: String, of output: Self, to values: inout [(column: String, value: QueryBinding)]) {
     for column in TableColumns.allColumns { column.appendSelectedValues(of: output, to: &values) }
@@ -163,6 +169,8 @@ public protocol TableColumnExpression<Root>: Sendable {
   /// Appends this column's values in `row`, a group's generated columns
   /// too, to a select of the row's values.
   func appendSelectedValues(of row: Root, to values: inout [(column: String, value: QueryBinding)])
+  /// This column's value in `jsonObject()`, its columns qualified by `prefix`.
+  func jsonObjectValue(prefix: String) -> String
 }
 
 extension TableColumnExpression {
@@ -213,6 +221,8 @@ public struct TableColumn<Root: Table, Value: QueryRepresentable>: QueryExpressi
   public func appendSelectedValues(of row: Root, to values: inout [(column: String, value: QueryBinding)]) {
     Value.appendSelectedColumns(named: name, of: row[keyPath: keyPath], to: &values)
   }
+
+  public func jsonObjectValue(prefix: String) -> String { Value.jsonObjectValue(named: name, prefix: prefix) }
 }
 
 extension TableColumn where Value: Selection {

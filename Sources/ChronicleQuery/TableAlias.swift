@@ -108,6 +108,12 @@ struct AliasedColumn<Base: Table, Name: AliasName>: TableColumnExpression {
   func appendValues(of row: TableAlias<Base, Name>, to values: inout [(column: String, value: QueryBinding)]) {
     base.appendValues(of: row.base, to: &values)
   }
+
+  func appendSelectedValues(of row: TableAlias<Base, Name>, to values: inout [(column: String, value: QueryBinding)]) {
+    base.appendSelectedValues(of: row.base, to: &values)
+  }
+
+  func jsonObjectValue(prefix: String) -> String { base.jsonObjectValue(prefix: prefix) }
 }
 
 extension TableAlias: PrimaryKeyedTable where Base: PrimaryKeyedTable {

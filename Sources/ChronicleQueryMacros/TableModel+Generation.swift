@@ -196,6 +196,19 @@ extension ColumnModel {
       """
   }
 
+  /// A group's value in a row's `jsonObject()`: an object of its members,
+  /// each as its own type writes it.
+  static func jsonObjectValue(_ columns: [ColumnModel], access: String) -> String {
+    let members = columns.map {
+      "(\(stringLiteral($0.column)), \($0.valueType).jsonObjectValue(named: \(stringLiteral($0.column)), prefix: prefix))"
+    }.joined(separator: ", ")
+    return """
+      \(access)static func jsonObjectValue(named name: String, prefix: String) -> String {
+        ChronicleQuery.jsonObjectSQL([\(members)])
+      }
+      """
+  }
+
   /// A group's values for a select of a row given in Swift: every member,
   /// generated ones too (a table's come from its columns, in the library).
   static func selectedColumnAppender(_ columns: [ColumnModel], typeName: String, access: String) -> String {

@@ -80,6 +80,9 @@ struct SelectionMacroTests {
         Self._countColumnType.appendSelectedColumns(named: "total", of: output.count, to: &values)
         Self._updatedAtColumnType.appendSelectedColumns(named: "updatedAt", of: output.updatedAt, to: &values)
         }
+        public static func jsonObjectValue(named name: String, prefix: String) -> String {
+        ChronicleQuery.jsonObjectSQL([("title", Self._titleColumnType.jsonObjectValue(named: "title", prefix: prefix)), ("total", Self._countColumnType.jsonObjectValue(named: "total", prefix: prefix)), ("updatedAt", Self._updatedAtColumnType.jsonObjectValue(named: "updatedAt", prefix: prefix))])
+        }
       }
       """#
     }
@@ -320,6 +323,9 @@ struct SelectionMacroTests {
         public static func appendSelectedColumns(named name: String, of output: Launch, to values: inout [(column: String, value: ChronicleQuery.QueryBinding)]) {
         Self._startsAtColumnType.appendSelectedColumns(named: "startsAt", of: output.startsAt, to: &values)
         Self._capColumnType.appendSelectedColumns(named: "cap", of: output.cap, to: &values)
+        }
+        public static func jsonObjectValue(named name: String, prefix: String) -> String {
+        ChronicleQuery.jsonObjectSQL([("startsAt", Self._startsAtColumnType.jsonObjectValue(named: "startsAt", prefix: prefix)), ("cap", Self._capColumnType.jsonObjectValue(named: "cap", prefix: prefix))])
         }
       }
       """#

@@ -148,7 +148,7 @@ struct RowTypeTests {
       FROM "rtReminders"
       WHERE ("rtReminders"."id" IN (2))
       [2]
-      SELECT "rtReminders"."title", json_object('id', "rtLists"."id", 'title', "rtLists"."title")
+      SELECT "rtReminders"."title", json_object('id', json_quote("rtLists"."id"), 'title', json_quote("rtLists"."title"))
       FROM "rtReminders"
       JOIN "rtLists" ON ("rtReminders"."listID" = "rtLists"."id")
       ORDER BY "rtReminders"."id"
