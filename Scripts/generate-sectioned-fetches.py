@@ -21,7 +21,7 @@ def arity(k):
   /// `sectioning` gives for the tables' columns.
   public init<{generics}>(
     wrappedValue: [Element] = [], _ statement: {select},
-    @SectioningBuilder sectionBy sectioning: {closure}, database: ChronicleDatabase? = nil
+    @SectioningBuilder sectionBy sectioning: {closure}, database: (any DatabaseReader)? = nil
   ) {{
     self.init(
       wrappedValue: wrappedValue, fetching: Self.sections(of: statement, statement.sectioned(by: sectioning)),
@@ -31,7 +31,7 @@ def arity(k):
   /// The rows of `statement`, over {k} joined tables, in sections, delivered by `scheduler` (loads too).
   public init<{generics}>(
     wrappedValue: [Element] = [], _ statement: {select},
-    @SectioningBuilder sectionBy sectioning: {closure}, database: ChronicleDatabase? = nil,
+    @SectioningBuilder sectionBy sectioning: {closure}, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {{
     self.init(

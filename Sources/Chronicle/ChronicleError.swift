@@ -45,6 +45,9 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case noSuchFile(String)
   /// The file is a SQLite database without Chronicle's tables.
   case notAChronicleDatabase(String)
+  /// A GRDB writer that is not a ``ChronicleDatabase`` where Chronicle needs
+  /// one (its writes have no events); the writer's type.
+  case notChronicleWriter(String)
   /// An output file exists already; tools never overwrite one.
   case outputExists(String)
   /// A point in history (`--until`, `--at`) that is neither an event nor a time.
@@ -92,6 +95,9 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
     case .notAChronicleDatabase(let path):
       return "\(path) is not a Chronicle database (it has no chronicle_events or chronicle_peer table). "
         + "Fix: adopt it first with `chronicle init \(path)` (or Chronicle.open), or point the tool at the app's database file."
+    case .notChronicleWriter(let type):
+      return "the database is a \(type), not a ChronicleDatabase: its writes are not captured, so there is nothing to sync. "
+        + "Fix: open it with defaultDatabase() or Chronicle.open(path:) (`appDatabase()` returns that)."
     case .outputExists(let path):
       return "\(path) exists already, and tools never overwrite files. Fix: remove it or choose another output path."
     case .invalidHistoryPoint(let text):

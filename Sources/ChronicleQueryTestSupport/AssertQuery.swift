@@ -50,7 +50,7 @@ import InlineSnapshotTesting
 public func assertQuery<Statement: QueryStatement>(
   includeSQL: Bool = false,
   _ query: Statement,
-  database: ChronicleDatabase? = nil,
+  database: (any DatabaseWriter)? = nil,
   sql: (() -> String)? = nil,
   results: (() -> String)? = nil,
   fileID: StaticString = #fileID,
@@ -87,7 +87,7 @@ public func assertQuery<Statement: QueryStatement>(
 public func assertQuery<Row: Table>(
   includeSQL: Bool = false,
   _ row: Row,
-  database: ChronicleDatabase? = nil,
+  database: (any DatabaseWriter)? = nil,
   sql: (() -> String)? = nil,
   results: (() -> String)? = nil,
   fileID: StaticString = #fileID,
@@ -107,7 +107,7 @@ public func assertQuery<Row: Table>(
 public func assertQuery<Row: Table>(
   includeSQL: Bool = false,
   _ row: Row?,
-  database: ChronicleDatabase? = nil,
+  database: (any DatabaseWriter)? = nil,
   sql: (() -> String)? = nil,
   results: (() -> String)? = nil,
   fileID: StaticString = #fileID,
@@ -123,7 +123,7 @@ public func assertQuery<Row: Table>(
 
 /// The statement's rows as a table, `(No results)`, or the error that
 /// stopped it.
-func resultsSnapshot(of query: some QueryStatement, database: ChronicleDatabase?) -> String {
+func resultsSnapshot(of query: some QueryStatement, database: (any DatabaseWriter)?) -> String {
   do {
     @Dependency(\.defaultDatabase) var defaultDatabase
     let rows = try (database ?? defaultDatabase).write { try query.fetchAll($0) }

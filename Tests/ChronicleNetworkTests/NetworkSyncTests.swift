@@ -1,6 +1,5 @@
 import Chronicle
 import Foundation
-import GRDB
 import ChronicleTestSupport
 import Synchronization
 import Testing

@@ -1,7 +1,6 @@
 import Chronicle
 import ChronicleRelay
 import Foundation
-import GRDB
 import Synchronization
 import Testing
 

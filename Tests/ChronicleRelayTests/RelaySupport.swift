@@ -5,7 +5,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import GRDB
 import Logging
 import NIOCore
 import Synchronization

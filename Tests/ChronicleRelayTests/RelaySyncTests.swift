@@ -2,7 +2,6 @@ import Chronicle
 import ChronicleNetwork
 import ChronicleRelay
 import Foundation
-import GRDB
 import Testing
 
 import ChronicleTestSupport

@@ -1,7 +1,6 @@
 import CZlib
 import ChronicleTestSupport
 import Foundation
-import GRDB
 import Testing
 
 @testable import Chronicle

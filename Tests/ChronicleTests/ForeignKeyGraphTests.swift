@@ -1,6 +1,5 @@
 import ChronicleTestSupport
 import Foundation
-import GRDB
 import Testing
 
 @testable import Chronicle

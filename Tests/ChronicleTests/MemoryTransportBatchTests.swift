@@ -1,6 +1,5 @@
 import Foundation
 import ChronicleTestSupport
-import GRDB
 import Testing
 
 @testable import Chronicle

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import GRDB
 import Synchronization
 import Testing
 

@@ -1,6 +1,5 @@
 import ChronicleTestSupport
 import Foundation
-import GRDB
 import InlineSnapshotTesting
 import Synchronization
 import Testing

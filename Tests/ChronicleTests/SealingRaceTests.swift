@@ -1,6 +1,5 @@
 import Chronicle
 import Foundation
-import GRDB
 import Testing
 
 import ChronicleTestSupport

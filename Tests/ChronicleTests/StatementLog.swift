@@ -1,5 +1,4 @@
 import Chronicle
-import GRDB
 import Synchronization
 
 /// Records the SQL of every statement run on the application's tables

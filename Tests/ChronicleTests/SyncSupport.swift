@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import GRDB
 import ChronicleTestSupport
 import Testing
 

@@ -1,7 +1,6 @@
 import Chronicle
 import ChronicleTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// `chronicle identity`, `group`, `invite`, `join`, `members`, `revoke`, and

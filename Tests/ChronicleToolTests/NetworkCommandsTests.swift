@@ -1,7 +1,6 @@
 import Chronicle
 import ChronicleTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// `chronicle keygen`, `serve` and `sync --peer` as real processes on loopback.

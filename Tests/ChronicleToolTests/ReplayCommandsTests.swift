@@ -1,7 +1,6 @@
 import Chronicle
 import ChronicleTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// The replay tools as a script sees them: output, JSON and exit statuses

@@ -1,7 +1,6 @@
 import Chronicle
 import ChronicleTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// Writes made with another tool, as a careless user makes them: refused

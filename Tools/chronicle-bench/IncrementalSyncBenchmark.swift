@@ -4,7 +4,6 @@
 import Chronicle
 import ChronicleNetwork
 import Foundation
-import GRDB
 
 /// Lists and their items, joined by a foreign key (a Reminders app's shape).
 let listsAndItemsSchema = """

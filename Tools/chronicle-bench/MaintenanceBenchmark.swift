@@ -5,7 +5,6 @@
 import Chronicle
 import ChronicleNetwork
 import Foundation
-import GRDB
 
 /// One size's figures.
 struct MaintenanceFigures {

@@ -7,7 +7,6 @@
 // same merge on a copy of the peer.
 import Chronicle
 import Foundation
-import GRDB
 import Synchronization
 
 /// A wall clock that moves only when told, one millisecond per write.

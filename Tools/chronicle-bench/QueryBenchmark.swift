@@ -2,7 +2,6 @@
 // database (no capture), so the figures show the builder's own cost.
 import Chronicle
 import Foundation
-import GRDB
 
 @Table("items")
 struct BuilderItem {

@@ -5,7 +5,6 @@
 // run. Both targets use the same settings (rollback journal, synchronous OFF).
 import Chronicle
 import Foundation
-import GRDB
 
 /// Writes the log through Chronicle; returns the number of row changes.
 func buildReplayLog(path: String, changes: Int) throws -> Int {

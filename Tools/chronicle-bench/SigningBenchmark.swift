@@ -4,7 +4,6 @@
 import Chronicle
 import Crypto
 import Foundation
-import GRDB
 
 func runSigningBenchmark(transactions: Int, rowsEach: Int, sync workload: SyncWorkload, repeats: Int, folder: URL) async throws {
   func configuration(signing: Bool) -> ChronicleConfiguration {

@@ -3,7 +3,6 @@
 import Chronicle
 import ChronicleNetwork
 import Foundation
-import GRDB
 
 /// The row changes the source peer makes: `rows` inserts, then an update of
 /// two columns of every row, `rowsPerEvent` changes per transaction.

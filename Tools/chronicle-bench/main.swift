@@ -23,7 +23,6 @@
 // `chronicle` built beside it: build both, `swift build -c release`).
 import Chronicle
 import Foundation
-import GRDB
 
 struct Options {
   var rows = 100_000

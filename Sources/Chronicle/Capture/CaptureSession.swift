@@ -183,6 +183,12 @@ final class CaptureSession: @unchecked Sendable {
     resetLookupCache()
   }
 
+  /// Finalizes the statements the read-back keeps prepared, so that the
+  /// connection can close (they are prepared again when needed).
+  func finalizeReadBackStatements() {
+    readers = [:]
+  }
+
   /// Starts tracking `shape`'s table (already validated).
   func startTracking(_ shape: TableShape) -> TrackedTable {
     let table = TrackedTable(shape: shape)

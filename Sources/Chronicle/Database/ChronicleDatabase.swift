@@ -124,7 +124,7 @@ public final class ChronicleDatabase: Sendable {
   }
 
   /// Asynchronous ``write(_:)``.
-  public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+  public func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
     return try await writer.write { db in
       let value = try updates(db)
       _ = try self.appendLocalEvent(db)
@@ -138,7 +138,7 @@ public final class ChronicleDatabase: Sendable {
   }
 
   /// Asynchronous ``read(_:)``.
-  public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+  public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
     try await writer.read(value)
   }
 

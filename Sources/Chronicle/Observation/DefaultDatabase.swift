@@ -1,5 +1,6 @@
 import Dependencies
 import Foundation
+import GRDB
 
 extension DependencyValues {
   /// The database that ``FetchAll``, ``FetchOne`` and ``Fetch`` observe
@@ -17,18 +18,25 @@ extension DependencyValues {
   /// In tests, give each suite or test its own:
   /// `@Suite(.dependency(\.defaultDatabase, try makeDatabase()))`.
   ///
+  /// It is `any DatabaseWriter`, as in SQLiteData, so that `appDatabase()`
+  /// returns what ``defaultDatabase(path:configuration:)`` or
+  /// ``Chronicle/open(path:peer:tables:configuration:)`` opened; `write`
+  /// on it appends the event of each transaction when it is a
+  /// ``ChronicleDatabase`` (see ``ChronicleDatabase`` as a `DatabaseWriter`).
+  /// A plain GRDB `DatabaseQueue` or `DatabasePool` works too, uncaptured.
+  ///
   /// Reading it when it was never set gives an empty database in a new
   /// temporary folder; in an app (not in tests) it also reports an issue
   /// that names the fix. (Tests read it unset legitimately: the
   /// `.dependency` trait reads a value before it replaces it.)
-  public var defaultDatabase: ChronicleDatabase {
+  public var defaultDatabase: any DatabaseWriter {
     get { self[DefaultDatabaseKey.self] }
     set { self[DefaultDatabaseKey.self] = newValue }
   }
 }
 
 private enum DefaultDatabaseKey: DependencyKey {
-  static var liveValue: ChronicleDatabase {
+  static var liveValue: any DatabaseWriter {
     reportIssue(
       """
       No default database is set: @Dependency(\\.defaultDatabase) was read before it was prepared. \
@@ -39,7 +47,7 @@ private enum DefaultDatabaseKey: DependencyKey {
     return standIn()
   }
 
-  static var testValue: ChronicleDatabase { standIn() }
+  static var testValue: any DatabaseWriter { standIn() }
 
   private static func standIn() -> ChronicleDatabase {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-default-\(UUID().uuidString)")
@@ -52,10 +60,8 @@ private enum DefaultDatabaseKey: DependencyKey {
   }
 }
 
-extension ChronicleDatabase {
-  /// `@Dependency(\.defaultDatabase)`, for APIs whose database argument is optional.
-  static var current: ChronicleDatabase {
-    @Dependency(\.defaultDatabase) var database
-    return database
-  }
+/// `@Dependency(\.defaultDatabase)`, for APIs whose database argument is optional.
+var currentDefaultDatabase: any DatabaseWriter {
+  @Dependency(\.defaultDatabase) var database
+  return database
 }

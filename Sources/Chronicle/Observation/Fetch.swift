@@ -30,18 +30,18 @@ public struct Fetch<Value: Sendable>: Sendable {
   public var isLoading: Bool { observation.isLoading }
 
   /// The value of `request`.
-  public init(wrappedValue: Value, _ request: some FetchKeyRequest<Value>, database: ChronicleDatabase? = nil) {
+  public init(wrappedValue: Value, _ request: some FetchKeyRequest<Value>, database: (any DatabaseReader)? = nil) {
     self.init(wrappedValue: wrappedValue, database: database)
     observation.start(request.fetch)
   }
 
   /// `wrappedValue` until ``load(_:)`` gives a request.
-  public init(wrappedValue: Value, database: ChronicleDatabase? = nil) {
+  public init(wrappedValue: Value, database: (any DatabaseReader)? = nil) {
     self.init(wrappedValue: wrappedValue, database: database, delivering: nil)
   }
 
-  init(wrappedValue: Value, database: ChronicleDatabase?, delivering scheduler: (any ValueObservationScheduler)?) {
-    observation = FetchObservation(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
+  init(wrappedValue: Value, database: (any DatabaseReader)?, delivering scheduler: (any ValueObservationScheduler)?) {
+    observation = FetchObservation(initialValue: wrappedValue, reader: database ?? currentDefaultDatabase, scheduler: scheduler)
   }
 
   /// Observes `request` from now on, and returns once its first value is

@@ -15,7 +15,7 @@ extension FetchAll {
   /// Every row of `Element`'s table, in sections by `sectioning`.
   public init(
     wrappedValue: [Element] = [], @SectioningBuilder sectionBy sectioning: (Element.TableColumns) -> Sectioning?,
-    database: ChronicleDatabase? = nil
+    database: (any DatabaseReader)? = nil
   ) where Element: Table {
     self.init(wrappedValue: wrappedValue, Element.all, sectionBy: sectioning, database: database)
   }
@@ -24,7 +24,7 @@ extension FetchAll {
   /// `@FetchAll(Reminder.order(by: \.title), sectionBy: { $0.category.desc() })`.
   public init<From: Table>(
     wrappedValue: [Element] = [], _ statement: Select<From, Element>,
-    @SectioningBuilder sectionBy sectioning: (From.TableColumns) -> Sectioning?, database: ChronicleDatabase? = nil
+    @SectioningBuilder sectionBy sectioning: (From.TableColumns) -> Sectioning?, database: (any DatabaseReader)? = nil
   ) {
     self.init(
       wrappedValue: wrappedValue, fetching: Self.sections(of: statement, statement.sectioned(by: sectioning)), database: database,
@@ -35,7 +35,7 @@ extension FetchAll {
   /// `scheduler` (loads too): `scheduler: .mainActor`.
   public init<From: Table>(
     wrappedValue: [Element] = [], _ statement: Select<From, Element>,
-    @SectioningBuilder sectionBy sectioning: (From.TableColumns) -> Sectioning?, database: ChronicleDatabase? = nil,
+    @SectioningBuilder sectionBy sectioning: (From.TableColumns) -> Sectioning?, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {
     self.init(
@@ -46,7 +46,7 @@ extension FetchAll {
   /// The rows of `statement`, in sections by a text column, delivered by `scheduler`.
   public init<From: Table, Name>(
     wrappedValue: [Element] = [], _ statement: Select<From, Element>,
-    sectionBy column: KeyPath<From.TableColumns, TableColumn<From, Name>>, database: ChronicleDatabase? = nil,
+    sectionBy column: KeyPath<From.TableColumns, TableColumn<From, Name>>, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) where Name: SectionNameColumn {
     self.init(
@@ -57,7 +57,7 @@ extension FetchAll {
   /// The rows of `statement`, in sections by a text column: `sectionBy: \.category`.
   public init<From: Table, Name>(
     wrappedValue: [Element] = [], _ statement: Select<From, Element>,
-    sectionBy column: KeyPath<From.TableColumns, TableColumn<From, Name>>, database: ChronicleDatabase? = nil
+    sectionBy column: KeyPath<From.TableColumns, TableColumn<From, Name>>, database: (any DatabaseReader)? = nil
   ) where Name: SectionNameColumn {
     self.init(wrappedValue: wrappedValue, statement, sectionBy: { Name.sectioning($0[keyPath: column]) }, database: database)
   }
@@ -65,7 +65,7 @@ extension FetchAll {
   /// Every row of `Element`'s table, in sections by a text column.
   public init<Name>(
     wrappedValue: [Element] = [], sectionBy column: KeyPath<Element.TableColumns, TableColumn<Element, Name>>,
-    database: ChronicleDatabase? = nil
+    database: (any DatabaseReader)? = nil
   ) where Element: Table, Name: SectionNameColumn {
     self.init(wrappedValue: wrappedValue, Element.all, sectionBy: column, database: database)
   }

@@ -46,7 +46,7 @@ public struct FetchAll<Element: Sendable>: Sendable {
   public var isLoading: Bool { observation.isLoading }
 
   /// Every row of `Element`'s table.
-  public init(wrappedValue: [Element] = [], database: ChronicleDatabase? = nil) where Element: Table {
+  public init(wrappedValue: [Element] = [], database: (any DatabaseReader)? = nil) where Element: Table {
     self.init(wrappedValue: wrappedValue, Element.all, database: database)
   }
 
@@ -56,12 +56,12 @@ public struct FetchAll<Element: Sendable>: Sendable {
   ///   - wrappedValue: the value if the first fetch fails.
   ///   - statement: the select to observe.
   ///   - database: the database; `@Dependency(\.defaultDatabase)` when nil.
-  public init(wrappedValue: [Element] = [], _ statement: some QueryStatement<Element>, database: ChronicleDatabase? = nil) {
+  public init(wrappedValue: [Element] = [], _ statement: some QueryStatement<Element>, database: (any DatabaseReader)? = nil) {
     self.init(wrappedValue: wrappedValue, statement, database: database, delivering: nil)
   }
 
   init(
-    wrappedValue: [Element], _ statement: some QueryStatement<Element>, database: ChronicleDatabase?,
+    wrappedValue: [Element], _ statement: some QueryStatement<Element>, database: (any DatabaseReader)?,
     delivering scheduler: (any ValueObservationScheduler)?
   ) {
     self.init(wrappedValue: wrappedValue, fetching: Self.unsectioned(statement), database: database, delivering: scheduler)
@@ -70,11 +70,11 @@ public struct FetchAll<Element: Sendable>: Sendable {
   /// Observes `fetch`, rows in sections or in one.
   init(
     wrappedValue: [Element], fetching fetch: @escaping @Sendable (Database) throws -> ResultsSectionCollection<Element, String?>,
-    database: ChronicleDatabase?, delivering scheduler: (any ValueObservationScheduler)?
+    database: (any DatabaseReader)?, delivering scheduler: (any ValueObservationScheduler)?
   ) {
     observation = FetchObservation(
       initialValue: ResultsSectionCollection(elements: wrappedValue, sectionName: nil),
-      reader: (database ?? .current).writer, scheduler: scheduler)
+      reader: database ?? currentDefaultDatabase, scheduler: scheduler)
     observation.start(fetch)
   }
 

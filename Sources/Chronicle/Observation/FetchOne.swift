@@ -28,34 +28,34 @@ public struct FetchOne<Value: Sendable>: Sendable {
   public var isLoading: Bool { observation.isLoading }
 
   /// The first row of `statement`; `wrappedValue` when it has none.
-  public init(wrappedValue: Value, _ statement: some QueryStatement<Value>, database: ChronicleDatabase? = nil) {
+  public init(wrappedValue: Value, _ statement: some QueryStatement<Value>, database: (any DatabaseReader)? = nil) {
     self.init(wrappedValue: wrappedValue, statement, database: database, delivering: nil)
   }
 
   /// The first row of `statement`, nil when it has none.
-  public init<Row>(wrappedValue: Value = nil, _ statement: some QueryStatement<Row>, database: ChronicleDatabase? = nil)
+  public init<Row>(wrappedValue: Value = nil, _ statement: some QueryStatement<Row>, database: (any DatabaseReader)? = nil)
   where Value == Row? {
     self.init(wrappedValue: wrappedValue, statement, database: database, delivering: nil)
   }
 
   init(
-    wrappedValue: Value, _ statement: some QueryStatement<Value>, database: ChronicleDatabase?,
+    wrappedValue: Value, _ statement: some QueryStatement<Value>, database: (any DatabaseReader)?,
     delivering scheduler: (any ValueObservationScheduler)?
   ) {
-    observation = FetchObservation(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
+    observation = FetchObservation(initialValue: wrappedValue, reader: database ?? currentDefaultDatabase, scheduler: scheduler)
     observation.start(Self.first(of: statement, default: wrappedValue))
   }
 
   init<Row>(
-    wrappedValue: Value, _ statement: some QueryStatement<Row>, database: ChronicleDatabase?,
+    wrappedValue: Value, _ statement: some QueryStatement<Row>, database: (any DatabaseReader)?,
     delivering scheduler: (any ValueObservationScheduler)?
   ) where Value == Row? {
-    observation = FetchObservation(initialValue: wrappedValue, reader: (database ?? .current).writer, scheduler: scheduler)
+    observation = FetchObservation(initialValue: wrappedValue, reader: database ?? currentDefaultDatabase, scheduler: scheduler)
     observation.start(statement.fetchOne)
   }
 
   /// The first row of `Row`'s table, nil when it is empty.
-  public init<Row: Table>(wrappedValue: Value = nil, database: ChronicleDatabase? = nil) where Value == Row? {
+  public init<Row: Table>(wrappedValue: Value = nil, database: (any DatabaseReader)? = nil) where Value == Row? {
     self.init(wrappedValue: wrappedValue, Row.all.limit(1), database: database)
   }
 

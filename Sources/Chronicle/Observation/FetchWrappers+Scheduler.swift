@@ -9,7 +9,7 @@ import GRDB
 extension FetchAll {
   /// Every row of `Element`'s table, delivered by `scheduler` (loads too).
   public init(
-    wrappedValue: [Element] = [], database: ChronicleDatabase? = nil, scheduler: some ValueObservationScheduler
+    wrappedValue: [Element] = [], database: (any DatabaseReader)? = nil, scheduler: some ValueObservationScheduler
   ) where Element: Table {
     self.init(wrappedValue: wrappedValue, Element.all, database: database, delivering: scheduler)
   }
@@ -17,7 +17,7 @@ extension FetchAll {
   /// The rows of `statement`, delivered by `scheduler` (loads too):
   /// `@FetchAll(Reminder.order(by: \.title), scheduler: .mainActor) var reminders`.
   public init(
-    wrappedValue: [Element] = [], _ statement: some QueryStatement<Element>, database: ChronicleDatabase? = nil,
+    wrappedValue: [Element] = [], _ statement: some QueryStatement<Element>, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {
     self.init(wrappedValue: wrappedValue, statement, database: database, delivering: scheduler)
@@ -28,7 +28,7 @@ extension FetchOne {
   /// The first row of `statement` (`wrappedValue` when it has none),
   /// delivered by `scheduler` (loads too).
   public init(
-    wrappedValue: Value, _ statement: some QueryStatement<Value>, database: ChronicleDatabase? = nil,
+    wrappedValue: Value, _ statement: some QueryStatement<Value>, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {
     self.init(wrappedValue: wrappedValue, statement, database: database, delivering: scheduler)
@@ -37,7 +37,7 @@ extension FetchOne {
   /// The first row of `statement` (nil when it has none), delivered by
   /// `scheduler` (loads too).
   public init<Row>(
-    wrappedValue: Value = nil, _ statement: some QueryStatement<Row>, database: ChronicleDatabase? = nil,
+    wrappedValue: Value = nil, _ statement: some QueryStatement<Row>, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) where Value == Row? {
     self.init(wrappedValue: wrappedValue, statement, database: database, delivering: scheduler)
@@ -46,7 +46,7 @@ extension FetchOne {
   /// The first row of `Row`'s table (nil when it is empty), delivered by
   /// `scheduler` (loads too).
   public init<Row: Table>(
-    wrappedValue: Value = nil, database: ChronicleDatabase? = nil, scheduler: some ValueObservationScheduler
+    wrappedValue: Value = nil, database: (any DatabaseReader)? = nil, scheduler: some ValueObservationScheduler
   ) where Value == Row? {
     self.init(wrappedValue: wrappedValue, Row.all.limit(1), database: database, delivering: scheduler)
   }
@@ -55,7 +55,7 @@ extension FetchOne {
 extension Fetch {
   /// The value of `request`, delivered by `scheduler` (loads too).
   public init(
-    wrappedValue: Value, _ request: some FetchKeyRequest<Value>, database: ChronicleDatabase? = nil,
+    wrappedValue: Value, _ request: some FetchKeyRequest<Value>, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {
     self.init(wrappedValue: wrappedValue, database: database, delivering: scheduler)
@@ -63,7 +63,7 @@ extension Fetch {
   }
 
   /// `wrappedValue` until ``load(_:)`` gives a request; values delivered by `scheduler`.
-  public init(wrappedValue: Value, database: ChronicleDatabase? = nil, scheduler: some ValueObservationScheduler) {
+  public init(wrappedValue: Value, database: (any DatabaseReader)? = nil, scheduler: some ValueObservationScheduler) {
     self.init(wrappedValue: wrappedValue, database: database, delivering: scheduler)
   }
 }

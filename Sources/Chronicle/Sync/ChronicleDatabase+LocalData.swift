@@ -18,6 +18,14 @@ extension ChronicleDatabase {
   /// usual; a local row that still refers to a deleted row makes the whole
   /// deletion fail, with nothing deleted.
   public func deleteLocalData() throws {
+    try deleteLocalData(erasingSchema: false)
+  }
+
+  /// ``deleteLocalData()``; with `erasingSchema`, the app's schema goes too
+  /// (its tables, views and triggers, and GRDB's record of migrations), and
+  /// the new log starts at schema epoch 0, as a new database's does: what
+  /// GRDB's `eraseDatabaseOnSchemaChange` asks for.
+  func deleteLocalData(erasingSchema: Bool) throws {
     let session = self.session
     let newKey = DeviceKey.generate()
     let newPeer = newKey.derivedPeerID
@@ -32,16 +40,23 @@ extension ChronicleDatabase {
       let oldRefusal = session.writeRefusal
       do {
         try db.inTransaction(.immediate) {
-          let epoch = try LocalLogPosition.read(db, origin: oldPeer).schemaEpoch
+          let epoch = erasingSchema ? 0 : try LocalLogPosition.read(db, origin: oldPeer).schemaEpoch
           try session.uncaptured(db) { _ in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            for table in try TrackedTables.names(db) {
-              try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
-            }
-            do {
-              try db.checkForeignKeys()
-            } catch {
-              throw ChronicleError.localDataStillReferenced("\(error)")
+            if erasingSchema {
+              for object in try AppSchemaObject.all(db) where object.type != "index" {
+                try db.execute(sql: "DROP \(object.type.uppercased()) IF EXISTS main.\(quotedIdentifier(object.name))")
+              }
+              try db.execute(sql: "DROP TABLE IF EXISTS main.grdb_migrations")
+            } else {
+              for table in try TrackedTables.names(db) {
+                try db.execute(sql: "DELETE FROM main.\(quotedIdentifier(table))")
+              }
+              do {
+                try db.checkForeignKeys()
+              } catch {
+                throw ChronicleError.localDataStillReferenced("\(error)")
+              }
             }
             try db.execute(sql: """
               DELETE FROM chronicle_events;

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 
 /// Keeps a database in sync with its peers through a transport: sends this
@@ -40,6 +41,18 @@ public final class SyncEngine: Sendable {
     self.database = database
     self.tables = tables
     self.transport = transport
+  }
+
+  /// Creates an engine for `@Dependency(\.defaultDatabase)` or what
+  /// `appDatabase()` returns, as SQLiteData apps write
+  /// `SyncEngine(for: $0.defaultDatabase, …)`; it must be a
+  /// ``ChronicleDatabase`` (``defaultDatabase(path:configuration:)``), or
+  /// this throws ``ChronicleError/notChronicleWriter(_:)``.
+  public convenience init(for database: any DatabaseWriter, tables: [String] = [], transport: some SyncTransport) throws {
+    guard let database = database as? ChronicleDatabase else {
+      throw ChronicleError.notChronicleWriter("\(type(of: database))")
+    }
+    self.init(for: database, tables: tables, transport: transport)
   }
 
   /// Whether the periodic sync loop is running.

@@ -1,7 +1,6 @@
 import Chronicle
 import ChronicleNetwork
 import Foundation
-import GRDB
 import Synchronization
 
 /// A relay's store in one SQLite file (WAL mode): the default, with nothing

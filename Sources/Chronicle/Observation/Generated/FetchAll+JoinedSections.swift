@@ -8,7 +8,7 @@ extension FetchAll {
   /// `sectioning` gives for the tables' columns.
   public init<C0, C1>(
     wrappedValue: [Element] = [], _ statement: Select2<C0, C1, Element>,
-    @SectioningBuilder sectionBy sectioning: (C0, C1) -> Sectioning?, database: ChronicleDatabase? = nil
+    @SectioningBuilder sectionBy sectioning: (C0, C1) -> Sectioning?, database: (any DatabaseReader)? = nil
   ) {
     self.init(
       wrappedValue: wrappedValue, fetching: Self.sections(of: statement, statement.sectioned(by: sectioning)),
@@ -18,7 +18,7 @@ extension FetchAll {
   /// The rows of `statement`, over 2 joined tables, in sections, delivered by `scheduler` (loads too).
   public init<C0, C1>(
     wrappedValue: [Element] = [], _ statement: Select2<C0, C1, Element>,
-    @SectioningBuilder sectionBy sectioning: (C0, C1) -> Sectioning?, database: ChronicleDatabase? = nil,
+    @SectioningBuilder sectionBy sectioning: (C0, C1) -> Sectioning?, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {
     self.init(
@@ -41,7 +41,7 @@ extension FetchAll {
   /// `sectioning` gives for the tables' columns.
   public init<C0, C1, C2>(
     wrappedValue: [Element] = [], _ statement: Select3<C0, C1, C2, Element>,
-    @SectioningBuilder sectionBy sectioning: (C0, C1, C2) -> Sectioning?, database: ChronicleDatabase? = nil
+    @SectioningBuilder sectionBy sectioning: (C0, C1, C2) -> Sectioning?, database: (any DatabaseReader)? = nil
   ) {
     self.init(
       wrappedValue: wrappedValue, fetching: Self.sections(of: statement, statement.sectioned(by: sectioning)),
@@ -51,7 +51,7 @@ extension FetchAll {
   /// The rows of `statement`, over 3 joined tables, in sections, delivered by `scheduler` (loads too).
   public init<C0, C1, C2>(
     wrappedValue: [Element] = [], _ statement: Select3<C0, C1, C2, Element>,
-    @SectioningBuilder sectionBy sectioning: (C0, C1, C2) -> Sectioning?, database: ChronicleDatabase? = nil,
+    @SectioningBuilder sectionBy sectioning: (C0, C1, C2) -> Sectioning?, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {
     self.init(
@@ -74,7 +74,7 @@ extension FetchAll {
   /// `sectioning` gives for the tables' columns.
   public init<C0, C1, C2, C3>(
     wrappedValue: [Element] = [], _ statement: Select4<C0, C1, C2, C3, Element>,
-    @SectioningBuilder sectionBy sectioning: (C0, C1, C2, C3) -> Sectioning?, database: ChronicleDatabase? = nil
+    @SectioningBuilder sectionBy sectioning: (C0, C1, C2, C3) -> Sectioning?, database: (any DatabaseReader)? = nil
   ) {
     self.init(
       wrappedValue: wrappedValue, fetching: Self.sections(of: statement, statement.sectioned(by: sectioning)),
@@ -84,7 +84,7 @@ extension FetchAll {
   /// The rows of `statement`, over 4 joined tables, in sections, delivered by `scheduler` (loads too).
   public init<C0, C1, C2, C3>(
     wrappedValue: [Element] = [], _ statement: Select4<C0, C1, C2, C3, Element>,
-    @SectioningBuilder sectionBy sectioning: (C0, C1, C2, C3) -> Sectioning?, database: ChronicleDatabase? = nil,
+    @SectioningBuilder sectionBy sectioning: (C0, C1, C2, C3) -> Sectioning?, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {
     self.init(
@@ -107,7 +107,7 @@ extension FetchAll {
   /// `sectioning` gives for the tables' columns.
   public init<C0, C1, C2, C3, C4>(
     wrappedValue: [Element] = [], _ statement: Select5<C0, C1, C2, C3, C4, Element>,
-    @SectioningBuilder sectionBy sectioning: (C0, C1, C2, C3, C4) -> Sectioning?, database: ChronicleDatabase? = nil
+    @SectioningBuilder sectionBy sectioning: (C0, C1, C2, C3, C4) -> Sectioning?, database: (any DatabaseReader)? = nil
   ) {
     self.init(
       wrappedValue: wrappedValue, fetching: Self.sections(of: statement, statement.sectioned(by: sectioning)),
@@ -117,7 +117,7 @@ extension FetchAll {
   /// The rows of `statement`, over 5 joined tables, in sections, delivered by `scheduler` (loads too).
   public init<C0, C1, C2, C3, C4>(
     wrappedValue: [Element] = [], _ statement: Select5<C0, C1, C2, C3, C4, Element>,
-    @SectioningBuilder sectionBy sectioning: (C0, C1, C2, C3, C4) -> Sectioning?, database: ChronicleDatabase? = nil,
+    @SectioningBuilder sectionBy sectioning: (C0, C1, C2, C3, C4) -> Sectioning?, database: (any DatabaseReader)? = nil,
     scheduler: some ValueObservationScheduler
   ) {
     self.init(

@@ -1,0 +1,68 @@
+import GRDB
+
+/// `write` on any GRDB `DatabaseWriter`, in place of GRDB's own in every
+/// file that imports Chronicle (which re-exports GRDB): the same
+/// transaction, and when the writer is a ``ChronicleDatabase`` the event
+/// of its changes appended before the commit, as ``ChronicleDatabase/write(_:)``
+/// does. So SQLiteData's spelling is captured as written:
+///
+/// ```swift
+/// @Dependency(\.defaultDatabase) var database  // any DatabaseWriter
+/// try database.write { db in
+///   try Reminder.insert { Reminder.Draft(title: "Milk") }.execute(db)
+/// }
+/// ```
+///
+/// A file that imports GRDB beside Chronicle sees both `write`s and
+/// reports the call as ambiguous: import Chronicle alone.
+extension DatabaseWriter {
+  /// Runs `updates` in a write transaction, and commits it with the event
+  /// of its changes when the writer is a ``ChronicleDatabase``.
+  ///
+  /// If `updates` throws, the transaction rolls back and nothing is appended.
+  @_disfavoredOverload  // as GRDB's: in async code, the async `write` is the one chosen
+  public func write<T>(_ updates: (Database) throws -> T) throws -> T {
+    if let database = self as? ChronicleDatabase { return try database.write(updates) }
+    return try writeWithoutTransaction { db in try db.committing(updates) }
+  }
+
+  /// Asynchronous `write`.
+  public func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+    if let database = self as? ChronicleDatabase { return try await database.write(updates) }
+    return try await writeWithoutTransaction { db in try db.committing(updates) }
+  }
+
+  /// Schedules `write` and returns at once; `completion` gets
+  /// the connection and the result once the transaction ends.
+  public func asyncWrite<T>(
+    _ updates: @escaping @Sendable (Database) throws -> T,
+    completion: @escaping @Sendable (Database, Result<T, Error>) -> Void
+  ) {
+    let database = self as? ChronicleDatabase
+    asyncWriteWithoutTransaction { db in
+      do {
+        let value = try db.committing { db in
+          let value = try updates(db)
+          _ = try database?.appendLocalEvent(db)
+          return value
+        }
+        completion(db, .success(value))
+      } catch {
+        completion(db, .failure(error))
+      }
+    }
+  }
+}
+
+extension Database {
+  /// `updates` in a transaction that commits when it returns and rolls back
+  /// when it throws.
+  func committing<T>(_ updates: (Database) throws -> T) throws -> T {
+    var result: T?
+    try inTransaction {
+      result = try updates(self)
+      return .commit
+    }
+    return result!
+  }
+}
