@@ -232,4 +232,43 @@ struct SQLiteDataSetupTests {
       try SyncEngine(for: plain, transport: .directory(directory.url))
     }
   }
+
+  @Test("a migration that rebuilds a table (SQLite's twelve steps) syncs with a peer that ran it too")
+  func tableRebuildingMigration() throws {
+    func rebuild(_ migrator: inout DatabaseMigrator) {
+      migrator.registerMigration("Add position") { db in
+        try db.execute(sql: """
+          CREATE TABLE "new_items" (
+            "id" TEXT PRIMARY KEY NOT NULL DEFAULT (uuid()),
+            "title" TEXT NOT NULL DEFAULT '',
+            "isInStock" INTEGER NOT NULL DEFAULT 1,
+            "notes" TEXT NOT NULL DEFAULT '',
+            "position" INTEGER NOT NULL DEFAULT 0
+          ) STRICT;
+          INSERT INTO "new_items" ("id", "title", "isInStock", "notes", "position")
+            SELECT "id", "title", "isInStock", "notes", rowid FROM "items";
+          DROP TABLE "items";
+          ALTER TABLE "new_items" RENAME TO "items";
+          """)
+      }
+    }
+    let first = try #require(try appDatabase() as? ChronicleDatabase)
+    let second = try #require(try appDatabase() as? ChronicleDatabase)
+    try first.write { db in try SetupItem.insert { SetupItem.Draft(title: "Before") }.execute(db) }
+    try push(first, to: second)
+    var migrator = DatabaseMigrator()
+    rebuild(&migrator)
+    try migrator.migrate(first)
+    try migrator.migrate(second)
+    try first.write { db in try db.execute(sql: "UPDATE items SET position = 7") }
+    try second.write { db in try SetupItem.insert { SetupItem.Draft(title: "After") }.execute(db) }
+    try push(first, to: second)
+    try push(second, to: first)
+    let rows = { (database: ChronicleDatabase) in
+      try database.read { db in try Row.fetchAll(db, sql: "SELECT title, position FROM items ORDER BY title") }
+    }
+    #expect(try rows(first) == rows(second))
+    #expect(try rows(first).map { $0["title"] as String } == ["After", "Before"])
+    #expect(try rows(first).first { $0["title"] == "Before" }?["position"] == 7)
+  }
 }
