@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 
 // `json_group_array` of whole rows: `$1.jsonGroupArray()` over a joined
-// table reads as `[Tag]`, as upstream types it. Each row travels as a JSON
-// array of its column values, `json_array("tags"."id", "tags"."title")`, and
-// is decoded column by column as a row read from a table is: booleans,
+// table reads as `[Tag]`, as upstream types it. Each row travels as the
+// JSON object `jsonObject()` writes, as upstream's does,
+// `json_object('id', json_quote("tags"."id"), 'title', json_quote("tags"."title"))`,
+// and is decoded column by column as a row read from a table is: booleans,
 // dates, UUIDs and representations read as they do anywhere else. BLOB
 // columns cannot travel (SQLite: "JSON cannot hold BLOB values"), and REAL
 // values keep the 15 significant digits SQLite's JSON writes.
@@ -21,7 +22,7 @@ extension TableDefinition where QueryValue: Codable {
 
 extension TableDefinition {
   /// `json_group_array` of the rows of a table that is not `Codable`, as
-  /// JSON text (each row an array of its column values). Declare the table
+  /// JSON text (each row an object of its columns). Declare the table
   /// `Codable` to read them back as `[Row]`.
   @_disfavoredOverload
   public func jsonGroupArray(
@@ -33,9 +34,13 @@ extension TableDefinition {
   /// One argument for all the columns: the generic value form would pass
   /// them as several, which SQLite refuses ("wrong number of arguments").
   func rowsJSONArray<V>(distinct: Bool, order: (any QueryExpression)?, filter: (any QueryExpression<Bool>)?) -> SQLQueryExpression<V> {
-    aggregate(
-      "json_group_array", distinct: distinct, [QueryFragment("json_array(") + queryFragment + QueryFragment(")")],
-      order: order?.queryFragment, filter: filter)
+    aggregate("json_group_array", distinct: distinct, [rowJSONObject], order: order?.queryFragment, filter: filter)
+  }
+
+  /// The row as the JSON object of its columns (see ``jsonObject()``).
+  var rowJSONObject: QueryFragment {
+    let prefix = QueryValue.columnPrefix(_qualifier)
+    return QueryFragment(sql: jsonObjectSQL(Self.allColumns.map { ($0.name, $0.jsonObjectValue(prefix: prefix)) }))
   }
 }
 
@@ -45,8 +50,7 @@ extension TableDefinition where QueryValue: Codable {
   /// `true`/`false`, a JSON column as its JSON, a column group as an object
   /// of its own: `Reminder.join(RemindersList.all) { … }.select { ($0, $1.jsonObject()) }`.
   public func jsonObject() -> SQLQueryExpression<CodableJSONRepresentation<QueryValue>> {
-    let prefix = QueryValue.columnPrefix(_qualifier)
-    return SQLQueryExpression(QueryFragment(sql: jsonObjectSQL(Self.allColumns.map { ($0.name, $0.jsonObjectValue(prefix: prefix)) })))
+    SQLQueryExpression(rowJSONObject)
   }
 }
 
@@ -72,7 +76,7 @@ extension NullableColumns where Base: PrimaryKeyedTableDefinition {
 
   func foundRowsJSONArray<V>(distinct: Bool, order: (any QueryExpression)?, filter: (any QueryExpression<Bool>)?) -> SQLQueryExpression<V> {
     let found = base.foundRowCondition
-    let row = QueryFragment("CASE WHEN ") + found + QueryFragment(" THEN json_array(") + base.queryFragment + QueryFragment(") END")
+    let row = QueryFragment("CASE WHEN ") + found + QueryFragment(" THEN ") + base.rowJSONObject + QueryFragment(" END")
     let condition = filter.map { found + QueryFragment(" AND (") + $0.queryFragment + QueryFragment(")") } ?? found
     return aggregate(
       "json_group_array", distinct: distinct, [row], order: order?.queryFragment,
@@ -81,20 +85,28 @@ extension NullableColumns where Base: PrimaryKeyedTableDefinition {
 }
 
 /// An array of table rows, which ``CodableJSONRepresentation`` reads from
-/// the JSON arrays of column values `jsonGroupArray()` writes.
+/// the JSON objects `jsonGroupArray()` writes, column by column.
 protocol JSONTableRows {
-  /// The rows, when `json` is an array of arrays; nil for any other JSON
-  /// (rows a JSON column stored through `Codable`, as objects).
+  /// The rows, when `json` is an array of objects (or of arrays of column
+  /// values, in column order); nil for any other JSON.
   static func decodeRows(fromJSON json: Data) throws -> Self?
 }
 
 extension Array: JSONTableRows where Element: Table {
   static func decodeRows(fromJSON json: Data) throws -> [Element]? {
-    guard let rows = try? JSONDecoder().decode([[JSONScalar]].self, from: json) else { return nil }
-    return try rows.map { row in
-      var decoder = SQLiteQueryDecoder(arguments: row.map(\.databaseValue), function: "json_group_array of \(Element.tableName)")
-      return try Element(decoder: &decoder)
+    if let rows = try? JSONDecoder().decode([[JSONScalar]].self, from: json) {
+      return try rows.map { row in
+        var decoder = SQLiteQueryDecoder(arguments: row.map(\.databaseValue), function: "json_group_array of \(Element.tableName)")
+        return try Element(decoder: &decoder)
+      }
     }
+    guard let values = try? JSONDecoder().decode([JSONValue].self, from: json) else { return nil }
+    var rows: [Element] = []
+    for value in values {
+      guard case .object(let members) = value else { return nil }
+      rows.append(try Element.decodeRow(members))
+    }
+    return rows
   }
 }
 
@@ -105,6 +117,11 @@ extension Table {
   /// as its JSON text; nil when `json` is not an object.
   static func decodeRow(fromJSON json: Data) throws -> Self? {
     guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: json) else { return nil }
+    return try decodeRow(members)
+  }
+
+  /// The row from the members of a `jsonObject()` object.
+  static func decodeRow(_ members: [String: JSONValue]) throws -> Self {
     let names = TableColumns.allColumns.flatMap(\.names)
     var columns: [String: DatabaseValue] = [:]
     try JSONValue.collectColumns(members, named: Set(names), into: &columns)

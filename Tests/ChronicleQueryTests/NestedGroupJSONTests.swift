@@ -110,7 +110,7 @@ struct NestedGroupJSONTests {
   @Test func rowsAggregatedIntoAnArray() {
     assertQuery(includeSQL: true, Image.select { $0.jsonGroupArray() }, database: database) {
       """
-      SELECT json_group_array(json_array("ngImages"."id", "ngImages"."width", "ngImages"."height", "ngImages"."isPublic", "ngImages"."tags"))
+      SELECT json_group_array(json_object('id', json_quote("ngImages"."id"), 'size', json_object('width', json_quote("ngImages"."width"), 'height', json_quote("ngImages"."height")), 'isPublic', json(CASE "ngImages"."isPublic" WHEN 0 THEN 'false' WHEN 1 THEN 'true' END), 'tags', json("ngImages"."tags")))
       FROM "ngImages"
       """
     } results: {

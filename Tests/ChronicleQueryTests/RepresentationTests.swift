@@ -123,14 +123,14 @@ struct RepresentationTests {
       SELECT json_group_array("sessions"."endedAt")
       FROM "sessions"
         -> [[nil, Optional(1517302800.0)]]
-      SELECT "sessions"."title" AS "title", json_group_array(CASE WHEN ("sessionNotes"."id" IS NOT NULL) THEN json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author") END) FILTER (WHERE ("sessionNotes"."id" IS NOT NULL)) AS "notes"
+      SELECT "sessions"."title" AS "title", json_group_array(CASE WHEN ("sessionNotes"."id" IS NOT NULL) THEN json_object('id', json_quote("sessionNotes"."id"), 'sessionID', json_quote("sessionNotes"."sessionID"), 'body', json_quote("sessionNotes"."body"), 'isDone', json(CASE "sessionNotes"."isDone" WHEN 0 THEN 'false' WHEN 1 THEN 'true' END), 'writtenAt', json_quote("sessionNotes"."writtenAt"), 'author', json_quote("sessionNotes"."author")) END) FILTER (WHERE ("sessionNotes"."id" IS NOT NULL)) AS "notes"
       FROM "sessions"
       LEFT JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID")
       GROUP BY "sessions"."id"
       ORDER BY "sessions"."id"
         -> Run: 1 warm up true 1517212801.25 0000000A-000B-000C-000D-00000000000E; 2 intervals false 1517212900.0 nil
         -> Swim: 
-      SELECT "sessions"."title", json_group_array(json_array("sessionNotes"."id", "sessionNotes"."sessionID", "sessionNotes"."body", "sessionNotes"."isDone", "sessionNotes"."writtenAt", "sessionNotes"."author")) FILTER (WHERE "sessionNotes"."isDone")
+      SELECT "sessions"."title", json_group_array(json_object('id', json_quote("sessionNotes"."id"), 'sessionID', json_quote("sessionNotes"."sessionID"), 'body', json_quote("sessionNotes"."body"), 'isDone', json(CASE "sessionNotes"."isDone" WHEN 0 THEN 'false' WHEN 1 THEN 'true' END), 'writtenAt', json_quote("sessionNotes"."writtenAt"), 'author', json_quote("sessionNotes"."author"))) FILTER (WHERE "sessionNotes"."isDone")
       FROM "sessions"
       JOIN "sessionNotes" ON ("sessions"."id" = "sessionNotes"."sessionID")
       GROUP BY "sessions"."id"
@@ -167,20 +167,20 @@ struct RepresentationTests {
     }
     assertInlineSnapshot(of: rendered.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "sessionNotes"."body", json_group_array(CASE WHEN ("siblings"."id" IS NOT NULL) THEN json_array("siblings"."id", "siblings"."sessionID", "siblings"."body", "siblings"."isDone", "siblings"."writtenAt", "siblings"."author") END) FILTER (WHERE ("siblings"."id" IS NOT NULL))
+      SELECT "sessionNotes"."body", json_group_array(CASE WHEN ("siblings"."id" IS NOT NULL) THEN json_object('id', json_quote("siblings"."id"), 'sessionID', json_quote("siblings"."sessionID"), 'body', json_quote("siblings"."body"), 'isDone', json(CASE "siblings"."isDone" WHEN 0 THEN 'false' WHEN 1 THEN 'true' END), 'writtenAt', json_quote("siblings"."writtenAt"), 'author', json_quote("siblings"."author")) END) FILTER (WHERE ("siblings"."id" IS NOT NULL))
       FROM "sessionNotes"
       LEFT JOIN "sessionNotes" AS "siblings" ON (("sessionNotes"."sessionID" = "siblings"."sessionID") AND ("sessionNotes"."id" <> "siblings"."id"))
       GROUP BY "sessionNotes"."id"
       ORDER BY "sessionNotes"."id"
         -> warm up: ["intervals"]
         -> intervals: ["warm up"]
-      SELECT "tags"."title", json_group_array(CASE WHEN ("others"."title" IS NOT NULL) THEN json_array("others"."title", "others"."uses") END) FILTER (WHERE ("others"."title" IS NOT NULL))
+      SELECT "tags"."title", json_group_array(CASE WHEN ("others"."title" IS NOT NULL) THEN json_object('title', json_quote("others"."title"), 'uses', json_quote("others"."uses")) END) FILTER (WHERE ("others"."title" IS NOT NULL))
       FROM "tags"
       LEFT JOIN "tags" AS "others" ON (("tags"."uses" = "others"."uses") AND ("tags"."title" <> "others"."title"))
       GROUP BY "tags"."title"
       ORDER BY "tags"."title"
-        -> car: [["kids",2]]
-        -> kids: [["car",2]]
+        -> car: [{"title":"kids","uses":2}]
+        -> kids: [{"title":"car","uses":2}]
         -> someday: []
       """
     }

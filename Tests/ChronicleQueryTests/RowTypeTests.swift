@@ -69,7 +69,7 @@ struct RowTypeTests {
     }
     assertInlineSnapshot(of: lines.joined(separator: "\n"), as: .lines) {
       """
-      SELECT "rtUsers"."id" AS "id_1", "rtUsers"."name" AS "name", "rtReminders"."id" AS "id_2", "rtReminders"."assignedUserID" AS "assignedUserID", "rtReminders"."isCompleted" AS "isCompleted", "rtReminders"."listID" AS "listID", "rtReminders"."title" AS "title", json_group_array(CASE WHEN ("rtTags"."id" IS NOT NULL) THEN json_array("rtTags"."id", "rtTags"."title") END) FILTER (WHERE ("rtTags"."id" IS NOT NULL)) AS "tags"
+      SELECT "rtUsers"."id" AS "id_1", "rtUsers"."name" AS "name", "rtReminders"."id" AS "id_2", "rtReminders"."assignedUserID" AS "assignedUserID", "rtReminders"."isCompleted" AS "isCompleted", "rtReminders"."listID" AS "listID", "rtReminders"."title" AS "title", json_group_array(CASE WHEN ("rtTags"."id" IS NOT NULL) THEN json_object('id', json_quote("rtTags"."id"), 'title', json_quote("rtTags"."title")) END) FILTER (WHERE ("rtTags"."id" IS NOT NULL)) AS "tags"
       FROM "rtReminders"
       LEFT JOIN "rtReminderTags" ON ("rtReminders"."id" = "rtReminderTags"."reminderID")
       LEFT JOIN "rtTags" ON ("rtReminderTags"."tagID" = "rtTags"."id")
