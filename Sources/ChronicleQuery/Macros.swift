@@ -19,11 +19,11 @@
 /// its columns by it (`"main"."reminders"."id"`). Chronicle records only
 /// the writes to tables of `main`.
 @attached(
-  member, names: named(TableColumns), named(columns), named(tableName), named(schemaName), named(Draft), named(Columns),
+  member, names: named(TableColumns), named(columns), named(tableName), named(schemaName), named(Draft), named(Columns), named(Selection),
   named(init(decoder:)))
 @attached(
   extension, conformances: Table, PrimaryKeyedTable, Selection, EnumSelection,
-  names: named(init(decoder:)), named(appendColumns(named:of:to:)), named(Columns), named(columnName(of:)),
+  names: named(init(decoder:)), named(appendColumns(named:of:to:)), named(Columns), named(Selection), named(columnName(of:)),
   named(columnNames(forProperty:)), arbitrary)
 public macro Table(_ name: String? = nil, schema: String? = nil) = #externalMacro(module: "ChronicleQueryMacros", type: "TableMacro")
 
@@ -99,10 +99,10 @@ public macro bind<QueryValue: QueryBindable>(
 /// `.note`, nil for another case), through which queries reach its column:
 /// `Attachment.where { $0.kind.note.isNot(nil) }`. Upstream needs
 /// swift-case-paths' `@CasePathable` beside it; here it is not needed.
-@attached(member, names: named(Columns), arbitrary)
+@attached(member, names: named(Columns), named(Selection), arbitrary)
 @attached(
   extension, conformances: Selection, EnumSelection,
-  names: named(Columns), named(init(decoder:)), named(columnName(of:)), named(columnNames(forProperty:)), named(appendColumns(named:of:to:)),
+  names: named(Columns), named(Selection), named(init(decoder:)), named(columnName(of:)), named(columnNames(forProperty:)), named(appendColumns(named:of:to:)),
   arbitrary)
 public macro Selection() = #externalMacro(module: "ChronicleQueryMacros", type: "SelectionMacro")
 

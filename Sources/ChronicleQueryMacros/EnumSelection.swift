@@ -104,6 +104,7 @@ enum EnumSelection {
           \(raw: access)let queryFragment: ChronicleQuery.QueryFragment
       \(raw: constructors)
         }
+        \(raw: access)typealias Selection = Columns
       \(raw: accessors)
         \(raw: access)init(decoder: inout some ChronicleQuery.QueryDecoder) throws {
           let start = decoder

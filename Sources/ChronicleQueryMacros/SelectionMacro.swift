@@ -90,7 +90,10 @@ extension SelectionMacro: MemberMacro {
     else { return [] }
     let access = TableModel.memberAccess(of: declaration, lexicalContext: context.lexicalContext)
     let aliases: [DeclSyntax] = columns.map { "private typealias \(raw: typeAlias(of: $0)) = \(raw: $0.valueType)" }
-    return [ColumnModel.columnsExpression(columns, typeName: structDecl.name.trimmedDescription, access: access)] + aliases
+    return [
+      ColumnModel.columnsExpression(columns, typeName: structDecl.name.trimmedDescription, access: access),
+      selectionAlias(access: access),
+    ] + aliases
   }
 
   /// `@Table` is attached beside this macro: the table's expansion reads and

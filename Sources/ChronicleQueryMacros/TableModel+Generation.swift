@@ -65,6 +65,7 @@ extension TableModel {
     ] + schemaDeclaration() + [
       tableColumns,
       columnsExpression(),
+      selectionAlias(access: access),
       staticDeclaration("columns", type: "TableColumns", "TableColumns(qualifier: tableName)"),
     ] + (primaryKey == nil ? [] : [draft])
   }
@@ -142,6 +143,12 @@ extension ColumnModel {
       }
       """
   }
+}
+
+/// `Selection`, upstream's newer name for a table's or selection's
+/// `Columns` (`Item.Selection(title: …)`, `Post.Selection.note("…")`).
+func selectionAlias(access: String) -> DeclSyntax {
+  "\(raw: access)typealias Selection = Columns"
 }
 
 extension ColumnModel {

@@ -42,6 +42,8 @@ struct SelectionMacroTests {
           }
         }
 
+        public typealias Selection = Columns
+
         private typealias _titleColumnType = String
 
         private typealias _countColumnType = Count
@@ -157,6 +159,7 @@ struct SelectionMacroTests {
                 } + [value.queryFragment]).joined(separator: ", "))
           }
         }
+        public typealias Selection = Columns
         /// The value of the case `note`, nil for another case.
         public var note: String? {
           if case .note(let value) = self {
@@ -293,6 +296,8 @@ struct SelectionMacroTests {
             }
           }
         }
+
+        public typealias Selection = Columns
 
         private typealias _startsAtColumnType = Date
 

@@ -74,6 +74,8 @@ struct TableMacroTests {
           }
         }
 
+        public typealias Selection = Columns
+
         public static let columns = TableColumns(qualifier: tableName)
 
         public struct Draft: ChronicleQuery.TableRowDraft {
@@ -177,6 +179,8 @@ struct TableMacroTests {
           }
         }
 
+        public typealias Selection = Columns
+
         public static let columns = TableColumns(qualifier: tableName)
       }
 
@@ -244,6 +248,8 @@ struct TableMacroTests {
             }
           }
         }
+
+        public typealias Selection = Columns
 
         public static let columns = TableColumns(qualifier: tableName)
       }
@@ -314,6 +320,8 @@ struct TableMacroTests {
             }
           }
         }
+
+        public typealias Selection = Columns
 
         public static var columns: TableColumns {
           TableColumns(qualifier: tableName)
@@ -390,6 +398,8 @@ struct TableMacroTests {
             }
           }
         }
+
+        public typealias Selection = Columns
 
         public static let columns = TableColumns(qualifier: tableName)
 
@@ -539,6 +549,8 @@ struct TableMacroTests {
           }
         }
 
+        public typealias Selection = Columns
+
         public static let columns = TableColumns(qualifier: tableName)
 
         public struct Draft: ChronicleQuery.TableRowDraft {
@@ -671,6 +683,8 @@ struct TableMacroTests {
           }
         }
 
+        public typealias Selection = Columns
+
         public static let columns = TableColumns(qualifier: tableName)
 
         public struct Draft: ChronicleQuery.TableRowDraft {
@@ -789,6 +803,8 @@ struct TableMacroTests {
             }
           }
         }
+
+        public typealias Selection = Columns
 
         public static let columns = TableColumns(qualifier: tableName)
 
@@ -909,6 +925,7 @@ struct TableMacroTests {
                 } + [value.queryFragment]).joined(separator: ", "))
           }
         }
+        public typealias Selection = Columns
         /// The value of the case `photo`, nil for another case.
         public var photo: Photo? {
           if case .photo(let value) = self {
@@ -1032,6 +1049,8 @@ struct TableMacroTests {
             }
           }
         }
+
+        fileprivate typealias Selection = Columns
 
         fileprivate static let columns = TableColumns(qualifier: tableName)
       }

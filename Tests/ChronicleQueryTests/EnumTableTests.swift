@@ -76,4 +76,26 @@ struct EnumTableTests {
       """
     }
   }
+
+  @Test("Selection, upstream's newer name for Columns, spells a case and a row")
+  func selectionSpelling() throws {
+    let output = try fixture.database.sqlAndRows(of: [
+      Values(ETPost.Selection.note("Goodnight moon")),
+      Values(ETPost.Selection.photo(ETPhoto.Selection(url: "file:///tmp/moon.png"))),
+      RemindersList.order(by: \.position).limit(1).select { RemindersList.Selection(id: $0.id, title: $0.title.upper(), position: $0.position) },
+    ])
+    assertInlineSnapshot(of: output, as: .lines) {
+      """
+      SELECT NULL, 'Goodnight moon'
+        note("Goodnight moon")
+      SELECT 'file:///tmp/moon.png', NULL
+        photo(ChronicleQueryTests.ETPhoto(url: "file:///tmp/moon.png"))
+      SELECT "remindersLists"."id" AS "id", upper("remindersLists"."title") AS "title", "remindersLists"."position" AS "position"
+      FROM "remindersLists"
+      ORDER BY "remindersLists"."position"
+      LIMIT 1
+      """
+    }
+  }
 }
+
