@@ -183,8 +183,8 @@ struct SQLiteDataSetupTests {
     #expect(throws: Refused.self) { try migrator.migrate(database) }
     #expect(try chronicle.log.count() == before)
     #expect(try database.read { db in try SetupItem.count().fetchOne(db) } == 0)
-    // The migration's trigger is gone: a later write through GRDB's own
-    // pool is still refused, not captured behind the app's back.
+    // A write through GRDB's own pool is still refused, not captured
+    // behind the app's back by the migrations' trigger.
     #expect(throws: ChronicleError.self) {
       try chronicle.writer.write { db in try SetupItem.insert { SetupItem.Draft(title: "Sneaky") }.execute(db) }
     }
@@ -271,4 +271,28 @@ struct SQLiteDataSetupTests {
     #expect(try rows(first).map { $0["title"] as String } == ["After", "Before"])
     #expect(try rows(first).first { $0["title"] == "Before" }?["position"] == 7)
   }
+
+  @Test("erase() drops tables that refer to each other, and views and triggers")
+  func eraseWithForeignKeys() throws {
+    let database = try appDatabase { migrator in
+      migrator.registerMigration("Lists") { db in
+        try db.execute(sql: """
+          CREATE TABLE lists (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT;
+          CREATE TABLE entries (id INTEGER PRIMARY KEY, listID INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE, body TEXT NOT NULL) STRICT;
+          CREATE VIEW listTitles AS SELECT title FROM lists;
+          CREATE TRIGGER entriesTouch AFTER INSERT ON entries BEGIN UPDATE lists SET title = title WHERE id = new.listID; END;
+          INSERT INTO lists VALUES (1, 'Home');
+          INSERT INTO entries VALUES (1, 1, 'Milk');
+          """)
+      }
+    }
+    try database.erase()
+    let left = try database.read { db in
+      try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE name NOT LIKE 'chronicle%' AND name NOT LIKE 'sqlite%' ORDER BY name")
+    }
+    #expect(left == [])
+    try database.write { db in try db.execute(sql: "CREATE TABLE lists (id INTEGER PRIMARY KEY, title TEXT NOT NULL) STRICT") }
+    #expect(try (database as? ChronicleDatabase)?.trackedTables == ["lists"])
+  }
 }
+

@@ -41,8 +41,11 @@ extension ChronicleDatabase {
     }
     // A migration's transaction ends with GRDB's insert into
     // grdb_migrations: a trigger there appends the event just before the
-    // commit, in the transaction, as `write` does at its end.
-    let function = DatabaseFunction(Self.migrationEventFunction, argumentCount: 0, pure: false) { [unowned self] _ in
+    // commit, in the transaction, as `write` does at its end. The trigger
+    // (TEMP: the writer connection's own) stays for later migrations, and
+    // goes with the table when the database is erased.
+    let function = DatabaseFunction(Self.migrationEventFunction, argumentCount: 0, pure: false) { [weak self] _ in
+      guard let self else { return nil }
       try self.writer.unsafeReentrantWrite { db in _ = try self.appendLocalEvent(db) }
       return nil
     }
@@ -53,12 +56,6 @@ extension ChronicleDatabase {
         CREATE TEMP TRIGGER IF NOT EXISTS \(Self.migrationEventFunction)
         AFTER INSERT ON main.grdb_migrations BEGIN SELECT \(Self.migrationEventFunction)(); END;
         """)
-    }
-    defer {
-      try? writer.writeWithoutTransaction { db in
-        try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.migrationEventFunction)")
-        db.remove(function: function)
-      }
     }
     try migrator.GRDB::migrate(writer, upTo: target)
   }
