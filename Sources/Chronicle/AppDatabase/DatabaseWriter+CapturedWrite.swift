@@ -22,14 +22,14 @@ extension DatabaseWriter {
   /// If `updates` throws, the transaction rolls back and nothing is appended.
   @_disfavoredOverload  // as GRDB's: in async code, the async `write` is the one chosen
   public func write<T>(_ updates: (Database) throws -> T) throws -> T {
-    if let database = self as? ChronicleDatabase { return try database.write(updates) }
-    return try writeWithoutTransaction { db in try db.committing(updates) }
+    guard let database = self as? ChronicleDatabase else { return try self.GRDB::write(updates) }
+    return try database.write(updates)
   }
 
   /// Asynchronous `write`.
   public func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-    if let database = self as? ChronicleDatabase { return try await database.write(updates) }
-    return try await writeWithoutTransaction { db in try db.committing(updates) }
+    guard let database = self as? ChronicleDatabase else { return try await self.GRDB::write(updates) }
+    return try await database.write(updates)
   }
 
   /// Schedules `write` and returns at once; `completion` gets
@@ -38,12 +38,12 @@ extension DatabaseWriter {
     _ updates: @escaping @Sendable (Database) throws -> T,
     completion: @escaping @Sendable (Database, Result<T, Error>) -> Void
   ) {
-    let database = self as? ChronicleDatabase
+    guard let database = self as? ChronicleDatabase else { return self.GRDB::asyncWrite(updates, completion: completion) }
     asyncWriteWithoutTransaction { db in
       do {
         let value = try db.committing { db in
           let value = try updates(db)
-          _ = try database?.appendLocalEvent(db)
+          _ = try database.appendLocalEvent(db)
           return value
         }
         completion(db, .success(value))
