@@ -92,7 +92,9 @@ func makeTarget(chronicle: Bool, tracked: Bool = true, guarded: Bool = true, fol
   if chronicle {
     var configuration = ChronicleConfiguration()
     configuration.guardsTrackedTables = guarded
-    let database = try Chronicle.open(path: path, configuration: configuration)
+    // Written through `any DatabaseWriter`, as SQLiteData apps write
+    // `@Dependency(\.defaultDatabase) var database; try database.write { … }`.
+    let database: any DatabaseWriter = try Chronicle.open(path: path, configuration: configuration)
     try database.write { db in try db.execute(sql: schema) }
     return Target(name: guarded ? "Chronicle" : "unguarded", write: { body in try database.write(body) }, close: {})
   } else {
