@@ -35,6 +35,8 @@ public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
   /// `true`/`false`, a JSON column as its JSON, a column group as an object
   /// of its own members.
   static func jsonObjectValue(named name: String, prefix: String) -> String
+  /// Takes the value apart into SQLite values (see ``QueryEncoder``).
+  func encode(to encoder: inout some QueryEncoder) throws(QueryEncodingError)
   /// The type of the value where it may be NULL: `Self?`, or `Self` when it
   /// is optional already (the columns of an outer join's nullable side).
   associatedtype Optionalized: QueryRepresentable = Self?

@@ -171,6 +171,8 @@ public protocol TableColumnExpression<Root>: Sendable {
   func appendSelectedValues(of row: Root, to values: inout [(column: String, value: QueryBinding)])
   /// This column's value in `jsonObject()`, its columns qualified by `prefix`.
   func jsonObjectValue(prefix: String) -> String
+  /// Hands this column and its value in `row` to `encoder`.
+  func encode(of row: Root, to encoder: inout some QueryEncoder) throws(QueryEncodingError)
 }
 
 extension TableColumnExpression {
@@ -223,6 +225,10 @@ public struct TableColumn<Root: Table, Value: QueryRepresentable>: QueryExpressi
   }
 
   public func jsonObjectValue(prefix: String) -> String { Value.jsonObjectValue(named: name, prefix: prefix) }
+
+  public func encode(of row: Root, to encoder: inout some QueryEncoder) throws(QueryEncodingError) {
+    try encoder.encode(self, row[keyPath: keyPath])
+  }
 }
 
 extension TableColumn where Value: Selection {

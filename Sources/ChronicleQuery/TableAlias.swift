@@ -114,6 +114,10 @@ struct AliasedColumn<Base: Table, Name: AliasName>: TableColumnExpression {
   }
 
   func jsonObjectValue(prefix: String) -> String { base.jsonObjectValue(prefix: prefix) }
+
+  func encode(of row: TableAlias<Base, Name>, to encoder: inout some QueryEncoder) throws(QueryEncodingError) {
+    try base.encode(of: row.base, to: &encoder)
+  }
 }
 
 extension TableAlias: PrimaryKeyedTable where Base: PrimaryKeyedTable {

@@ -66,6 +66,7 @@ public enum SelectionMacro: ExtensionMacro {
         \(raw: ColumnModel.columnAppender(aliased, typeName: typeName, access: access))
         \(raw: ColumnModel.selectedColumnAppender(aliased, typeName: typeName, access: access))
         \(raw: ColumnModel.jsonObjectValue(aliased, access: access))
+        \(raw: ColumnModel.groupEncoder(aliased, access: access))
       }
       """
     return [decl.cast(ExtensionDeclSyntax.self)]

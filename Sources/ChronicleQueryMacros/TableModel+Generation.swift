@@ -203,6 +203,18 @@ extension ColumnModel {
       """
   }
 
+  /// A group's `encode(to:)`: each member through its own column, typed.
+  static func groupEncoder(_ columns: [ColumnModel], access: String) -> String {
+    let lines = columns.map {
+      "  try encoder.encode(ChronicleQuery._GroupMemberColumn<\($0.valueType)>(\(stringLiteral($0.column))), self.\($0.identifier))"
+    }.joined(separator: "\n")
+    return """
+      \(access)func encode(to encoder: inout some ChronicleQuery.QueryEncoder) throws(ChronicleQuery.QueryEncodingError) {
+      \(lines)
+      }
+      """
+  }
+
   /// A group's value in a row's `jsonObject()`: an object of its members,
   /// each as its own type writes it.
   static func jsonObjectValue(_ columns: [ColumnModel], access: String) -> String {

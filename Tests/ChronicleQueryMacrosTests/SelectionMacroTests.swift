@@ -85,6 +85,11 @@ struct SelectionMacroTests {
         public static func jsonObjectValue(named name: String, prefix: String) -> String {
         ChronicleQuery.jsonObjectSQL([("title", Self._titleColumnType.jsonObjectValue(named: "title", prefix: prefix)), ("total", Self._countColumnType.jsonObjectValue(named: "total", prefix: prefix)), ("updatedAt", Self._updatedAtColumnType.jsonObjectValue(named: "updatedAt", prefix: prefix))])
         }
+        public func encode(to encoder: inout some ChronicleQuery.QueryEncoder) throws(ChronicleQuery.QueryEncodingError) {
+        try encoder.encode(ChronicleQuery._GroupMemberColumn<Self._titleColumnType>("title"), self.title)
+        try encoder.encode(ChronicleQuery._GroupMemberColumn<Self._countColumnType>("total"), self.count)
+        try encoder.encode(ChronicleQuery._GroupMemberColumn<Self._updatedAtColumnType>("updatedAt"), self.updatedAt)
+        }
       }
       """#
     }
@@ -331,6 +336,10 @@ struct SelectionMacroTests {
         }
         public static func jsonObjectValue(named name: String, prefix: String) -> String {
         ChronicleQuery.jsonObjectSQL([("startsAt", Self._startsAtColumnType.jsonObjectValue(named: "startsAt", prefix: prefix)), ("cap", Self._capColumnType.jsonObjectValue(named: "cap", prefix: prefix))])
+        }
+        public func encode(to encoder: inout some ChronicleQuery.QueryEncoder) throws(ChronicleQuery.QueryEncodingError) {
+        try encoder.encode(ChronicleQuery._GroupMemberColumn<Self._startsAtColumnType>("startsAt"), self.startsAt)
+        try encoder.encode(ChronicleQuery._GroupMemberColumn<Self._capColumnType>("cap"), self.cap)
         }
       }
       """#
