@@ -91,6 +91,9 @@ extension Table {
   /// The number of rows, fetched.
   public static func fetchCount(_ db: Database) throws -> Int { try all.fetchCount(db) }
 
+  /// Every row, read one at a time: `while let row = try cursor.next() { … }`.
+  public static func fetchCursor(_ db: Database) throws -> QueryCursor<Self> { try all.fetchCursor(db) }
+
   /// Updates every row.
   public static func update(set updates: (inout Updates<Self>) -> Void) -> Update<Self, Void> { all.update(set: updates) }
 
@@ -142,6 +145,11 @@ extension PrimaryKeyedTable {
   /// The row with primary key `key`; throws ``RowNotFound`` when there is none.
   public static func find(_ db: Database, key: TableColumns.PrimaryKey) throws -> Self {
     try all.find(db, key: key)
+  }
+
+  /// The rows with these primary keys (those there are), fetched.
+  public static func fetchAll(_ db: Database, keys: some Sequence<TableColumns.PrimaryKey>) throws -> [Self] {
+    try all.fetchAll(db, keys: keys)
   }
 
   /// Inserts drafts: the primary key is left to its default when a draft has none.
@@ -196,6 +204,11 @@ extension Select where From: PrimaryKeyedTable {
       throw RowNotFound(table: From.tableName, key: values.count == 1 ? values[0] : "(\(values.joined(separator: ", ")))")
     }
     return row
+  }
+
+  /// The selected rows with these primary keys (those there are), fetched.
+  public func fetchAll(_ db: Database, keys: some Sequence<From.TableColumns.PrimaryKey>) throws -> [Output] {
+    try find(keys).fetchAll(db)
   }
 }
 
