@@ -227,6 +227,8 @@ struct SQLiteDataSetupTests {
     let database = try appDatabase()
     let engine = try SyncEngine(for: database, transport: .directory(directory.url))
     #expect(engine.database === database)
+    let named = try SyncEngine(for: database, tables: SetupItem.self, transport: .directory(directory.url))
+    #expect(named.tables == ["items"])
     let plain: any DatabaseWriter = try DatabaseQueue()
     #expect(throws: ChronicleError.notChronicleWriter("DatabaseQueue")) {
       try SyncEngine(for: plain, transport: .directory(directory.url))

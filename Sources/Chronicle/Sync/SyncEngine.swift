@@ -55,6 +55,14 @@ public final class SyncEngine: Sendable {
     self.init(for: database, tables: tables, transport: transport)
   }
 
+  /// Creates an engine for the tables of these types, as SQLiteData apps
+  /// name them: `SyncEngine(for: $0.defaultDatabase, tables: Reminder.self, RemindersList.self, transport: …)`.
+  public convenience init(
+    for database: any DatabaseWriter, tables first: any Table.Type, _ rest: any Table.Type..., transport: some SyncTransport
+  ) throws {
+    try self.init(for: database, tables: ([first] + rest).map { $0.tableName }, transport: transport)
+  }
+
   /// Whether the periodic sync loop is running.
   public var isRunning: Bool { state.withLock { $0.task != nil } }
   /// Whether events are being sent.
