@@ -27,13 +27,6 @@ extension Table {
   }
 }
 
-extension Table where Self: Selection {
-  /// A row of a `@Table @Selection` type: each column in declaration order.
-  public func encode(to encoder: inout some QueryEncoder) throws(QueryEncodingError) {
-    for column in TableColumns.allColumns { try column.encode(of: self, to: &encoder) }
-  }
-}
-
 extension Optional where Wrapped: QueryRepresentable {
   /// The value, or one ``QueryEncoder/encodeNull()`` per column it would have.
   public func encode(to encoder: inout some QueryEncoder) throws(QueryEncodingError) {

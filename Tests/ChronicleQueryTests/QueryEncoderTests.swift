@@ -113,4 +113,12 @@ struct QueryEncoderTests {
       try QEReading(id: 1, samples: [.nan]).encode(to: &log)
     }
   }
+
+  @Test func aTableSelectionIsARow() throws {
+    var log = ColumnLog()
+    try CommentThread(id: 7, body: "Hi", depth: 2).encode(to: &log)
+    #expect(log.names == [["id"], ["body"], ["depth"]])
+    #expect(log.values == ["int 7", "text Hi", "int 2"])
+  }
 }
+
