@@ -74,7 +74,8 @@ struct SchemaDiff {
   /// Tables whose definition changed in place.
   var alteredTables: [String] = []
   /// Altered tables whose rows the event must carry in full, because their
-  /// columns cannot be mapped by name (a column was renamed).
+  /// columns cannot be mapped by name (a column was renamed), a migration
+  /// converted their values, or they were rebuilt in a new b-tree.
   var tablesNeedingRows: [String] = []
   var droppedTables: [String] = []
 
@@ -129,16 +130,23 @@ struct SchemaDiff {
         if let old = renames[column], before.columns.contains(old) { return CopiedColumn(newName: column, oldName: old) }
         return nil
       }
-      let isRenameOfColumns = carried.count < min(before.columns.count, table.columns.count)
-        || rewrittenTables.contains(table.name.lowercased())
-      let copied = isRenameOfColumns ? [] : carried
+      // Rows travel whole when their columns cannot be mapped by name (a
+      // column was renamed), when a migration converted values, and when
+      // the table has a new b-tree: rebuilt by hand (SQLite's twelve steps,
+      // a GRDB migration), its rows are whatever the rebuild wrote
+      // (`INSERT … SELECT` of computed values), not copies of the old ones.
+      // ALTER TABLE keeps the b-tree.
+      let rebuiltByHand = before.rootPage != 0 && table.rootPage != 0 && before.rootPage != table.rootPage
+      let rowsTravelWhole = carried.count < min(before.columns.count, table.columns.count)
+        || rewrittenTables.contains(table.name.lowercased()) || rebuiltByHand
+      let copied = rowsTravelWhole ? [] : carried
       let dependents = new.objects.filter { object in
         object.tableName == table.name && (object.type == "index" || object.type == "trigger")
           && old.objects.contains { $0.type == object.type && $0.name == object.name && $0.sql == object.sql }
       }.map(\.sql)
       changes.append(.rebuildTable(name: table.name, createSQL: table.sql, copiedColumns: copied, dependents: dependents))
       alteredTables.append(table.name)
-      if isRenameOfColumns { tablesNeedingRows.append(table.name) }
+      if rowsTravelWhole { tablesNeedingRows.append(table.name) }
     }
 
     // Creates, in creation order.
