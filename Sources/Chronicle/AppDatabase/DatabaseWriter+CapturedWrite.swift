@@ -39,30 +39,10 @@ extension DatabaseWriter {
     completion: @escaping @Sendable (Database, Result<T, Error>) -> Void
   ) {
     guard let database = self as? ChronicleDatabase else { return self.GRDB::asyncWrite(updates, completion: completion) }
-    asyncWriteWithoutTransaction { db in
-      do {
-        let value = try db.committing { db in
-          let value = try updates(db)
-          _ = try database.appendLocalEvent(db)
-          return value
-        }
-        completion(db, .success(value))
-      } catch {
-        completion(db, .failure(error))
-      }
-    }
-  }
-}
-
-extension Database {
-  /// `updates` in a transaction that commits when it returns and rolls back
-  /// when it throws.
-  func committing<T>(_ updates: (Database) throws -> T) throws -> T {
-    var result: T?
-    try inTransaction {
-      result = try updates(self)
-      return .commit
-    }
-    return result!
+    database.writer.GRDB::asyncWrite({ db in
+      let value = try updates(db)
+      _ = try database.appendLocalEvent(db)
+      return value
+    }, completion: completion)
   }
 }
