@@ -33,6 +33,8 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
   case invalidInvitation(String)
   /// A change of the group's member list this device cannot make.
   case membership(String)
+  /// A write this device may not make: it is a reader of its group.
+  case writePermission(String)
   /// The device key file is malformed, unreadable or readable by others.
   case deviceKeyFile(path: String, problem: String)
   /// The database belongs to a device whose key file is not beside it (a
@@ -138,7 +140,7 @@ public enum ChronicleError: Error, Equatable, Sendable, CustomStringConvertible 
       return "column \"\(column)\" of \"\(table)\" was given TEXT that is not valid UTF-8, which no peer could read back; the transaction was not committed. Fix: store such bytes as a BLOB (X'..'), or convert them to UTF-8 first"
     case .invalidInvitation(let reason):
       return "invalid invitation: \(reason). Fix: ask a member for a new one (chronicle invite DB)"
-    case .membership(let reason):
+    case .membership(let reason), .writePermission(let reason):
       return reason
     case .deviceKeyFile(let path, let problem):
       return "the device key \(path) \(problem)"

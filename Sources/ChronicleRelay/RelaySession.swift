@@ -98,7 +98,11 @@ struct RelaySession {
     logger[metadataKey: "group"] = "\(group.uuidString.lowercased())"
     logger[metadataKey: "device"] = "\(device.shortDescription)"
     try await apply(membership, to: group, logger: logger, admitting: (device, publicKey))
-    try await link.send(.welcome(try await relay.store.vector(of: group), maxEventBytes: relay.configuration.maxEventBytes))
+    let roster = try await RelayMembers.load(group, from: relay.store)
+    // Join requests go to admins only: they are for an admin's device to admit.
+    let requests = roster.members[device]?.isActiveAdmin == true
+      ? roster.state.joinRequests.compactMap { roster.history.events[$0.event]?.bytes } : []
+    try await link.send(.welcome(try await relay.store.vector(of: group), maxEventBytes: relay.configuration.maxEventBytes, joinRequests: requests))
     logger.info("device connected")
 
     var limit = relay.configuration.maxPushBytesPerSecond.map { PushRateLimit(rate: $0, largestEvent: relay.configuration.maxEventBytes) }
@@ -145,23 +149,23 @@ struct RelaySession {
     var brought: [MembershipEvent] = []
     for bytes in membership {
       // Those the relay holds already (verified when stored) need no second check.
-      if let known = try? MembershipEvent(stored: bytes), roster.applied.contains(EventID(origin: known.origin, sequence: known.sequence)) {
-        continue
-      }
+      if let known = try? MembershipEvent(stored: bytes), roster.history.contains(known.hash) { continue }
       do {
         brought.append(try MembershipEvent(verifying: bytes))
       } catch {
         throw Refusal(kind: "bad_membership", message: "a membership event it sent is refused: \(error)")
       }
     }
-    var refused: [(event: MembershipEvent, reason: String)] = []
-    let applied = roster.apply(brought, refused: &refused)
-    try await relay.store.addMembershipEvents(applied, to: group)
-    for (event, reason) in refused {
-      logger.notice("membership event not applied", metadata: ["event": "\(event.origin.shortDescription):\(event.sequence)", "reason": "\(reason)"])
+    let added = roster.add(brought)
+    try await relay.store.addMembershipEvents(added, to: group)
+    for event in added {
+      if let reason = roster.state.refused[event.hash] {
+        logger.notice("membership event not applied", metadata: ["event": "\(event.origin.shortDescription):\(event.sequence)", "reason": "\(reason)"])
+      }
     }
     if let (device, publicKey) = admitting, let problem = roster.refusal(of: device, publicKey: publicKey) {
-      throw Refusal(kind: "not_a_member", message: problem)
+      let waiting = roster.state.joinRequests.contains { $0.device == device }
+      throw Refusal(kind: waiting ? "awaiting_admission" : "not_a_member", message: problem, retryable: waiting)
     }
   }
 

@@ -25,7 +25,7 @@ struct RelayCommandsTests {
     }
     #expect(try chronicle("sql", phone, "INSERT INTO notes VALUES (1, 'from the phone')").status == 0)
     #expect(try chronicle("group", phone, "--create").status == 0)
-    let invitation = try chronicle("invite", phone).output.split(separator: "\n").first { $0.hasPrefix("chronicle-invitation-v1:") }
+    let invitation = try chronicle("invite", phone).output.split(separator: "\n").first { $0.hasPrefix("chronicle-invitation-v2:") }
     #expect(try chronicle("join", laptop, String(try #require(invitation))).status == 0)
     let key = directory.path("group.key")
     #expect(try chronicle("keygen", key).status == 0)
@@ -37,8 +37,13 @@ struct RelayCommandsTests {
     let pushed = try chronicle("sync", phone, "--relay", url, "--key", key)
     #expect(pushed.status == 0, "\(pushed.errors)")
     #expect(pushed.output.contains("sent 3 events"), "\(pushed.output)")
+    // The laptop's request waits at the relay for an admin; the phone's next sync admits it.
+    let waiting = try chronicle("sync", laptop, "--relay", url, "--key", key)
+    #expect(waiting.status != 0 && waiting.errors.contains("asked to join"), "\(waiting.errors)")
+    let admitting = try chronicle("sync", phone, "--relay", url, "--key", key)
+    #expect(admitting.status == 0 && admitting.output.contains("sent 1 events"), "\(admitting.output) \(admitting.errors)")
     let watcher = try ChildProcess("chronicle", ["sync", laptop, "--relay", url, "--key", key, "--watch"])
-    _ = try watcher.waitForLine(containing: "merged 3 events")
+    _ = try watcher.waitForLine(containing: "merged 4 events")
     #expect(try chronicle("sql", phone, "INSERT INTO notes VALUES (2, 'while the laptop watches')").status == 0)
     #expect(try chronicle("sync", phone, "--relay", url, "--key", key).status == 0)
     _ = try watcher.waitForLine(containing: "merged 1 events (1 row changes)")

@@ -46,7 +46,7 @@ struct RelayConvergenceTests {
       var devices = [founder]
       for d in 1..<5 {
         let device = try makeDevice(directory, "g\(g)-d\(d)")
-        try device.join(try founder.invite())
+        try enroll(device, with: founder, in: directory)
         devices.append(device)
       }
       groups.append(Group(devices: devices, key: .generate()))

@@ -25,7 +25,7 @@ struct RelayHostileInputTests {
       phone = try makeDevice(directory, "phone")
       laptop = try makeDevice(directory, "laptop")
       try phone.createGroup()
-      try laptop.join(try phone.invite())
+      try enroll(laptop, with: phone, in: directory)
       try writeNotes(phone, 1...10)
     }
 
@@ -85,7 +85,7 @@ struct RelayHostileInputTests {
       #expect(metrics.status == 200)
       #expect(metrics.body.contains(#"chronicle_relay_refusals_total{reason="malformed"} 2"#), "\(metrics.body)")
       #expect(metrics.body.contains(#"chronicle_relay_refusals_total{reason="protocol"} 1"#))
-      #expect(metrics.body.contains("chronicle_relay_events_in_total 5"))  // the phone's 3, the laptop's 2
+      #expect(metrics.body.contains("chronicle_relay_events_in_total 6"))  // the phone's 4 (its admission of the laptop among them), the laptop's 2
       #expect(metrics.body.contains("chronicle_relay_connections 0"))
       #expect(try await httpGet(url, "/health") == (200, "ok\n"))
     }
@@ -133,7 +133,7 @@ struct RelayHostileInputTests {
         let phoneID = phone.peerID
         try await connection.send(.push([SealedEvent(origin: phoneID, sequence: 9, sealed: Array(repeating: 7, count: 64))]))
         let message = Self.refusal(try await connection.receive())
-        #expect(message?.contains("the relay holds them up to :3 and got :9") == true, "\(String(describing: message))")
+        #expect(message?.contains("the relay holds them up to :4 and got :9") == true, "\(String(describing: message))")
       }
       #expect(try setup.storeContents() == before)
       try await setup.othersStillSync(url)
@@ -158,13 +158,13 @@ struct RelayHostileInputTests {
         Issue.record("an event over the limit was pushed")
       } catch let error as RelayError {
         guard case .eventTooLarge(let event, let size, let limit) = error else { throw error }
-        #expect(event == "\(setup.phone.peerID.shortDescription):4" && size > limit && limit == 65_536)
+        #expect(event == "\(setup.phone.peerID.shortDescription):5" && size > limit && limit == 65_536)
         #expect(error.description.contains("its --max-event-size"))
       }
       // A device that pushes one anyway is refused by the relay, by the limit's name.
       try await withRawConnection(url) { connection in
         _ = try await connection.identify(as: phone)
-        try await connection.send(.push([SealedEvent(origin: phone.peerID, sequence: 4, sealed: Array(repeating: 1, count: 70_000))]))
+        try await connection.send(.push([SealedEvent(origin: phone.peerID, sequence: 5, sealed: Array(repeating: 1, count: 70_000))]))
         let message = Self.refusal(try await connection.receive())
         #expect(message?.contains("is 70000 bytes sealed, over this relay's limit of 65536 (chronicle relay --max-event-size)") == true, "\(String(describing: message))")
       }
@@ -249,7 +249,7 @@ struct RelayHostileInputTests {
         Issue.record("a revoked device synced")
       } catch let error as RelayError {
         guard case .refused(_, let message, _) = error else { throw error }
-        #expect(message == "device \(setup.laptop.peerID) was revoked from this group")
+        #expect(message == "device \(setup.laptop.peerID) was revoked from this group by \(setup.phone.peerID.shortDescription)")
       }
       #expect(try setup.storeContents() == before)
     }

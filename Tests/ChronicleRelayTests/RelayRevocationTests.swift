@@ -16,8 +16,8 @@ struct RelayRevocationTests {
     let directory = try TemporaryDirectory()
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop"), tablet = try makeDevice(directory, "tablet")
     try phone.createGroup()
-    try laptop.join(try phone.invite())
-    try tablet.join(try phone.invite())
+    try enroll(laptop, with: phone, in: directory)
+    try enroll(tablet, with: phone, in: directory)
     let key = SyncKey.generate()
     let store = directory.path("relay.sqlite")
     try await withRelay(relayConfiguration(store)) { url, _ in
@@ -60,7 +60,7 @@ struct RelayRevocationTests {
     let directory = try TemporaryDirectory()
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
-    try laptop.join(try phone.invite())
+    try enroll(laptop, with: phone, in: directory)
     let key = SyncKey.generate()
     try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
       let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))

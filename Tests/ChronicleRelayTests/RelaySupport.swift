@@ -160,3 +160,13 @@ func eventually(within limit: Duration = .seconds(60), _ condition: () async thr
   }
   return try await condition()
 }
+
+/// Makes `device` a member of `admin`'s group as two devices that meet do:
+/// it asks to join with an invitation, and the admin's device admits it
+/// (here from a bundle, before either syncs with a relay).
+func enroll(_ device: ChronicleDatabase, with admin: ChronicleDatabase, in directory: TemporaryDirectory, as role: MemberRole = .writer) throws {
+  try device.join(try admin.invite(as: role))
+  let bundle = directory.url.appendingPathComponent("join-\(UUID().uuidString).chrb")
+  try device.exportBundle(beyond: admin.versionVector(), to: bundle)
+  _ = try admin.applyRemote(bundle: Array(try Data(contentsOf: bundle)), source: "join")
+}

@@ -8,11 +8,15 @@ import ChronicleTestSupport
 
 @Suite("Sync through a relay")
 struct RelaySyncTests {
-  @Test func devicesOfAGroupSyncThroughTheRelayWithoutMeeting() async throws {
+  /// The laptop joins through the relay alone: its first sync leaves its
+  /// request there and is told to wait; the phone, an admin, admits it at
+  /// its next sync; the laptop's next sync takes the group's data.
+  @Test func aDeviceJoinsAndSyncsThroughTheRelayWithoutMeetingAnAdmin() async throws {
     let directory = try TemporaryDirectory()
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
-    try laptop.join(try phone.invite())
+    let invitation = try phone.invite()
+    try laptop.join(invitation)
     let key = SyncKey.generate()
     try writeNotes(phone, 1...20)
     try writeNotes(laptop, 100...104)
@@ -21,6 +25,16 @@ struct RelaySyncTests {
       let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
       let first = try await transport.sync(phone)
       #expect(first.sentEvents == 3)  // the table, the group, the notes
+      await #expect {
+        _ = try await transport.sync(laptop)
+      } throws: { error in
+        guard case RelayError.refused(_, let message, let retryable) = error else { return false }
+        return message.contains("asked to join") && retryable
+      }
+      #expect(try phone.members().count == 1)
+      let admitting = try await transport.sync(phone)
+      #expect(admitting.sentEvents == 1)  // its admission of the laptop
+      #expect(try phone.members().map(\.device) == [phone.peerID, laptop.peerID])
       let second = try await transport.sync(laptop)
       #expect(second.received.appliedEvents > 0)
       _ = try await transport.sync(phone)
@@ -29,6 +43,17 @@ struct RelaySyncTests {
       #expect(try phone.versionVector() == laptop.versionVector())
       let again = try await transport.sync(laptop)
       #expect(again.sentEvents == 0 && again.received.appliedEvents == 0)
+      // The invitation admitted one device: a second one with it is refused, and no admin admits it.
+      let tablet = try makeDevice(directory, "tablet")
+      try tablet.join(invitation)
+      await #expect {
+        _ = try await transport.sync(tablet)
+      } throws: { error in
+        guard case RelayError.refused(_, let message, let retryable) = error else { return false }
+        return message.contains("is not a member") && !retryable
+      }
+      #expect(try await transport.sync(phone).sentEvents == 0)
+      #expect(try phone.members().count == 2)
     }
   }
 }
@@ -38,7 +63,7 @@ extension RelaySyncTests {
     let directory = try TemporaryDirectory()
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
-    try laptop.join(try phone.invite())
+    try enroll(laptop, with: phone, in: directory)
     let key = SyncKey.generate()
     let secrets = (1...40).map { "secret-\($0)-\(UUID().uuidString)" }
     try await phone.write { db in
@@ -64,7 +89,7 @@ extension RelaySyncTests {
     #expect(stored.range(of: Data("CREATE TABLE notes".utf8)) == nil)
     let relayStore = try DatabaseQueue(path: storePath)
     let sealed = try await relayStore.read { db in try Data.fetchAll(db, sql: "SELECT sealed FROM relay_events") }
-    #expect(sealed.count == 5)  // the phone: its table, the group, the notes; the laptop: its table, its join
+    #expect(sealed.count == 6)  // the phone: its table, the group, the laptop's admission, the notes; the laptop: its table, its join request
     for blob in sealed { #expect(blob.prefix(4) != Data("CHRE".utf8), "an event is stored in the clear") }
   }
 
@@ -93,7 +118,8 @@ extension RelaySyncTests {
         #expect(!retryable)
       }
       let laptop = try makeDevice(directory, "laptop")
-      try laptop.join(try phone.invite())
+      try enroll(laptop, with: phone, in: directory)
+      _ = try await transport.sync(phone)  // the relay learns of the laptop's admission
       _ = try await transport.sync(laptop)
       #expect(try laptop.noteCount() == 5)
       #expect(try laptop.notesDigest() == phone.notesDigest())
@@ -104,7 +130,7 @@ extension RelaySyncTests {
     let directory = try TemporaryDirectory()
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
-    try laptop.join(try phone.invite())
+    try enroll(laptop, with: phone, in: directory)
     try writeNotes(phone, 1...5)
     try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
       _ = try await RelayTransport(url: url, configuration: clientConfiguration(.generate())).sync(phone)

@@ -13,7 +13,7 @@ struct RelayWatchTests {
     let directory = try TemporaryDirectory()
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
-    try laptop.join(try phone.invite())
+    try enroll(laptop, with: phone, in: directory)
     let key = SyncKey.generate()
     var configuration = relayConfiguration(directory.path("relay.sqlite"))
 

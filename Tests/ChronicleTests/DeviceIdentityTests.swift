@@ -166,6 +166,7 @@ struct DeviceIdentityTests {
     }
     // Back to what the previous version left: no device table, no key file.
     try plainConnection(path).write { db in
+      try db.execute(sql: version7MembershipTables)
       try db.execute(sql: "DROP TABLE chronicle_devices; DROP TABLE chronicle_group; DROP TABLE chronicle_members; UPDATE chronicle_meta SET value = 2 WHERE key = 'schema_version'")
       try db.execute(sql: version4MergeStateTables)
     }

@@ -4,8 +4,9 @@ import Testing
 
 @testable import Chronicle
 
-/// Groups: a member list replicated as signed events; invitations, revocation,
-/// and events refused from devices that are not (or no longer) members.
+/// Groups: a member list replicated as signed events; invitations admitted by
+/// an admin's device, revocation, and events refused from devices that are
+/// not (or no longer) members.
 @Suite("Devices: group membership, invitations, revocation")
 struct GroupMembershipTests {
   let directory: TemporaryDirectory
@@ -83,6 +84,9 @@ struct GroupMembershipTests {
     try push(b, to: a)
     try a.createGroup()
     #expect(try a.members().map(\.admission) == [.founder, .founding])
+    // A founding member is an admin with its key: it can act as one.
+    #expect(try a.members().last?.publicKey == b.identity.publicKey)
+    #expect(try a.members().map(\.role) == [.admin, .admin])
     try insert(b, 2, "Still b")
     try push(a, to: b)
     try push(b, to: a)
@@ -126,8 +130,8 @@ struct GroupMembershipTests {
     try push(a, to: b)  // b holds the group's events but was never added
     // b signs an invitation into a's group although it is not a member.
     let bKey = try #require(try DeviceKey.read(from: b.identity.keyFile))
-    let forged = Invitation(group: group, inviter: b.peerID, key: bKey, expires: Date(timeIntervalSinceNow: 3600))
-    try c.join(forged)  // c cannot tell: it knows nothing of the group yet
+    let forged = Invitation(group: group, inviter: b.peerID, key: bKey, role: .admin, expires: Date(timeIntervalSinceNow: 3600))
+    try c.join(forged)  // c cannot tell: it knows nothing of the group yet; no admin admits it
     try insert(c, 3, "Smuggled")
     expectRefused(c.peerID, "not a member") { try push(c, to: a) }
     #expect(try names(a).isEmpty)
@@ -138,7 +142,8 @@ struct GroupMembershipTests {
     let altered = try #require(Invitation(bytes: bytes))
     let fresh = try openSyncPeer(directory, name: "d.sqlite", clock: clock)
     #expect(throws: ChronicleError.self) { try fresh.join(altered) }
-    #expect(throws: ChronicleError.self) { try Invitation(text: "chronicle-invitation-v1:nonsense") }
+    #expect(throws: ChronicleError.self) { try Invitation(text: "chronicle-invitation-v2:nonsense") }
+    #expect(throws: ChronicleError.self) { try Invitation(text: "chronicle-invitation-v1:AAAA") }
     #expect(try fresh.group == nil)
   }
 
@@ -168,6 +173,7 @@ struct GroupMembershipTests {
     try insert(clone, 3, "After joining")
     try push(clone, to: a)
     #expect(try names(a) == ["Home", "After joining"])
+    try push(a, to: clone)
     #expect(throws: ChronicleError.self) { try clone.join(try a.invite()) }  // a member already
   }
 
@@ -177,11 +183,11 @@ struct GroupMembershipTests {
     try push(b, to: a)
     try push(a, to: c)  // c holds the group's events (and so its id) but was never invited
     // c writes a creation of a's group naming itself its founder.
-    c.session.pendingMembership = .createGroup(group: group, nonce: Array(repeating: 1, count: 16), founders: [])
+    c.session.pendingMembership = [.createGroup(group: group, nonce: Array(repeating: 1, count: 16), founders: [])]
     try c.write { _ in }
     try insert(c, 5, "Enrolled?")
-    expectRefused(c.peerID, "did not create this group") { try push(c, to: a) }
-    expectRefused(c.peerID, "did not create this group") { try push(c, to: b) }
+    expectRefused(c.peerID, "not a member") { try push(c, to: a) }
+    expectRefused(c.peerID, "not a member") { try push(c, to: b) }
     #expect(try a.members().map(\.device) == [a.peerID, b.peerID])
   }
 }

@@ -81,7 +81,7 @@ struct MergeStateKeyTests {
     // Store the merge state as version 4 did, one key as version 3 did.
     try bob!.writer.writeWithoutTransaction { db in
       try db.inTransaction {
-        try db.execute(sql: version4MergeStateTables + "UPDATE chronicle_meta SET value = 4 WHERE key = 'schema_version';")
+        try db.execute(sql: version7MembershipTables + version4MergeStateTables + "UPDATE chronicle_meta SET value = 4 WHERE key = 'schema_version';")
         for (index, named) in before.enumerated() {
           try db.execute(
             sql: "INSERT INTO chronicle_rows VALUES (?, ?, ?, ?, ?, ?, ?)",

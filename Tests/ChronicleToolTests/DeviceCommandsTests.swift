@@ -3,9 +3,9 @@ import ChronicleTestSupport
 import Foundation
 import Testing
 
-/// `chronicle identity`, `group`, `invite`, `join`, `members`, `revoke`, and
+/// `chronicle identity`, `group`, `invite`, `join`, `members`, `role`, `revoke`, and
 /// how `import` and `verify` treat events of devices that are not members.
-@Suite("chronicle identity, group, invite, join, members, revoke")
+@Suite("chronicle identity, group, invite, join, members, role, revoke")
 struct DeviceCommandsTests {
   let tool = ReplayCommandsTests()
 
@@ -37,10 +37,12 @@ struct DeviceCommandsTests {
     let created = try tool.chronicle("group", a, "--create")
     #expect(created.status == 0, "\(created.errors)")
     let invitation = try tool.chronicle("invite", a, "--hours", "1")
-    #expect(invitation.status == 0 && invitation.output.hasPrefix("chronicle-invitation-v1:"), "\(invitation.errors)")
+    #expect(invitation.status == 0 && invitation.output.hasPrefix("chronicle-invitation-v2:"), "\(invitation.errors)")
     let joined = try tool.chronicle("join", b, invitation.output.trimmingCharacters(in: .whitespacesAndNewlines))
     #expect(joined.status == 0, "\(joined.errors)")
     #expect(try tool.chronicle("join", b, "chronicle-invitation-v1:AAAA").status == 2)
+    #expect(try tool.chronicle("join", b, "chronicle-invitation-v2:AAAA").status == 2)
+    #expect(try tool.chronicle("invite", a, "--role", "owner").status != 0)
 
     // b's join and a note reach a through a bundle; a's member list has both.
     _ = try tool.chronicle("sql", b, "INSERT INTO notes VALUES (1, 'from b')")
@@ -51,8 +53,16 @@ struct DeviceCommandsTests {
     let members = try tool.chronicle("members", a, "--json")
     let listed = try #require(try JSONSerialization.jsonObject(with: Data(members.output.utf8)) as? [[String: Any]])
     #expect(listed.map { $0["admission"] as? String } == ["founder", "invitation"])
+    #expect(listed.map { $0["role"] as? String } == ["admin", "writer"])
     let bID = try #require(listed.last?["device"] as? String)
-    #expect(try tool.chronicle("members", a).output.contains("\(bID)  invitation by "))
+    #expect(try tool.chronicle("members", a).output.contains("\(bID)  writer  invitation by "))
+
+    // Roles: b made a reader, then a writer again; a reader's writes fail on b itself.
+    #expect(try tool.chronicle("role", a, bID, "reader").status == 0)
+    #expect(try tool.chronicle("members", a).output.contains("\(bID)  reader  invitation by "))
+    #expect(try tool.chronicle("role", a, bID, "owner").status != 0)
+    #expect(try tool.chronicle("role", b, bID, "admin").status == 2)  // b is no admin
+    #expect(try tool.chronicle("role", a, bID, "writer").status == 0)
 
     // Revoked: b's later bundle is refused whole, naming b and the reason.
     #expect(try tool.chronicle("revoke", a, bID).status == 0)

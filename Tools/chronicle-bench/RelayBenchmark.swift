@@ -77,6 +77,8 @@ func runRelayBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) asyn
       result.push = min(result.push, try await measureAsync { _ = try await transport.send(from: source) })
       let device = try workload.makeTarget(in: folder)
       try device.join(try source.invite())
+      _ = try? await transport.send(from: device)  // the relay holds its join request, awaiting an admin
+      _ = try await transport.send(from: source)  // the admin's device admits it
       result.pull = min(result.pull, try await measureAsync {
         let report = try await transport.fetch(into: device)
         guard report.merged.appliedEvents >= events else { throw BenchmarkFailure("relay pull applied \(report.merged.appliedEvents) of \(events) events") }

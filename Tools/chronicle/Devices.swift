@@ -44,22 +44,24 @@ struct Invite: ParsableCommand {
     abstract: "Print an invitation into this database's group (give it to the new device: chronicle join), or add a device by its key.")
 
   @Argument(help: "The SQLite file.") var database: String
-  @Option(help: "How long the invitation admits, in hours.") var hours: Int = 168
+  @Option(help: "How long the invitation admits, in hours (by the admitting admin's clock).") var hours: Int = 168
+  @Option(help: "The role of the device it admits: reader, writer or admin.") var role: String = "writer"
   @Option(help: "Add this device's public key (64 hex digits, from `chronicle identity` on it) instead of printing an invitation.")
   var device: String?
 
   func run() {
     reportingErrors {
+      guard let role = MemberRole(rawValue: role) else { throw ValidationError("--role takes reader, writer or admin, not \(role)") }
       let db = try Chronicle.open(path: database)
       if let device {
         guard let key = [UInt8](hexadecimal: device), key.count == 32 else {
           throw ValidationError("--device takes a public key: 64 hex digits, as `chronicle identity` prints it on that device")
         }
-        try db.addMember(publicKey: key)
-        print("added device \(PeerID(publicKey: key))")
+        try db.addMember(publicKey: key, as: role)
+        print("added device \(PeerID(publicKey: key)) as \(role)")
       } else {
         guard hours > 0 else { throw ValidationError("--hours must be at least 1") }
-        print(try db.invite(expiresIn: .seconds(hours * 3600)).text)
+        print(try db.invite(as: role, expiresIn: .seconds(hours * 3600)).text)
       }
     }
   }
@@ -67,23 +69,23 @@ struct Invite: ParsableCommand {
 
 struct Join: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Join the group of an invitation (from `chronicle invite` on a member); then sync to receive its data.")
+    abstract: "Ask to join the group of an invitation (from `chronicle invite` on an admin); sync with an admin (or the relay) to be admitted, then again to receive the group's data.")
 
   @Argument(help: "The SQLite file.") var database: String
-  @Argument(help: "The invitation (chronicle-invitation-v1:...).") var invitation: String
+  @Argument(help: "The invitation (chronicle-invitation-v2:...).") var invitation: String
 
   func run() {
     reportingErrors {
       let db = try Chronicle.open(path: database)
       let invitation = try Invitation(text: invitation)
       try db.join(invitation)
-      print("joined group \(invitation.group.uuidString.lowercased()), invited by \(invitation.inviter)")
+      print("asked to join group \(invitation.group.uuidString.lowercased()) as \(invitation.role), invited by \(invitation.inviter): sync with an admin's device (or the relay) to be admitted")
     }
   }
 }
 
 struct Members: ParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "List the devices of this database's group: who added each and when, and revocations.")
+  static let configuration = CommandConfiguration(abstract: "List the devices of this database's group: roles, who added each and when, and revocations.")
 
   @Argument(help: "The SQLite file.") var database: String
   @Flag(help: "Print JSON.") var json = false
@@ -95,7 +97,7 @@ struct Members: ParsableCommand {
       if json {
         try EventDescription.printJSON(members.map { member in
           [
-            "device": member.device.description, "admission": member.admission.rawValue,
+            "device": member.device.description, "role": member.role.rawValue, "admission": member.admission.rawValue,
             "addedBy": member.addedBy?.description ?? NSNull(), "addedAt": "\(member.addedAt)",
             "revokedBy": member.revokedBy?.description ?? NSNull(),
             "revokedAfterSequence": member.revokedAfterSequence.map { Int($0) as Any } ?? NSNull(),
@@ -109,7 +111,7 @@ struct Members: ParsableCommand {
         return
       }
       for member in members {
-        var line = "\(member.device)  \(member.admission.rawValue)"
+        var line = "\(member.device)  \(member.role)  \(member.admission.rawValue)"
         if let by = member.addedBy { line += " by \(by.shortDescription)" }
         if member.addedAt.rawValue > 0 { line += " at \(member.addedAt)" }
         if let by = member.revokedBy { line += "  REVOKED by \(by.shortDescription) after :\(member.revokedAfterSequence ?? 0)" }
@@ -132,6 +134,24 @@ struct Revoke: ParsableCommand {
       guard let peer = PeerID(device) else { throw ValidationError("\(device) is not a peer id (a UUID, as chronicle members lists it)") }
       try Chronicle.open(path: database).revoke(peer)
       print("revoked \(peer)")
+    }
+  }
+}
+
+struct Role: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Give a member of this database's group another role (reader, writer or admin); an admin's change.")
+
+  @Argument(help: "The SQLite file.") var database: String
+  @Argument(help: "The device's peer id (as `chronicle members` lists it).") var device: String
+  @Argument(help: "reader, writer or admin.") var role: String
+
+  func run() {
+    reportingErrors {
+      guard let peer = PeerID(device) else { throw ValidationError("\(device) is not a peer id (a UUID, as chronicle members lists it)") }
+      guard let role = MemberRole(rawValue: role) else { throw ValidationError("the role is reader, writer or admin, not \(role)") }
+      try Chronicle.open(path: database).changeRole(of: peer, to: role)
+      print("\(peer) is now \(role)")
     }
   }
 }

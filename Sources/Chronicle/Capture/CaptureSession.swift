@@ -82,7 +82,7 @@ final class CaptureSession: @unchecked Sendable {
   var pendingMigration: PendingMigration?
   /// A change of the group's member list made in the current transaction:
   /// the next event carries it.
-  var pendingMembership: MembershipChange?
+  var pendingMembership: [MembershipChange] = []
 
   // Last table looked up by the hook, to skip a String allocation per row.
   private var lastTableName: [CChar] = [0]
@@ -390,10 +390,8 @@ final class CaptureSession: @unchecked Sendable {
       try body.appendSchema(.migration(pending.migration))
       changesTrackedShape = true
     }
-    if let membership = pendingMembership {
-      body.appendMembership(membership)
-      pendingMembership = nil
-    }
+    for change in pendingMembership { body.appendMembership(change) }
+    pendingMembership = []
 
     let dumped = Set(fullTables.map(ObjectIdentifier.init))
     var deletedRows: [(table: TrackedTable, key: RowKey, values: [SQLiteValue?])] = []
@@ -453,6 +451,11 @@ final class CaptureSession: @unchecked Sendable {
 
     guard body.operationCount > 0 else { return nil }
     if let writeRefusal { throw writeRefusal }
+    // A reader of its group writes no rows that sync: refused before commit.
+    if !rowHashes.isEmpty || !fullTables.isEmpty, try GroupMembership(db: db).member(peer)?.role == .reader {
+      throw ChronicleError.writePermission(
+        "this device (\(peer)) is a reader of its group: its writes would be refused by every member. Fix: an admin can make it a writer (chronicle role DB \(peer) writer)")
+    }
     var position = try self.position ?? LocalLogPosition.read(db, origin: peer)
     self.position = nil  // until the append succeeds
     // Tables copied whole have no hashes: their rows could be any.

@@ -38,6 +38,10 @@ public final class HybridLogicalClock: Sendable {
   /// The last reading handed out.
   public var lastReading: HLCTimestamp { last.withLock { $0 } }
 
+  /// The wall clock's reading, unmoved by received clocks: what decides
+  /// whether an invitation is still valid on this device.
+  package var wallTime: Date { Date(timeIntervalSince1970: Double(wallClock()) / 1000) }
+
   /// A new reading for a local event: greater than every reading before.
   public func now() -> HLCTimestamp {
     let physical = wallClock()

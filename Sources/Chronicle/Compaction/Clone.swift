@@ -20,12 +20,13 @@ extension ChronicleLogSource {
     let epoch = try read { db in try LocalLogPosition.read(db, origin: source).schemaEpoch }
     // What this database knows of devices and of its group, which no replay
     // derives (the events that made the member list may be compacted away).
-    let (devices, group, members) = try read { db -> ([Row], [Row], [Row]) in
-      guard try db.tableExists("chronicle_devices") else { return ([], [], []) }
+    let (devices, group, members, membershipEvents) = try read { db -> ([Row], [Row], [Row], [Row]) in
+      guard try db.tableExists("chronicle_devices") else { return ([], [], [], []) }
       return (
         try Row.fetchAll(db, sql: "SELECT * FROM chronicle_devices WHERE peer_id <> ?", arguments: [Data(source.bytes)]),
         try Row.fetchAll(db, sql: "SELECT * FROM chronicle_group"),
-        try Row.fetchAll(db, sql: "SELECT * FROM chronicle_members"))
+        try Row.fetchAll(db, sql: "SELECT * FROM chronicle_members"),
+        try db.tableExists("chronicle_membership_events") ? try Row.fetchAll(db, sql: "SELECT * FROM chronicle_membership_events") : [])
     }
     try replay(into: path, options: ReplayOptions(computesDigests: false))
     let key = DeviceKey.generate()
@@ -56,8 +57,13 @@ extension ChronicleLogSource {
           arguments: [Data(peer.bytes), ISO8601DateFormatter().string(from: Date())])
         // The new peer starts at the schema epoch the source had reached.
         try ChronicleMeta(db: db).set(.epochFloor, to: Int64(epoch))
-        try db.execute(sql: "DELETE FROM chronicle_devices; DELETE FROM chronicle_group; DELETE FROM chronicle_members")
-        for (table, rows) in [("chronicle_devices", devices), ("chronicle_group", group), ("chronicle_members", members)] {
+        try db.execute(sql: """
+          DELETE FROM chronicle_devices; DELETE FROM chronicle_group; DELETE FROM chronicle_members; DELETE FROM chronicle_membership_events
+          """)
+        for (table, rows) in [
+          ("chronicle_devices", devices), ("chronicle_group", group), ("chronicle_members", members),
+          ("chronicle_membership_events", membershipEvents),
+        ] {
           for row in rows {
             let columns = Array(row.columnNames)
             try db.execute(

@@ -111,6 +111,9 @@ public enum EventOperation: Hashable, Sendable {
     case .insert(let table, _), .update(let table, _, _), .delete(let table, _): table
     }
   }
+
+  /// Whether it is a change of the group's member list.
+  public var isMembership: Bool { if case .membership = self { true } else { false } }
 }
 
 /// A change of the database schema, recorded so that replay recreates the

@@ -33,4 +33,14 @@ extension EventLog {
       UPDATE main.chronicle_events SET format_version = 2, payload = ?, stored_size = ?, checksum = ? WHERE id = ?
       """).execute(arguments: [Data(bytes), bytes.count, Int64(checksum), position])
   }
+
+  /// The key `origin`'s signed events in the log carry (checked when they
+  /// were admitted); nil when it has none.
+  static func signingKey(_ db: Database, origin: PeerID) throws -> [UInt8]? {
+    guard let payload = try Data.fetchOne(
+      db, sql: "SELECT payload FROM main.chronicle_events WHERE origin = ? AND format_version = 2 LIMIT 1", arguments: [Data(origin.bytes)])
+    else { return nil }
+    let key = EventSignature.embeddedSigner(of: Array(payload))
+    return !origin.isKeyDerived || PeerID(publicKey: key) == origin ? key : nil
+  }
 }

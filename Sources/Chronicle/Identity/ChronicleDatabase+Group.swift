@@ -14,122 +14,180 @@ extension ChronicleLogSource {
     }
   }
 
-  /// The group's devices: who added each one and when, and revocations.
+  /// The group's devices, with their roles: who added each one and when,
+  /// and revocations. The list is a function of the group's membership
+  /// events: every device holding the same events lists the same members.
   public func members() throws -> [GroupMember] {
     try read { db in try db.tableExists("chronicle_members") ? GroupMembership(db: db).members() : [] }
   }
 }
 
 extension ChronicleDatabase {
-  /// Creates a group with this device as its first member, and returns its id.
+  /// Creates a group with this device as its first admin, and returns its id.
   ///
-  /// The devices whose events this database already holds become members
+  /// The devices whose events this database already holds become admins
   /// too: they were already syncing with it. The member list is replicated
   /// as an event of this device, like any write.
   ///
   /// - Throws: ``ChronicleError/membership(_:)`` when the database is in a group already.
   @discardableResult
   public func createGroup() throws -> UUID {
+    guard peerID.isKeyDerived else {
+      throw ChronicleError.membership(
+        "this device's id \(peerID) is from before device keys, so nothing proves which key acts for it: start a new device (deleteLocalData()) to create a group")
+    }
     var generator = SystemRandomNumberGenerator()
     let nonce = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    let group = MembershipChange.groupID(founder: peerID, nonce: nonce)
+    var created: UUID?
     try writeMembership { db, peer in
-      if let current = try GroupMembership(db: db).group() {
+      let membership = GroupMembership(db: db)
+      if let current = try membership.group() {
         throw ChronicleError.membership("this database is in group \(current.uuidString.lowercased()) already; a database belongs to one group")
       }
       let registry = DeviceRegistry(db: db)
-      let origins = try EventLog.origins(db)
-      let founders = try origins.filter { $0 != peer }.sorted().map { device in
-        FoundingMember(device: device, publicKey: try registry.device(device)?.publicKey)
+      let founders = try EventLog.origins(db).filter { $0 != peer }.sorted().map { device in
+        FoundingMember(device: device, publicKey: try registry.device(device)?.publicKey ?? EventLog.signingKey(db, origin: device))
       }
-      return .createGroup(group: group, nonce: nonce, founders: founders)
+      let group = MembershipChange.groupID(founder: peer, nonce: nonce, founders: founders)
+      try membership.enter(group)
+      created = group
+      return [.createGroup(group: group, nonce: nonce, founders: founders)]
     }
-    return group
+    return created!
   }
 
   /// An invitation into this database's group, signed by this device, that
-  /// admits whoever joins with it (``join(_:)``) until it expires.
+  /// admits one device as `role`: the first admin device that sees its
+  /// request (``join(_:)``) before the invitation expires, by that device's
+  /// own clock, admits it.
   ///
   /// - Throws: ``ChronicleError/membership(_:)`` when this database is in no
-  ///   group or this device is not an active member;
+  ///   group or this device is not an active admin;
   ///   ``ChronicleError/deviceKeyMissing(path:peer:)`` without the key file.
-  public func invite(expiresIn lifetime: Duration = .seconds(7 * 24 * 3600)) throws -> Invitation {
+  public func invite(as role: MemberRole = .writer, expiresIn lifetime: Duration = .seconds(7 * 24 * 3600)) throws -> Invitation {
     let state = device.withLock { $0 }
     guard let key = state.key else {
       throw ChronicleError.deviceKeyMissing(path: DeviceKey.fileURL(forDatabaseAt: path).path, peer: state.peer)
     }
     return try read { db in
       let membership = GroupMembership(db: db)
-      guard let group = try membership.group() else {
-        throw ChronicleError.membership("this database is in no group yet: create one first (createGroup(), chronicle group create DB)")
-      }
-      try Self.requireActiveMember(state.peer, membership)
+      let group = try Self.requireActiveAdmin(state.peer, membership)
       let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
-      return Invitation(group: group, inviter: state.peer, key: key, expires: Date(timeIntervalSinceNow: seconds))
+      return Invitation(group: group, inviter: state.peer, key: key, role: role, expires: clock.wallTime.addingTimeInterval(seconds))
     }
   }
 
-  /// Joins the group of `invitation`: this device becomes a member, which the
-  /// group's other devices learn from this device's next sync. Then sync as
-  /// usual to receive the group's data.
+  /// Asks to join the group of `invitation`: this device writes a join
+  /// request, which the group's admin devices admit when they receive it
+  /// (sync with one, directly or through the relay). Sync again once
+  /// admitted to receive the group's data.
   ///
   /// - Throws: ``ChronicleError/invalidInvitation(_:)`` when the invitation
   ///   is expired, altered or not signed by its inviter;
   ///   ``ChronicleError/membership(_:)`` when the database is in a group already.
   public func join(_ invitation: Invitation) throws {
-    guard invitation.isSignatureValid else { throw ChronicleError.invalidInvitation("it is not signed by the key it names (altered or forged)") }
-    if invitation.inviter.isKeyDerived, PeerID(publicKey: invitation.inviterKey) != invitation.inviter {
-      throw ChronicleError.invalidInvitation("it is signed by another key than its inviter's")
-    }
-    guard invitation.expires > Date() else { throw ChronicleError.invalidInvitation("it expired at \(invitation.expires)") }
+    if let problem = invitation.signatureProblem { throw ChronicleError.invalidInvitation("it \(problem)") }
+    guard invitation.expires > clock.wallTime else { throw ChronicleError.invalidInvitation("it expired at \(invitation.expires)") }
     try writeMembership { db, peer in
       let membership = GroupMembership(db: db)
       if let current = try membership.group() {
         // A database that knows the group (a clone, or one that received its
-        // events) joins it like any device; the inviter must be a member.
+        // events) joins it like any device.
         guard current == invitation.group else {
           throw ChronicleError.membership("this database is in group \(current.uuidString.lowercased()) already; a database belongs to one group")
         }
         if let member = try membership.member(peer), member.isActive {
           throw ChronicleError.membership("this device is a member of that group already")
         }
-        do {
-          try membership.checkInviter(of: invitation)
-        } catch let problem as GroupMembership.Problem {
-          throw ChronicleError.invalidInvitation("\(problem)")
-        }
       } else {
-        try membership.enter(with: invitation)
+        try membership.enter(invitation.group)
       }
-      return .join(invitation: invitation)
+      guard let key = self.deviceKey, let proof = invitation.proof(device: peer, publicKey: key.publicKey) else {
+        throw ChronicleError.invalidInvitation("it holds no secret: use the invitation's whole text, as chronicle invite prints it")
+      }
+      return [.join(invitation: invitation.withoutSecret, proof: proof)]
     }
   }
 
-  /// Adds a device by its public key (as ``identity`` shows it on that device):
-  /// an alternative to an invitation.
-  public func addMember(publicKey: [UInt8]) throws {
+  /// Adds a device by its public key (as ``identity`` shows it on that
+  /// device), as `role`: an alternative to an invitation, for an admin.
+  public func addMember(publicKey: [UInt8], as role: MemberRole = .writer) throws {
     guard publicKey.count == 32 else { throw ChronicleError.membership("a device's public key is 32 bytes, this one is \(publicKey.count)") }
     try writeMembership { db, peer in
-      try Self.requireActiveMember(peer, GroupMembership(db: db))
-      return .add(device: PeerID(publicKey: publicKey), publicKey: publicKey)
+      try Self.requireActiveAdmin(peer, GroupMembership(db: db))
+      return [.add(device: PeerID(publicKey: publicKey), publicKey: publicKey, role: role, invitation: nil)]
     }
   }
 
-  /// Revokes `device`: every peer that receives this change refuses its
-  /// events after the last one this database holds of it, however they
-  /// travel. A revoked device cannot be added again; it may join anew as a
-  /// new device (``deleteLocalData()``) with a new invitation.
+  /// Gives a member another role (an admin's change).
+  public func changeRole(of device: PeerID, to role: MemberRole) throws {
+    try writeMembership { db, peer in
+      let membership = GroupMembership(db: db)
+      try Self.requireActiveAdmin(peer, membership)
+      guard let member = try membership.member(device), member.isActive else {
+        throw ChronicleError.membership("device \(device) is not an active member of this group (chronicle members DB lists them)")
+      }
+      return [.changeRole(device: device, role: role)]
+    }
+  }
+
+  /// Withdraws an invitation before it is used: no admin admits with it from
+  /// then on (an admin's change).
+  public func withdraw(_ invitation: Invitation) throws {
+    try writeMembership { db, peer in
+      let group = try Self.requireActiveAdmin(peer, GroupMembership(db: db))
+      guard invitation.group == group else { throw ChronicleError.membership("the invitation is into another group") }
+      return [.withdrawInvitation(invitation.id)]
+    }
+  }
+
+  /// Revokes `device` (an admin's change): every peer that receives this
+  /// change refuses its events after the last one this database holds of
+  /// it, and its changes of the member list that this database had not
+  /// seen, however they travel. A revoked device cannot be added again; it
+  /// may join anew as a new device (``deleteLocalData()``) with a new
+  /// invitation.
   public func revoke(_ device: PeerID) throws {
     try writeMembership { db, peer in
       let membership = GroupMembership(db: db)
-      try Self.requireActiveMember(peer, membership)
+      try Self.requireActiveAdmin(peer, membership)
       guard let member = try membership.member(device) else {
         throw ChronicleError.membership("device \(device) is not a member of this group (chronicle members DB lists them)")
       }
       guard member.isActive else { throw ChronicleError.membership("device \(device) is revoked already") }
       let last = try VersionVector.read(db)[device]
-      return .revoke(device: device, afterSequence: last)
+      return [.revoke(device: device, afterSequence: last)]
     }
+  }
+
+  /// Admits the join requests this database holds, and those among
+  /// `received` (verified by the caller), when this device is an active
+  /// admin: one device per invitation, while the invitation is valid by this
+  /// device's clock. Returns how many it admitted.
+  @discardableResult
+  package func admitJoinRequests(received: [MembershipEvent] = []) throws -> Int {
+    let now = clock.wallTime
+    let pending: [GroupState.JoinRequest] = try read { db in
+      let membership = GroupMembership(db: db)
+      guard try db.tableExists("chronicle_membership_events"), var history = try membership.history(),
+            try membership.member(peerID)?.isActiveAdmin == true
+      else { return [] }
+      for event in received where event.joinRequest != nil { history.insert(event) }
+      var seen: Set<UUID> = []
+      return history.resolve().joinRequests.filter { $0.invitation.expires > now && seen.insert($0.invitation.id).inserted }
+    }
+    var admitted = 0
+    for request in pending {
+      try writeMembership { db, peer in
+        guard let state = try GroupMembership(db: db).resolve(), state.members[peer]?.isActiveAdmin == true,
+              state.members[request.device] == nil, state.usedInvitations[request.invitation.id] == nil,
+              !state.withdrawnInvitations.contains(request.invitation.id)
+        else { return [] }
+        admitted += 1
+        return [.add(device: request.device, publicKey: request.publicKey, role: request.invitation.role, invitation: request.invitation.id)]
+      }
+    }
+    return admitted
   }
 
   /// This device's key, nil when its key file is missing.
@@ -153,43 +211,60 @@ extension ChronicleDatabase {
       guard let member = try membership.member(peer) else {
         return requiringMembership ? "device \(peer) is not a member of this group (invite it: chronicle invite DB)" : nil
       }
-      if let key = member.publicKey, key != publicKey { return "its key is not the one member \(peer) was added with" }
+      if member.publicKey != publicKey { return "its key is not the one member \(peer) was added with" }
       if let by = member.revokedBy { return "device \(peer) was revoked by \(by)" }
       return nil
     }
   }
 
-  /// Writes one event carrying the membership change `make` returns, and
-  /// applies it to this database's member list, in one transaction.
-  private func writeMembership(_ make: (Database, PeerID) throws -> MembershipChange) throws {
+  /// Writes one event carrying the membership changes `make` returns (none:
+  /// no event), built on the membership events this database has applied;
+  /// signs it at once, and resolves the member list with it, in one
+  /// transaction. A change the member list refuses is not written.
+  private func writeMembership(_ make: (Database, PeerID) throws -> [MembershipChange]) throws {
     let session = self.session
     let state = device.withLock { $0 }
     guard let key = state.key else {
       throw ChronicleError.deviceKeyMissing(path: DeviceKey.fileURL(forDatabaseAt: path).path, peer: state.peer)
     }
     try writer.write { db in
-      let change = try make(db, state.peer)
-      session.pendingMembership = change
-      defer { session.pendingMembership = nil }
+      let changes = try make(db, state.peer)
+      guard let first = changes.first else { return }
+      let membership = GroupMembership(db: db)
+      var written = changes
+      switch first {
+      case .createGroup, .join: break
+      default: written.insert(.builtOn(try membership.history()?.resolve().heads ?? []), at: 0)
+      }
+      session.pendingMembership = written
+      defer { session.pendingMembership = [] }
       guard let appended = try session.appendEvent(db) else { return }
-      let timestamp = try appended.stored().event.timestamp
-      do {
-        try GroupMembership(db: db).apply(change, by: state.peer, writerKey: key.publicKey, at: timestamp)
-      } catch let problem as GroupMembership.Problem {
-        throw ChronicleError.membership("this change of the member list is refused: \(problem)")
+      let signed = EventSignature.seal(appended.encoded.bytes, with: key)
+      try EventLog.replaceWithSigned(db, position: appended.id, bytes: signed)
+      guard let event = MembershipEvent(try appended.stored().event, signed: signed, signer: key.publicKey) else { return }
+      try membership.store(event)
+      let resolved = try membership.resolve()
+      if event.joinRequest == nil, let reason = resolved?.refused[event.hash] {
+        throw ChronicleError.membership("this change of the member list is refused: \(reason)")
       }
     }
   }
 
-  private static func requireActiveMember(_ peer: PeerID, _ membership: GroupMembership) throws {
-    guard try membership.group() != nil else {
+  /// The group, when `peer` is one of its active admins.
+  @discardableResult
+  private static func requireActiveAdmin(_ peer: PeerID, _ membership: GroupMembership) throws -> UUID {
+    guard let group = try membership.group() else {
       throw ChronicleError.membership("this database is in no group yet: create one first (createGroup(), chronicle group create DB)")
     }
     guard let member = try membership.member(peer) else {
       throw ChronicleError.membership("this device (\(peer)) is not a member of its group, so it cannot change the member list")
     }
-    guard member.isActive else {
-      throw ChronicleError.membership("this device (\(peer)) was revoked by \(member.revokedBy!), so it cannot change the member list")
+    if let by = member.revokedBy {
+      throw ChronicleError.membership("this device (\(peer)) was revoked by \(by), so it cannot change the member list")
     }
+    guard member.role == .admin else {
+      throw ChronicleError.membership("this device (\(peer)) is a \(member.role) of its group; only admins change the member list")
+    }
+    return group
   }
 }

@@ -25,29 +25,44 @@ struct DeviceAdmission {
   struct Pending {
     var fresh: [IncomingEvent]
     var checks: SignatureChecks?
+    /// An event of the batch whose id another event of the batch has, with
+    /// other bytes: one of the two is forged, and the batch is refused.
+    var twin: ChangeEvent?
   }
 
-  /// Picks the events of a batch that the log does not hold yet and starts
-  /// checking their signatures; ``admit(_:source:)`` waits for the checks.
+  /// Picks the events of a batch that the log does not hold yet (each id
+  /// once) and starts checking their signatures; ``admit(_:source:)`` waits
+  /// for the checks.
   func startChecking(_ events: [IncomingEvent]) throws -> Pending {
     var fresh: [IncomingEvent] = []
+    var seen: [EventID: Int] = [:]
+    var twin: ChangeEvent?
     for incoming in events where try !EventLog.contains(registry.db, origin: incoming.event.origin, sequence: incoming.event.sequence) {
+      if let earlier = seen[incoming.event.id] {
+        if fresh[earlier].encoded.bytes != incoming.encoded.bytes { twin = twin ?? incoming.event }
+        continue
+      }
+      seen[incoming.event.id] = fresh.count
       fresh.append(incoming)
     }
-    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil)
+    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil, twin: twin)
   }
 
   /// Checks every event of a batch that the log does not hold yet (a refused
   /// one throws, naming it): its signature (waiting for the checks that
   /// ``startChecking(_:)`` started), then, once this database is in a group,
-  /// its origin's membership. Records the keys of older devices seen signing
-  /// for the first time, and the membership changes the batch carries
-  /// (oldest first, so a device added in the batch has its events admitted).
+  /// its origin's membership and role. Records the keys of older devices
+  /// seen signing for the first time, and the membership events the batch
+  /// carries (before its data is checked, so a device added in the batch has
+  /// its events admitted).
   mutating func admit(_ pending: Pending, source: String) throws {
     let db = registry.db
     let fresh = pending.fresh
     func refused(_ event: ChangeEvent, _ reason: String) -> SyncError {
       .unauthenticatedEvent(source: source, event: event.id.description, device: event.origin, reason: reason)
+    }
+    if let twin = pending.twin {
+      throw refused(twin, "the batch holds two different events under this id: one of them is forged")
     }
     let checks = try pending.checks?.results() ?? []
     var checked: [EventID: Result<[UInt8], EventSignature.Problem>] = [:]
@@ -61,28 +76,40 @@ struct DeviceAdmission {
         throw refused(event, problem.description)
       }
     }
-    // Membership changes, oldest first; one that depends on a change later in
-    // the batch (a join whose inviter is added later, anything before the
-    // group's creation) waits for it: passes run until none applies.
+    // Membership events are kept, every one this group's (signed: nothing
+    // else proves who made a change), and the member list is resolved anew
+    // from all of them: the result depends on the set, not on the order.
     let membership = GroupMembership(db: db)
-    var waiting: [(event: ChangeEvent, change: MembershipChange)] = []
-    for incoming in fresh.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
-      for case .membership(let change) in incoming.event.operations { waiting.append((incoming.event, change)) }
+    var group = try membership.group()
+    var carried: [(incoming: IncomingEvent, event: MembershipEvent)] = []
+    for incoming in fresh where incoming.event.operations.contains(where: \.isMembership) {
+      let event = incoming.event
+      guard incoming.encoded.version >= 2 else { throw refused(event, "it changes the member list unsigned") }
+      let signer = signers[event.id] ?? EventSignature.embeddedSigner(of: incoming.encoded.bytes)
+      guard let membershipEvent = MembershipEvent(event, signed: incoming.encoded.bytes, signer: signer) else {
+        throw refused(event, "it carries changes of the member list and data together")
+      }
+      carried.append((incoming, membershipEvent))
     }
-    while !waiting.isEmpty {
-      var failed: [(event: ChangeEvent, change: MembershipChange, problem: GroupMembership.Problem)] = []
-      for (event, change) in waiting {
-        do {
-          let key = try signers[event.id] ?? registry.device(event.origin)?.publicKey
-          try membership.apply(change, by: event.origin, writerKey: key, at: event.timestamp)
-        } catch let problem as GroupMembership.Problem {
-          failed.append((event, change, problem))
+    if group == nil {
+      // A database in no group enters the group whose creation it receives.
+      for (_, event) in carried.sorted(by: { $0.event.hash < $1.event.hash }) {
+        guard case .createGroup(let id, let nonce, let founders) = event.changes.first,
+              MembershipChange.groupID(founder: event.origin, nonce: nonce, founders: founders) == id
+        else { continue }
+        try membership.enter(id)
+        group = id
+        break
+      }
+    }
+    if let group, !carried.isEmpty {
+      for (incoming, event) in carried {
+        if let other = event.otherGroup(than: group) {
+          throw refused(incoming.event, "it belongs to another group (\(other.uuidString.lowercased())) than this database's (\(group.uuidString.lowercased()))")
         }
+        try membership.store(event)
       }
-      if let first = failed.first, failed.count == waiting.count {
-        throw refused(first.event, "its membership change (\(first.change)) is refused: \(first.problem)")
-      }
-      waiting = failed.map { ($0.event, $0.change) }
+      try membership.resolve()
     }
     guard try membership.group() != nil else { return }
     var members: [PeerID: GroupMember?] = [:]
@@ -93,8 +120,26 @@ struct DeviceAdmission {
         member = try membership.member(origin)
         members[origin] = member
       }
-      if let problem = GroupMembership.refusal(of: member, origin: origin, sequence: incoming.event.sequence) {
-        throw refused(incoming.event, problem.description)
+      let event = incoming.event
+      // A join request is what a device that is not a member yet may send,
+      // with an invitation a member signed (with its key): anyone can mint
+      // an invitation into a group of its own making.
+      if member == nil, let request = carried.first(where: { $0.incoming.event.id == event.id })?.event,
+         let invitation = request.joinRequest
+      {
+        guard let inviter = try membership.member(invitation.inviter), inviter.publicKey == invitation.inviterKey else {
+          throw refused(event, "its invitation is signed by \(invitation.inviter), who is not a member of this group (with that key)")
+        }
+        continue
+      }
+      var state = GroupState(group: group ?? UUID())
+      if let member { state.members[origin] = member }
+      let writes = event.operations.contains { $0.tableIndex != nil }
+      if let problem = state.refusal(ofEventFrom: origin, sequence: event.sequence, writes: writes) {
+        throw refused(event, problem)
+      }
+      if let key = member?.publicKey, let signer = signers[event.id], key != signer {
+        throw refused(event, "it is signed with another key than the one member \(origin) was added with")
       }
     }
   }

@@ -40,6 +40,13 @@ enum EventSignature {
     return publicKey
   }
 
+  /// The public key a version 2 event carries, unchecked: for events whose
+  /// signature was checked before (or, measuring, is not checked).
+  static func embeddedSigner(of signed: [UInt8]) -> [UInt8] {
+    let end = signed.count - 4
+    return Array(signed[(end - blockSize)..<(end - signatureSize)])
+  }
+
   /// Why a signed event is not its origin's (its signature does not verify,
   /// or its key is not the one its key-derived origin comes from); nil for a
   /// sound or an unsigned event. Binding a key to an older (not key-derived)

@@ -4,45 +4,76 @@ import Foundation
 /// A change of a group's member list, carried by an event of the device that
 /// made it (so signed by it, like every event it writes).
 ///
-/// A group starts when a device creates it; from then on a database in the
-/// group accepts events only from its members, and from a revoked member only
-/// up to the sequence at which it was revoked.
+/// Every membership event names the membership events its writer had
+/// applied (``builtOn(_:)``), so the group's history is a graph that every
+/// device and the relay resolve the same way, in any arrival order (see
+/// ``ChronicleDatabase/members()``). Only admins change the member list;
+/// a join is a request that an admin's device turns into an ``add``.
 public enum MembershipChange: Hashable, Sendable {
   /// The writer creates group `group`; the writer and `founders` (the devices
-  /// whose events its log already held) are its first members. The group id
-  /// is derived from the writer's peer id and `nonce`
-  /// (``MembershipChange/groupID(founder:nonce:)``), so only its founder can
-  /// create it: knowing a group's id does not let anyone enroll themselves.
+  /// whose events its log already held) are its first members, all admins.
+  /// The group id is derived from the writer's peer id, `nonce` and the
+  /// founders (``MembershipChange/groupID(founder:nonce:founders:)``): only
+  /// its founder can create it, and every creation of one id is the same.
   case createGroup(group: UUID, nonce: [UInt8], founders: [FoundingMember])
-  /// The writer, a member, adds the device with this key.
-  case add(device: PeerID, publicKey: [UInt8])
-  /// The writer joins with an invitation a member signed (see ``Invitation``).
-  case join(invitation: Invitation)
-  /// The writer, a member, revokes `device`: its events after
-  /// `afterSequence` (the last one the writer had of it) are refused.
+  /// The writer, an admin, adds the device with this key as `role`; with
+  /// the invitation it admitted the device with, which admits no one else.
+  case add(device: PeerID, publicKey: [UInt8], role: MemberRole, invitation: UUID?)
+  /// The writer asks to join with an invitation an admin signed (without
+  /// its secret), and `proof`: its own id and key signed with the
+  /// invitation's secret key. A request, which an admin's device admits (an
+  /// ``add`` naming the invitation) when it first sees it before the
+  /// invitation expires by its own clock.
+  case join(invitation: Invitation, proof: [UInt8])
+  /// The writer, an admin, revokes `device`: its events after
+  /// `afterSequence` (the last one the writer had of it) are refused, and so
+  /// are its changes of the member list that the writer had not seen.
   case revoke(device: PeerID, afterSequence: UInt64)
+  /// The writer, an admin, gives a member another role.
+  case changeRole(device: PeerID, role: MemberRole)
+  /// The writer, an admin, withdraws an invitation before it is used.
+  case withdrawInvitation(UUID)
+  /// The membership events the writer had applied when it wrote this one
+  /// (the heads of the group's history it builds on); first in every
+  /// membership event but a creation or a join request.
+  case builtOn([MembershipHash])
+  /// A change written by a Chronicle from before membership history (kind
+  /// and fields as written): kept so that older logs still read and replay,
+  /// and ignored by the member list.
+  case older(kind: UInt8, fields: [UInt8])
 }
 
 extension MembershipChange: CustomStringConvertible {
-  /// One line: `create group 6f1c… with 4f2c1a9e, 9b0d7e21`, `add 9b0d7e21`,
+  /// One line: `create group 6f1c… with 4f2c1a9e, 9b0d7e21`, `add 9b0d7e21 as writer`,
   /// `join with an invitation from 4f2c1a9e`, `revoke 9b0d7e21 after :12`.
   public var description: String {
     switch self {
     case .createGroup(let group, _, let founders):
       "create group \(group.uuidString.lowercased()) with \(founders.map(\.device.shortDescription).joined(separator: ", "))"
-    case .add(let device, _): "add \(device.shortDescription)"
-    case .join(let invitation): "join with an invitation from \(invitation.inviter.shortDescription)"
+    case .add(let device, _, let role, let invitation):
+      "add \(device.shortDescription) as \(role)" + (invitation.map { " (invitation \($0.uuidString.lowercased().prefix(8)))" } ?? "")
+    case .join(let invitation, _): "ask to join with an invitation from \(invitation.inviter.shortDescription)"
     case .revoke(let device, let after): "revoke \(device.shortDescription) after :\(after)"
+    case .changeRole(let device, let role): "make \(device.shortDescription) \(role)"
+    case .withdrawInvitation(let id): "withdraw invitation \(id.uuidString.lowercased().prefix(8))"
+    case .builtOn(let heads): "after \(heads.isEmpty ? "nothing" : heads.map(\.description).joined(separator: ", "))"
+    case .older(let kind, _): "a membership change of an older Chronicle (kind \(kind)), ignored"
     }
   }
 }
 
 extension MembershipChange {
   /// The id of the group that `founder` creates with `nonce` (16 random
-  /// bytes): the first 16 bytes of SHA-256 of a label, the founder's peer id
-  /// and the nonce, as a UUID of version 8.
-  public static func groupID(founder: PeerID, nonce: [UInt8]) -> UUID {
-    var bytes = Array(SHA256.hash(data: Array("chronicle group v1".utf8) + founder.bytes + nonce).prefix(16))
+  /// bytes) and `founders`: the first 16 bytes of SHA-256 of a label, the
+  /// founder's peer id, the nonce and each founding member's id and key, as
+  /// a UUID of version 8.
+  public static func groupID(founder: PeerID, nonce: [UInt8], founders: [FoundingMember]) -> UUID {
+    var input = Array("chronicle group v2".utf8) + founder.bytes + nonce
+    for member in founders {
+      input += member.device.bytes
+      input += member.publicKey.map { [1] + $0 } ?? [0]
+    }
+    var bytes = Array(SHA256.hash(data: input).prefix(16))
     bytes[6] = bytes[6] & 0x0F | 0x80
     bytes[8] = bytes[8] & 0x3F | 0x80
     return PeerID(bytes: bytes)!.uuid
@@ -63,7 +94,11 @@ public struct FoundingMember: Hashable, Sendable {
 
 extension EventCodec {
   enum MembershipKind: UInt8 {
-    case createGroup = 0x01, add = 0x02, join = 0x03, revoke = 0x04
+    // Kinds 0x01 (create group) and 0x02 (add) of Chronicle before
+    // membership history are read as `older`; 0x03 (join) too when its
+    // invitation is of the older size (152 bytes).
+    case olderCreateGroup = 0x01, olderAdd = 0x02
+    case join = 0x03, revoke = 0x04, builtOn = 0x05, createGroup = 0x06, add = 0x07, changeRole = 0x08, withdrawInvitation = 0x09
   }
 
   static func writeMembership(_ change: MembershipChange, to writer: inout BinaryWriter) {
@@ -82,18 +117,40 @@ extension EventCodec {
           writer.writeByte(0)
         }
       }
-    case .add(let device, let publicKey):
+    case .add(let device, let publicKey, let role, let invitation):
       writer.writeByte(MembershipKind.add.rawValue)
       writer.writeBytes(device.bytes)
       writer.writeBytes(publicKey)
-    case .join(let invitation):
+      writer.writeByte(role.code)
+      if let invitation {
+        writer.writeByte(1)
+        writer.writeBytes(PeerID(invitation).bytes)
+      } else {
+        writer.writeByte(0)
+      }
+    case .join(let invitation, let proof):
       writer.writeByte(MembershipKind.join.rawValue)
       writer.writeVarint(invitation.bytes.count)
       writer.writeBytes(invitation.bytes)
+      writer.writeBytes(proof)
     case .revoke(let device, let afterSequence):
       writer.writeByte(MembershipKind.revoke.rawValue)
       writer.writeBytes(device.bytes)
       writer.writeVarint(afterSequence)
+    case .changeRole(let device, let role):
+      writer.writeByte(MembershipKind.changeRole.rawValue)
+      writer.writeBytes(device.bytes)
+      writer.writeByte(role.code)
+    case .withdrawInvitation(let id):
+      writer.writeByte(MembershipKind.withdrawInvitation.rawValue)
+      writer.writeBytes(PeerID(id).bytes)
+    case .builtOn(let heads):
+      writer.writeByte(MembershipKind.builtOn.rawValue)
+      writer.writeVarint(heads.count)
+      for head in heads { writer.writeBytes(head.bytes) }
+    case .older(let kind, let fields):
+      writer.writeByte(kind)
+      writer.writeBytes(fields)
     }
   }
 
@@ -107,10 +164,12 @@ extension EventCodec {
       guard let peer = PeerID(bytes: try reader.readBytes(16)) else { throw reader.error(.truncated) }
       return peer
     }
-    switch kind {
-    case .createGroup:
-      let group = try peer().uuid
-      let nonce = Array(try reader.readBytes(16))
+    func role() throws(EventFormatError) -> MemberRole {
+      let code = try reader.readByte()
+      guard let role = MemberRole(code: code) else { throw reader.error(.valueOutOfRange("role \(code)")) }
+      return role
+    }
+    func founders() throws(EventFormatError) -> [FoundingMember] {
       let count = try reader.readLength()
       var founders: [FoundingMember] = []
       for _ in 0..<count {
@@ -122,18 +181,55 @@ extension EventCodec {
         case let other: throw EventFormatError(problem: .valueOutOfRange("key flag \(other)"), region: .body, offset: flagOffset)
         }
       }
-      return .createGroup(group: group, nonce: nonce, founders: founders)
+      return founders
+    }
+    /// The fields read since `start`, for a change of an older Chronicle.
+    func older(since start: Int) -> MembershipChange {
+      .older(kind: raw, fields: Array(reader.bytes[start..<reader.offset]))
+    }
+    let fieldsStart = reader.offset
+    switch kind {
+    case .olderCreateGroup:
+      _ = try reader.readBytes(32)
+      _ = try founders()
+      return older(since: fieldsStart)
+    case .olderAdd:
+      _ = try reader.readBytes(48)
+      return older(since: fieldsStart)
+    case .createGroup:
+      let group = try peer().uuid
+      let nonce = Array(try reader.readBytes(16))
+      return .createGroup(group: group, nonce: nonce, founders: try founders())
     case .add:
-      return .add(device: try peer(), publicKey: Array(try reader.readBytes(32)))
+      let device = try peer()
+      let key = Array(try reader.readBytes(32))
+      let role = try role()
+      let flagOffset = reader.offset
+      switch try reader.readByte() {
+      case 0: return .add(device: device, publicKey: key, role: role, invitation: nil)
+      case 1: return .add(device: device, publicKey: key, role: role, invitation: try peer().uuid)
+      case let other: throw EventFormatError(problem: .valueOutOfRange("invitation flag \(other)"), region: .body, offset: flagOffset)
+      }
     case .join:
       let length = try reader.readLength()
       let start = reader.offset
-      guard let invitation = Invitation(bytes: Array(try reader.readBytes(length))) else {
+      let bytes = Array(try reader.readBytes(length))
+      if let invitation = Invitation(bytes: bytes) { return .join(invitation: invitation, proof: Array(try reader.readBytes(64))) }
+      guard length == 152 else {
         throw EventFormatError(problem: .valueOutOfRange("invitation of \(length) bytes"), region: .body, offset: start)
       }
-      return .join(invitation: invitation)
+      return older(since: fieldsStart)
     case .revoke:
       return .revoke(device: try peer(), afterSequence: try reader.readVarint())
+    case .changeRole:
+      return .changeRole(device: try peer(), role: try role())
+    case .withdrawInvitation:
+      return .withdrawInvitation(try peer().uuid)
+    case .builtOn:
+      let count = try reader.readLength()
+      var heads: [MembershipHash] = []
+      for _ in 0..<count { heads.append(MembershipHash(bytes: try reader.readBytes(32))!) }
+      return .builtOn(heads)
     }
   }
 }

@@ -10,8 +10,15 @@ package struct MembershipEvent: Sendable {
   package let timestamp: HLCTimestamp
   /// The key that signed it (verified).
   package let signer: [UInt8]
+  /// Its changes, without the links of ``parents``.
   package let changes: [MembershipChange]
-  /// The serialized event.
+  /// The membership events its writer had applied (``MembershipChange/builtOn(_:)``);
+  /// nil when it names none (a creation, a join request, or an event of an
+  /// older Chronicle).
+  package let parents: [MembershipHash]?
+  /// Its name in the group's history.
+  package let hash: MembershipHash
+  /// The serialized (signed) event.
   package let bytes: [UInt8]
 
   /// Why bytes are not a membership event a relay can accept.
@@ -66,49 +73,65 @@ package struct MembershipEvent: Sendable {
     if event.origin.isKeyDerived, PeerID(publicKey: signer) != event.origin {
       throw .badSignature(EventSignature.Problem.notTheOriginsKey.description)
     }
+    guard let membership = MembershipEvent(event, signed: bytes, signer: signer) else { throw .carriesData }
+    self = membership
+  }
+
+  /// The membership event that `event`, signed as `signed` by `signer`
+  /// (checked by the caller), is; nil when it carries anything else.
+  package init?(_ event: ChangeEvent, signed: [UInt8], signer: [UInt8]) {
     var changes: [MembershipChange] = []
+    var parents: [MembershipHash]?
     for operation in event.operations {
-      guard case .membership(let change) = operation else { throw .carriesData }
-      changes.append(change)
+      guard case .membership(let change) = operation else { return nil }
+      if case .builtOn(let heads) = change {
+        parents = (parents ?? []) + heads
+      } else {
+        changes.append(change)
+      }
     }
-    guard !changes.isEmpty else { throw .carriesData }
+    guard !changes.isEmpty else { return nil }
     origin = event.origin
     sequence = event.sequence
     timestamp = event.timestamp
     self.signer = signer
     self.changes = changes
-    self.bytes = bytes
+    self.parents = parents
+    hash = MembershipHash(signed: signed)
+    bytes = signed
+  }
+
+  /// The group it creates or asks to join when that is not `group`; nil
+  /// when it is about `group`.
+  package func otherGroup(than group: UUID) -> UUID? {
+    for change in changes {
+      if case .createGroup(let id, _, _) = change, id != group { return id }
+      if case .join(let invitation, _) = change, invitation.group != group { return invitation.group }
+    }
+    return nil
+  }
+
+  /// The invitation of a join request (an event whose one change is a
+  /// join), when its proof holds: the writer holds the invitation's secret.
+  package var joinRequest: Invitation? {
+    guard changes.count == 1, case .join(let invitation, let proof) = changes[0], parents == nil,
+          invitation.isProofValid(proof, device: origin, publicKey: signer)
+    else { return nil }
+    return invitation
   }
 }
 
 extension ChronicleDatabase {
-  /// The signed events of this database's log that made its group's member
-  /// list (creation, additions, joins, revocations), oldest first: what a
-  /// relay needs to admit this device. Empty while in no group. Their
-  /// signatures are not checked again here (the log admitted them, and the
-  /// relay checks them): a watching device calls this each time its log grows.
+  /// The signed events of this database's log that make its group's member
+  /// list (creation, additions, join requests, role changes, revocations),
+  /// in history order: what a relay needs to admit this device. Empty while
+  /// in no group. Their signatures are not checked again here (the log
+  /// admitted them, and the relay checks them): a watching device calls this
+  /// each time its log grows.
   package func membershipEvents() throws -> [MembershipEvent] {
-    try sealOwnEvents()
-    return try read { db in
-      // The member tables name each change's writer and clock reading; the
-      // events are looked up by those, then decoded to keep the right ones.
-      let candidates = try Row.fetchAll(
-        db,
-        sql: """
-          SELECT founder, created_hlc FROM chronicle_group WHERE founder IS NOT NULL
-          UNION SELECT peer_id, added_hlc FROM chronicle_members
-          UNION SELECT added_by, added_hlc FROM chronicle_members WHERE added_by IS NOT NULL
-          UNION SELECT revoked_by, revoked_hlc FROM chronicle_members WHERE revoked_by IS NOT NULL
-          """)
-      var found: [EventID: MembershipEvent] = [:]
-      for candidate in candidates {
-        guard let origin = candidate[0] as Data?, let hlc = candidate[1] as Int64? else { continue }
-        for payload in try EventLog.payloads(db, originBytes: origin, timestamp: hlc) {
-          guard let event = try? MembershipEvent(stored: Array(payload)) else { continue }
-          found[EventID(origin: event.origin, sequence: event.sequence)] = event
-        }
-      }
-      return found.values.sorted { ($0.timestamp, $0.origin, $0.sequence) < ($1.timestamp, $1.origin, $1.sequence) }
+    try read { db in
+      guard try db.tableExists("chronicle_membership_events") else { return [] }
+      return try GroupMembership(db: db).storedEvents()
     }
   }
 }

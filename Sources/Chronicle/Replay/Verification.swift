@@ -140,7 +140,10 @@ extension ChronicleLogSource {
               message: "event #\(position) (\(name)) is not signed: device \(event.origin.shortDescription) wrote it before it had a key"))
           }
         }
-        if knowsDevices, event.origin != peer, let refusal = try membership.refusal(of: event.origin, sequence: event.sequence) {
+        let isJoinRequest = event.operations.allSatisfy { if case .membership(.join) = $0 { true } else { false } }
+        let writes = event.operations.contains { $0.tableIndex != nil }
+        if knowsDevices, event.origin != peer, !isJoinRequest,
+           let refusal = try membership.refusal(ofEventFrom: event.origin, sequence: event.sequence, writes: writes) {
           problems.append(.init(kind: .notAMember, position: position, event: name, message: "event #\(position) (\(name)): \(refusal)"))
         }
       }

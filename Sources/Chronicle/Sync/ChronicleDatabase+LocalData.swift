@@ -67,6 +67,7 @@ extension ChronicleDatabase {
               DELETE FROM chronicle_devices;
               DELETE FROM chronicle_group;
               DELETE FROM chronicle_members;
+              DELETE FROM chronicle_membership_events;
               """)
             try TrackedTables.removeAll(db)
             let meta = ChronicleMeta(db: db)

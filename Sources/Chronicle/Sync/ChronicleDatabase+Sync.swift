@@ -323,6 +323,13 @@ extension ChronicleDatabase {
         throw SyncError.clockDrift(source: source, event: incoming.event.id.description, detail: error.description)
       }
     }
+    // Join requests among them are admitted first when this device is an
+    // admin (an event of its own), so the new device's events are admitted too.
+    let requests = events.compactMap { incoming -> MembershipEvent? in
+      guard incoming.event.operations.count == 1, case .membership(.join) = incoming.event.operations[0] else { return nil }
+      return try? MembershipEvent(verifying: incoming.encoded.bytes)
+    }
+    if !requests.isEmpty { try admitJoinRequests(received: requests) }
     // A local history not folded yet is folded first, in slices of its own,
     // so that the merge's transaction does not hold the database for it.
     let needed = try foldNeeded(for: events)

@@ -46,8 +46,19 @@ struct RelayClientSession: Sendable {
       version: RelayMessage.protocolVersion, group: group, device: me, publicKey: key.publicKey,
       signature: key.signature(for: transcript), membership: membership))
     let welcome = try await incoming.next("welcome", within: configuration.handshakeTimeout)
-    guard case .welcome(let relayVector, let maxEventBytes) = welcome else { throw unexpected(welcome, waitingFor: "a welcome") }
+    guard case .welcome(let relayVector, let maxEventBytes, let joinRequests) = welcome else { throw unexpected(welcome, waitingFor: "a welcome") }
     let session = Pushing(maxEventBytes: maxEventBytes)
+    if !joinRequests.isEmpty {
+      // An admin's device admits the requests the relay holds (its own
+      // clock decides whether each invitation is still valid), and tells the
+      // relay at once, so the new devices are admitted at their next connection.
+      let admitted = try await offload { [database] in
+        try database.admitJoinRequests(received: joinRequests.compactMap { try? MembershipEvent(verifying: $0) })
+      }
+      if admitted > 0 {
+        try await link.send(.membership(try await offload { [database] in try database.membershipEvents().map(\.bytes) }))
+      }
+    }
 
     var report = RelaySyncReport()
     var pushedThrough = relayVector[me]

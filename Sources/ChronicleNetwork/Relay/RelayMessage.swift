@@ -25,9 +25,10 @@ package enum RelayMessage: Equatable, Sendable {
   /// challenge), and the membership events it holds (signed, in the clear:
   /// they carry no data), from which the relay learns who belongs.
   case hello(version: UInt8, group: UUID, device: PeerID, publicKey: [UInt8], signature: [UInt8], membership: [[UInt8]])
-  /// Relay: admitted; what it holds of the group, and the largest sealed
-  /// event it accepts.
-  case welcome(VersionVector, maxEventBytes: Int)
+  /// Relay: admitted; what it holds of the group, the largest sealed event
+  /// it accepts, and the join requests waiting for an admin (signed
+  /// membership events, in the clear), for an admin's device to admit.
+  case welcome(VersionVector, maxEventBytes: Int, joinRequests: [[UInt8]])
   /// Device: its own events, the next in its sequence.
   case push([SealedEvent])
   /// Relay: it holds the device's events up to `upTo`, `new` of them just stored.
@@ -49,7 +50,7 @@ package enum RelayMessage: Equatable, Sendable {
   /// Device: done.
   case bye
 
-  package static let protocolVersion: UInt8 = 1
+  package static let protocolVersion: UInt8 = 2
   package static let nonceSize = 32
 
   private enum Kind: UInt8 {
@@ -79,10 +80,12 @@ package enum RelayMessage: Equatable, Sendable {
       writer.raw(signature)
       writer.varint(membership.count)
       for event in membership { writer.data(event) }
-    case .welcome(let vector, let maxEventBytes):
+    case .welcome(let vector, let maxEventBytes, let joinRequests):
       writer.byte(Kind.welcome.rawValue)
       Self.write(vector, to: &writer)
       writer.varint(maxEventBytes)
+      writer.varint(joinRequests.count)
+      for event in joinRequests { writer.data(event) }
     case .push(let events):
       writer.byte(Kind.push.rawValue)
       Self.write(events, to: &writer)
@@ -135,7 +138,13 @@ package enum RelayMessage: Equatable, Sendable {
       for _ in 0..<count { membership.append(try reader.data()) }
       self = .hello(version: version, group: group, device: device, publicKey: publicKey, signature: signature, membership: membership)
     case .welcome:
-      self = .welcome(try Self.vector(&reader), maxEventBytes: try reader.varint())
+      let vector = try Self.vector(&reader)
+      let maxEventBytes = try reader.varint()
+      let count = try reader.varint()
+      guard count <= reader.remaining else { throw WireReader.Malformed(description: "welcome claims \(count) join requests, more than its bytes hold") }
+      var requests: [[UInt8]] = []
+      for _ in 0..<count { requests.append(try reader.data()) }
+      self = .welcome(vector, maxEventBytes: maxEventBytes, joinRequests: requests)
     case .push:
       self = .push(try Self.events(&reader))
     case .stored:

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A group's member list resolved from its membership events
+/// (``MembershipHistory/resolve()``): the same on every device and at the
+/// relay for the same set of events, whatever order they arrived in.
+package struct GroupState: Sendable {
+  /// A device's request to join that an admin may admit: signed by the
+  /// device, with an invitation an active admin signed, not used, not
+  /// withdrawn (whether it has expired is for the admitting device's clock).
+  package struct JoinRequest: Sendable, Equatable {
+    package var device: PeerID
+    package var publicKey: [UInt8]
+    package var invitation: Invitation
+    package var event: MembershipHash
+  }
+
+  package let group: UUID
+  /// The founder and the clock of the group's creation; nil while the
+  /// creation is not known.
+  package var founder: PeerID?
+  package var createdAt: HLCTimestamp?
+  package var members: [PeerID: GroupMember] = [:]
+  /// Invitations an admin admitted a device with, and by whom.
+  package var usedInvitations: [UUID: PeerID] = [:]
+  package var withdrawnInvitations: Set<UUID> = []
+  /// The events applied, in the order they were.
+  package var applied: [MembershipHash] = []
+  /// Events that change nothing, with why (not an admin, revoked, revoked
+  /// concurrently, another group, an invitation used already, ...).
+  package var refused: [MembershipHash: String] = [:]
+  /// Events that wait for events they build on (or for the group's creation).
+  package var waiting: Set<MembershipHash> = []
+  /// The events no other event builds on: what the next one names.
+  package var heads: [MembershipHash] = []
+  package var joinRequests: [JoinRequest] = []
+
+  package init(group: UUID) { self.group = group }
+
+  /// Whether the group's creation is known.
+  package var isCreated: Bool { founder != nil }
+
+  /// Members that are active admins with a known key (those that can sign a change).
+  package var activeAdmins: [PeerID] { members.values.filter { $0.isActiveAdmin && $0.publicKey != nil }.map(\.device).sorted() }
+
+  /// Why an event of `origin` at `sequence` is refused (`writes`: it carries
+  /// row changes; a reader's schema changes, which every device's own
+  /// migrations write, are taken); nil when it is admitted.
+  package func refusal(ofEventFrom origin: PeerID, sequence: UInt64, writes: Bool) -> String? {
+    guard let member = members[origin] else { return "device \(origin) is not a member of this group" }
+    if let by = member.revokedBy, let after = member.revokedAfterSequence, sequence > after {
+      return "device \(origin) was revoked by \(by.shortDescription): its events after :\(after) are refused"
+    }
+    if writes, !member.role.writes {
+      return "device \(origin) is a reader of this group: its writes are refused (an admin can make it a writer: chronicle role)"
+    }
+    return nil
+  }
+
+  /// Why `device`, proving it holds `publicKey`, may not sync with the
+  /// group's members; nil when it may.
+  package func refusal(ofDevice device: PeerID, publicKey: [UInt8]) -> String? {
+    if device.isKeyDerived, PeerID(publicKey: publicKey) != device {
+      return "its key is not the one its peer id \(device) is derived from"
+    }
+    guard isCreated else {
+      return "group \(group.uuidString.lowercased())'s creation is not known here yet: a member must sync first (its events say who belongs)"
+    }
+    guard let member = members[device] else {
+      if joinRequests.contains(where: { $0.device == device }) {
+        return "device \(device) asked to join group \(group.uuidString.lowercased()); an admin's device admits it when it next syncs"
+      }
+      return "device \(device) is not a member of group \(group.uuidString.lowercased()): join with an invitation (chronicle join), then sync"
+    }
+    guard member.publicKey == publicKey else {
+      return member.publicKey == nil
+        ? "device \(device) is a member from before device keys; an admin must add its key (chronicle invite --device) first"
+        : "its key is not the one member \(device) was added with"
+    }
+    if let by = member.revokedBy { return "device \(device) was revoked from this group by \(by.shortDescription)" }
+    return nil
+  }
+}
