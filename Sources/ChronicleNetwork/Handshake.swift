@@ -40,10 +40,16 @@ enum Handshake {
     return (0..<WireMessage.nonceSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
   }
 
-  /// Authenticates a client connection; returns the server's peer id.
+  /// Authenticates a client connection; returns the server's peer id. A
+  /// client whose database is in a group goes on only with a server that is
+  /// one of its active members (or, before this device is admitted, the
+  /// admin that invited it): a revoked device serving the group's data gets
+  /// nothing from the devices that still point at it.
   static func client(
-    _ connection: inout FramedConnection, local: PeerID, device: DeviceKey?, configuration: NetworkSyncConfiguration
+    _ connection: inout FramedConnection, database: ChronicleDatabase, configuration: NetworkSyncConfiguration
   ) async throws -> PeerID {
+    let local = database.peerID
+    let device = database.deviceKey
     let clientNonce = nonce()
     try await connection.send(.hello(version: WireMessage.protocolVersion, peer: local, nonce: clientNonce))
     let answer = try await connection.receive("handshake challenge", within: configuration.handshakeTimeout)
@@ -82,6 +88,9 @@ enum Handshake {
       }
     } else if server.isKeyDerived {
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "the server did not prove it is device \(server) (its key file is missing)")
+    }
+    if let refusal = try database.serverRefusal(server, publicKey: serverDevice?.publicKey) {
+      throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "this database's group does not sync with it: \(refusal)")
     }
     connection.limit.set(configuration.maxFrameSize)
     return server

@@ -240,7 +240,13 @@ public final class SyncServer: Sendable {
       }
       switch request {
       case .vectorRequest:
-        let vector = try await offload { [database] in try database.versionVector() }
+        var vector = try await offload { [database] in try database.versionVector() }
+        // The vector tells what the group wrote and who wrote it: a device
+        // that is not a member (yet) learns its own entry only, which is all
+        // it needs to push its join request.
+        if try database.deviceRefusal(device.peer, publicKey: device.key) != nil {
+          vector = VersionVector([device.peer: vector[device.peer]])
+        }
         try await connection.send(.vector(vector))
         report.received.add(try await EventStreams.receive(into: database, over: &connection, configuration: configuration, progress: nil))
       case .vector(let vector):

@@ -105,7 +105,7 @@ public struct TCPTransport: SyncTransport {
     try await withTaskExecutorPreference(SessionExecutor.shared) {
       let channel = try await connect()
       return try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
-        _ = try await Handshake.client(&connection, local: database.peerID, device: database.deviceKey, configuration: configuration)
+        _ = try await Handshake.client(&connection, database: database, configuration: configuration)
         let report = try await body(&connection)
         try await connection.send(.bye)
         return report
@@ -134,8 +134,7 @@ public struct TCPTransport: SyncTransport {
     let channel = try await connect()
     return try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
       var report = NetworkSyncReport()
-      report.remotePeer = try await Handshake.client(
-        &connection, local: database.peerID, device: database.deviceKey, configuration: configuration)
+      report.remotePeer = try await Handshake.client(&connection, database: database, configuration: configuration)
       if push {
         try await connection.send(.vectorRequest)
         let answer = try await connection.receive("its version vector", within: configuration.frameTimeout)

@@ -1,5 +1,7 @@
 import Chronicle
 import Foundation
+import NIOCore
+import NIOPosix
 import ChronicleTestSupport
 import Synchronization
 import Testing
@@ -156,6 +158,56 @@ struct NetworkSyncTests {
       #expect(try server.fingerprint() == before)
     }
     #expect(logs.messages(atLeast: .warning).contains { $0.contains("not a member") })
+  }
+
+  /// A revoked device that keeps serving (the group key in hand) gets
+  /// nothing from the members whose sync still points at it: a client checks
+  /// the server's device and membership as the server checks the client's.
+  /// And a device that is not a member learns nothing of the group's vector
+  /// but its own entry.
+  @Test func aRevokedServerGetsNothingFromTheMembersThatStillPointAtIt() async throws {
+    let directory = try TemporaryDirectory()
+    let admin = try makePeer(directory, "admin")
+    let member = try makePeer(directory, "member")
+    let revoked = try makePeer(directory, "revoked")
+    try admin.createGroup()
+    try member.join(try admin.invite())
+    try revoked.join(try admin.invite())
+    let configuration = testConfiguration(key: .generate())
+    try await withServer(admin, configuration: configuration) { running in
+      func transport() -> TCPTransport { TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration) }
+      for device in [member, revoked, member] { _ = try await transport().sync(device) }
+      try admin.revoke(revoked.peerID)
+      _ = try await transport().sync(member)  // the member learns of the revocation
+    }
+    #expect(try member.members().first { $0.device == revoked.peerID }?.isActive == false)
+    try writeItems(member, from: 500, count: 3)
+    let before = try revoked.fingerprint()
+    try await withServer(revoked, configuration: configuration) { running in
+      let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration)
+      let refused = await #expect(throws: NetworkSyncError.self) { try await transport.sync(member) }
+      #expect("\(String(describing: refused))".contains("revoked"), "\(String(describing: refused))")
+    }
+    #expect(try revoked.fingerprint() == before)
+    #expect(try await revoked.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE id >= 500") } == 0)
+
+    // A stranger with the group key asks the admin for its vector: it gets its own entry only.
+    let stranger = try makePeer(directory, "stranger")
+    try await withServer(admin, configuration: configuration) { running in
+      let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: running.port) { channel in SyncChannel.wrap(channel, address: "admin") }
+      try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
+        _ = try await Handshake.client(&connection, database: stranger, configuration: configuration)
+        try await connection.send(.vectorRequest)
+        let answer = try await connection.receive("its version vector", within: configuration.frameTimeout)
+        guard case .vector(let vector) = answer else {
+          Issue.record("expected a vector, got \(answer)")
+          return
+        }
+        #expect(vector.sequences.isEmpty || Set(vector.sequences.keys) == [stranger.peerID], "\(vector)")
+        try await connection.send(.bye)
+      }
+    }
   }
 
   @Test func twentyPeersAtOnceEachGetTheRightResult() async throws {

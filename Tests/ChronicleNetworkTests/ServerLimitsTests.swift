@@ -112,7 +112,7 @@ struct ServerLimitsTests {
           .channelOption(.socketOption(.so_rcvbuf), value: 64 << 10)
           .connect(host: "127.0.0.1", port: running.port) { channel in SyncChannel.wrap(channel, address: "server") }
         try await channel.run(writeTimeout: .seconds(5)) { connection in
-          _ = try await Handshake.client(&connection, local: reader.peerID, device: reader.deviceKey, configuration: configuration)
+          _ = try await Handshake.client(&connection, database: reader, configuration: configuration)
           // Ask for everything, say it is ready for the stream, then read
           // nothing (this side never sees the server close: it does not
           // read). The server must give up on it.

@@ -217,6 +217,30 @@ extension ChronicleDatabase {
     }
   }
 
+  /// Why this database does not sync with a server `peer` that proved it
+  /// holds `publicKey` (nil: it proved nothing); nil when it does. In no
+  /// group: anyone. In a group whose history this device holds: an active
+  /// member, with the key it was added with. Before that (a join not
+  /// admitted yet, the group known only from the invitation): the admin
+  /// that signed the invitation.
+  package func serverRefusal(_ peer: PeerID, publicKey: [UInt8]?) throws -> String? {
+    try read { db in
+      let membership = GroupMembership(db: db)
+      guard try db.tableExists("chronicle_membership_events"), try membership.group() != nil else { return nil }
+      guard let publicKey else { return "it proved no device key" }
+      if try membership.members().isEmpty {
+        let invitations = try membership.storedEvents().filter { $0.origin == peerID }.compactMap(\.joinRequest)
+        if invitations.contains(where: { $0.inviter == peer && $0.inviterKey == publicKey }) { return nil }
+        let inviters = invitations.map(\.inviter.description).joined(separator: ", ")
+        return "this device's join is not admitted yet, and it is not the admin that invited this device (\(inviters.isEmpty ? "none" : inviters))"
+      }
+      guard let member = try membership.member(peer) else { return "device \(peer) is not a member of this group" }
+      if member.publicKey != publicKey { return "its key is not the one member \(peer) was added with" }
+      if let by = member.revokedBy { return "device \(peer) was revoked by \(by)" }
+      return nil
+    }
+  }
+
   /// Writes one event carrying the membership changes `make` returns (none:
   /// no event), built on the membership events this database has applied;
   /// signs it at once, and resolves the member list with it, in one
