@@ -190,4 +190,31 @@ struct GroupMembershipTests {
     expectRefused(c.peerID, "not a member") { try push(c, to: b) }
     #expect(try a.members().map(\.device) == [a.peerID, b.peerID])
   }
+
+  /// Compaction drops old events from the log, not the group's history: the
+  /// member list, the membership events a relay needs, and a clone made
+  /// after it keep them, and changes made later resolve against them.
+  @Test func compactionAndClonesKeepTheGroupsHistory() throws {
+    try a.createGroup()
+    try b.join(try a.invite())
+    try push(b, to: a)
+    try push(a, to: b)
+    try push(b, to: a)
+    let members = try a.members()
+    let history = try a.membershipEvents().map(\.hash)
+    let report = try a.compact(before: try a.versionVector())
+    #expect(report.prunedEvents > 0)
+    #expect(try a.members() == members)
+    #expect(try a.membershipEvents().map(\.hash) == history)
+    let path = directory.path("clone.sqlite")
+    try a.clone(into: path)
+    var configuration = ChronicleConfiguration()
+    configuration.wallClock = clock.reader(skew: 0)
+    let clone = try Chronicle.open(path: path, configuration: configuration)
+    #expect(try clone.membershipEvents().map(\.hash) == history)
+    try a.revoke(b.peerID)  // built on the history the log no longer holds
+    #expect(try a.members().first { $0.device == b.peerID }?.isActive == false)
+    try push(a, to: b)
+    #expect(try b.members().first { $0.device == b.peerID }?.isActive == false)
+  }
 }

@@ -3,7 +3,7 @@
 //   swift run -c release chronicle-bench [--rows 100000] [--transactions 2000] [--repeat 3]
 //                                        [--sync-rows 500000] [--replay-changes 1000000]
 //                                        [--filesync-mib 256] [--maintenance-rows 20000] [--incremental-events 200000]
-//                                        [--only capture|query|sync|incremental|olderwrite|replay|filesync|signing|relay|maintenance]
+//                                        [--only capture|query|sync|incremental|olderwrite|replay|filesync|signing|membership|relay|maintenance]
 //                                        [--scenario N]  (only the Nth capture scenario or incremental history, for profiling)
 //   swift run -c release chronicle-bench --write-sync-source FILE [--sync-rows N]
 //     writes the sync scenario's source peer to FILE and exits (to time
@@ -54,7 +54,7 @@ struct Options {
       case "--scenario": scenario = Int(iterator.next() ?? "")
       case "--write-sync-source": syncSourcePath = iterator.next()
       default:
-        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--maintenance-rows N] [--incremental-events N] [--only capture|query|sync|incremental|olderwrite|replay|filesync|signing|relay|maintenance] [--scenario N] [--write-sync-source FILE]\n".utf8))
+        FileHandle.standardError.write(Data("unknown option \(argument)\nusage: chronicle-bench [--rows N] [--transactions N] [--repeat N] [--sync-rows N] [--replay-changes N] [--filesync-mib N] [--maintenance-rows N] [--incremental-events N] [--only capture|query|sync|incremental|olderwrite|replay|filesync|signing|membership|relay|maintenance] [--scenario N] [--write-sync-source FILE]\n".utf8))
         exit(2)
       }
     }
@@ -221,6 +221,9 @@ if options.only == nil || options.only == "signing" {
   try await runSigningBenchmark(
     transactions: options.transactions, rowsEach: options.rowsPerTransaction,
     sync: SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
+}
+if options.only == nil || options.only == "signing" || options.only == "membership" {
+  try runMembershipBenchmark(sizes: [50, 200], batch: SyncWorkload(rows: 10_000, rowsPerEvent: 100), repeats: options.repeats, folder: folder)
 }
 if options.only == nil || options.only == "relay" {
   try await runRelayBenchmark(SyncWorkload(rows: options.syncRows, rowsPerEvent: 100), repeats: options.repeats, folder: folder)

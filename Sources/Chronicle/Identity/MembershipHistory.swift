@@ -372,15 +372,24 @@ extension GroupState {
     guard member.publicKey == event.signer else {
       throw MembershipRefusal("it is signed with another key than the one its writer \(writer) was added with")
     }
-    var trial = self
-    for change in event.changes {
-      if case .revoke(let device, let after) = change {
-        try trial.apply(.revoke(device: device, afterSequence: max(after, cutOffFloors[device] ?? 0)), by: writer, at: event.timestamp)
-      } else {
-        try trial.apply(change, by: writer, at: event.timestamp)
-      }
+    func floored(_ change: MembershipChange) -> MembershipChange {
+      guard case .revoke(let device, let after) = change else { return change }
+      return .revoke(device: device, afterSequence: max(after, cutOffFloors[device] ?? 0))
     }
+    // A change checks everything before it changes anything: one change
+    // applies in place; several apply to a copy, kept only when all apply.
+    if event.changes.count == 1 {
+      try apply(floored(event.changes[0]), by: writer, at: event.timestamp)
+      return
+    }
+    var trial = self
+    for change in event.changes { try trial.apply(floored(change), by: writer, at: event.timestamp) }
     self = trial
+  }
+
+  /// Whether `device` is the only active admin with a known key.
+  private func isLastActiveAdmin(_ device: PeerID) -> Bool {
+    !members.values.contains { $0.device != device && $0.isActiveAdmin && $0.publicKey != nil }
   }
 
   private mutating func apply(_ change: MembershipChange, by writer: PeerID, at timestamp: HLCTimestamp) throws(MembershipRefusal) {
@@ -406,7 +415,7 @@ extension GroupState {
         admission: invitation == nil ? .added : .invitation, invitation: invitation)
     case .revoke(let device, let afterSequence):
       guard var member = members[device] else { throw MembershipRefusal("device \(device) is not a member") }
-      if member.isActiveAdmin, activeAdmins == [device] {
+      if member.isActiveAdmin, isLastActiveAdmin(device) {
         throw MembershipRefusal("device \(device) is the group's last admin, and the last admin is not revoked")
       }
       member.revokedBy = member.revokedBy ?? writer
@@ -415,7 +424,7 @@ extension GroupState {
       members[device] = member
     case .changeRole(let device, let role):
       guard var member = members[device], member.isActive else { throw MembershipRefusal("device \(device) is not an active member") }
-      if member.role == .admin, role != .admin, activeAdmins == [device] {
+      if member.role == .admin, role != .admin, isLastActiveAdmin(device) {
         throw MembershipRefusal("device \(device) is the group's last admin, and the last admin keeps its role")
       }
       member.role = role
