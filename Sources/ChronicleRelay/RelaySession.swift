@@ -97,8 +97,8 @@ struct RelaySession {
     var logger = self.logger
     logger[metadataKey: "group"] = "\(group.uuidString.lowercased())"
     logger[metadataKey: "device"] = "\(device.shortDescription)"
-    try await apply(membership, to: group, logger: logger, admitting: (device, publicKey))
-    let roster = try await RelayMembers.load(group, from: relay.store)
+    var rosterGeneration = relay.hub.membershipGeneration(group)
+    var roster = try await apply(membership, to: group, logger: logger, admitting: (device, publicKey))
     // Join requests go to admins only: they are for an admin's device to admit.
     let requests = roster.members[device]?.isActiveAdmin == true
       ? roster.state.joinRequests.compactMap { roster.history.events[$0.event]?.bytes } : []
@@ -113,7 +113,14 @@ struct RelaySession {
       guard let message = try await link.receive(&frames, maxSize: maxMessage) else { return }
       switch message {
       case .push(let events):
-        try await store(events, from: device, in: group, limit: &limit)
+        // Checked again at each push (a revocation or another role may have
+        // come since the hello), from the store only when the list changed.
+        let generation = relay.hub.membershipGeneration(group)
+        if generation != rosterGeneration {
+          roster = try await RelayMembers.load(group, from: relay.store)
+          rosterGeneration = generation
+        }
+        try await store(events, from: device, in: group, as: roster.members[device], limit: &limit)
       case .membership(let events):
         // Applied at once; sessions of the group re-check their device (a revocation ends them).
         guard events.count <= 100_000 else { throw Refusal(kind: "protocol", message: "\(events.count) membership events in one update") }
@@ -141,10 +148,11 @@ struct RelaySession {
 
   /// Applies the membership events a device sent (verified first) to the
   /// group's member list and stores those that were new; then, for a hello,
-  /// admits the device when the member list names it.
+  /// admits the device when the member list names it. Returns the list.
+  @discardableResult
   private func apply(
     _ membership: [[UInt8]], to group: UUID, logger: Logger, admitting: (device: PeerID, publicKey: [UInt8])?
-  ) async throws {
+  ) async throws -> GroupRoster {
     var roster = try await RelayMembers.load(group, from: relay.store)
     var brought: [MembershipEvent] = []
     for bytes in membership {
@@ -167,11 +175,24 @@ struct RelaySession {
       let waiting = roster.state.joinRequests.contains { $0.device == device }
       throw Refusal(kind: waiting ? "awaiting_admission" : "not_a_member", message: problem, retryable: waiting)
     }
+    return roster
   }
 
   /// Stores a push of the device's own events, all or none, and answers with what the relay holds.
-  private func store(_ events: [SealedEvent], from device: PeerID, in group: UUID, limit: inout PushRateLimit?) async throws {
+  private func store(
+    _ events: [SealedEvent], from device: PeerID, in group: UUID, as member: GroupMember?, limit: inout PushRateLimit?
+  ) async throws {
     let configuration = relay.configuration
+    if let member {
+      if let by = member.revokedBy {
+        throw Refusal(kind: "revoked", message: "device \(device) was revoked from this group by \(by.shortDescription); nothing of the push was stored")
+      }
+      if !member.role.writes {
+        throw Refusal(
+          kind: "reader",
+          message: "device \(device) is a reader of this group: every member refuses its writes, so the relay stores none (an admin can make it a writer: chronicle role)")
+      }
+    }
     if let other = events.first(where: { $0.origin != device }) {
       throw Refusal(
         kind: "forged_origin",

@@ -81,15 +81,20 @@ struct RelayFaultTests {
     // Everyone syncs to the end.
     for device in [phone, laptop, tablet, phone, laptop, tablet] {
       var synced = false
-      for _ in 0..<20 where !synced {
+      var lastError: RelayError?
+      // PostgreSQL may still be starting (the relay says so, retryable);
+      // on a loaded machine that takes seconds.
+      let deadline = ContinuousClock.now + .seconds(30)
+      while !synced, ContinuousClock.now < deadline {
         do {
           _ = try await transport(url).sync(device)
           synced = true
         } catch let error as RelayError where error.isRetryable {
-          try await Task.sleep(for: .milliseconds(200))  // PostgreSQL still starting
+          lastError = error
+          try await Task.sleep(for: .milliseconds(200))
         }
       }
-      #expect(synced, "seed \(seed): \(device.peerID.shortDescription) never synced")
+      #expect(synced, "seed \(seed): \(device.peerID.shortDescription) never synced: \(String(describing: lastError))")
     }
     relay.stop()
     let expected = try phone.notesDigest()

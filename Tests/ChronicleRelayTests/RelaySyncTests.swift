@@ -152,6 +152,37 @@ extension RelaySyncTests {
   }
 }
 
+extension RelaySyncTests {
+  /// A reader syncs through the relay: it pulls the group's data, pushes
+  /// nothing, and a push it sends anyway is refused by the relay, which
+  /// stores nothing every member would refuse.
+  @Test func aReaderPullsAndTheRelayStoresNoneOfItsWrites() async throws {
+    let directory = try TemporaryDirectory()
+    let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
+    try phone.createGroup()
+    try enroll(laptop, with: phone, in: directory, as: .reader)
+    try writeNotes(phone, 1...5)
+    let key = SyncKey.generate()
+    try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      _ = try await transport.sync(phone)
+      let pulled = try await transport.sync(laptop)
+      #expect(pulled.sentEvents == 0)
+      #expect(try laptop.noteCount() == 5)
+      #expect(throws: ChronicleError.self) { try writeNotes(laptop, 50...50) }  // refused before it commits
+      try await withRawConnection(url) { connection in
+        _ = try await connection.identify(as: laptop)
+        try await connection.send(.push([SealedEvent(origin: laptop.peerID, sequence: 1, sealed: Array(repeating: 7, count: 64))]))
+        guard case .failure(let message, _) = try await connection.receive() else {
+          Issue.record("a reader's push was not refused")
+          return
+        }
+        #expect(message.contains("is a reader of this group"), "\(message)")
+      }
+    }
+  }
+}
+
 extension ChronicleDatabase {
   /// The log's size and the notes, to check that nothing changed.
   func fingerprintOfLog() throws -> String { "\(try log.count()) events, \(String(describing: try notesDigest()))" }

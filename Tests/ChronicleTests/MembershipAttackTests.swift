@@ -329,4 +329,35 @@ struct MembershipAttackTests {
     #expect(roster.add([request]).isEmpty)
     #expect(!roster.history.contains(request.hash))
   }
+
+  /// A revoked junior admin's changes made beside its counter-revocation
+  /// (all built on the same old history) stay void with it: the admin it
+  /// added is no member, on every device and at the relay.
+  @Test func aRevokedAdminsChangesBesideItsCounterRevocationStayVoid() throws {
+    try a.createGroup()
+    try b.join(try a.invite(as: .admin))
+    try push(b, to: a)
+    try push(a, to: b)
+    let observer = try openSyncPeer(directory, name: "observer.sqlite", clock: clock)
+    try push(a, to: observer)
+    let base = try b.read { db in try GroupMembership(db: db).history()!.resolve().heads }
+    let w = try openSyncPeer(directory, name: "w.sqlite", clock: clock)
+    let m = try openSyncPeer(directory, name: "m.sqlite", clock: clock)
+    try a.addMember(publicKey: w.identity.publicKey)
+    try a.revoke(b.peerID)
+    let changes: [MembershipChange] = [
+      .add(device: m.peerID, publicKey: try m.identity.publicKey, role: .admin, invitation: nil),
+      .revoke(device: a.peerID, afterSequence: 0), .changeRole(device: a.peerID, role: .reader),
+    ]
+    for change in changes { try forge(b, [.builtOn(base), change], builtOn: false) }
+    try push(b, to: observer)
+    try push(a, to: observer)
+    #expect(try member(observer, m.peerID) == nil)
+    #expect(try member(observer, a.peerID)?.isActiveAdmin == true)
+    #expect(try member(observer, b.peerID)?.isActive == false)
+    #expect(try member(observer, w.peerID)?.isActive == true)
+    var roster = GroupRoster(group: try #require(try a.group))
+    roster.add(try observer.membershipEvents().shuffled())
+    #expect(roster.members[m.peerID] == nil && roster.members[a.peerID]?.isActiveAdmin == true)
+  }
 }

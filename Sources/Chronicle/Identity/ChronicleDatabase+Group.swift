@@ -217,6 +217,17 @@ extension ChronicleDatabase {
     }
   }
 
+  /// This device's role in its group: as its member list says, or, before
+  /// its admission reached it, the role its invitation grants; nil in no group.
+  package func ownRole() throws -> MemberRole? {
+    try read { db in
+      guard try db.tableExists("chronicle_membership_events") else { return nil }
+      let membership = GroupMembership(db: db)
+      if let member = try membership.member(peerID) { return member.role }
+      return try membership.storedEvents().filter { $0.origin == peerID }.compactMap(\.joinRequest).last?.role
+    }
+  }
+
   /// Why this database does not sync with a server `peer` that proved it
   /// holds `publicKey` (nil: it proved nothing); nil when it does. In no
   /// group: anyone. In a group whose history this device holds: an active

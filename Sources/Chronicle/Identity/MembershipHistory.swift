@@ -22,12 +22,18 @@ import Foundation
 /// 5. A revocation beats the revoked device's changes that its writer had
 ///    not seen (concurrent ones as well as later ones): they are void, and
 ///    the order is applied again without them, until the void changes are
-///    the ones the last pass's revocations make void. Of two admins that
-///    revoke each other, neither seeing the other's revocation, the one that
-///    joined first wins (the founder, the founding members, then by the
-///    place in the history of the change that added each): a revoked admin
-///    cannot undo its revocation by writing a revocation of its revoker on
-///    older history.
+///    the ones the last pass's revocations make void (passes that cycle end
+///    in the smallest fixpoint above the union of the cycle's sets). Of two
+///    admins that revoke or demote each other, neither seeing the other's
+///    change, the one that joined first wins (the founder, the founding
+///    members, then by the place in the history of the change that added
+///    each): a revoked admin cannot undo its revocation by writing a
+///    revocation of its revoker on older history.
+/// 6. A revocation cuts off none of its target's membership events that it
+///    builds on, whatever cut-off it names.
+///
+/// The passes are ``Fold`` (MembershipHistory+Fold.swift); what each change
+/// does to the list is in GroupState+Changes.swift.
 package struct MembershipHistory: Sendable {
   package let group: UUID
   package private(set) var events: [MembershipHash: MembershipEvent] = [:]
@@ -86,19 +92,22 @@ package struct MembershipHistory: Sendable {
     // The void events (changes a revocation beats) are found again after
     // each pass, from that pass's revocations alone: one voided by a
     // revocation that turns out void itself comes back. Should the passes
-    // cycle, every event void in any pass of the cycle stays void.
+    // cycle, every event void in any pass of the cycle stays void, and the
+    // set then only grows until no applied revocation beats an applied
+    // change: a fixpoint either way, the same for the same events.
     var void: [MembershipHash: String] = [:]
     var tried: Set<Set<MembershipHash>> = [[]]
     var union: [MembershipHash: String] = [:]
+    var growing = false
     var resolved = fold.run(void: void)
     while true {
-      let next = fold.voided(by: resolved)
+      var next = fold.voided(by: resolved)
+      if growing { next.merge(void) { kept, _ in kept } }
       if Set(next.keys) == Set(void.keys) { break }
-      union.merge(next) { first, _ in first }
-      if !tried.insert(Set(next.keys)).inserted || tried.count > ordered.count + 2 {
-        void = union
-        resolved = fold.run(void: void)
-        break
+      union.merge(next) { kept, _ in kept }
+      if !growing, !tried.insert(Set(next.keys)).inserted || tried.count > ordered.count + 2 {
+        growing = true
+        next = union
       }
       void = next
       resolved = fold.run(void: void)
@@ -111,125 +120,6 @@ package struct MembershipHistory: Sendable {
     resolved.heads = complete.subtracting(named).sorted()
     resolved.joinRequests = requests.sorted { $0.hash < $1.hash }.compactMap(resolved.pendingRequest)
     return resolved
-  }
-
-  /// One pass over the ordered changes, and what it makes void.
-  private struct Fold {
-    let ordered: [MembershipEvent]
-    let depths: [MembershipHash: Int]
-    let genesis: GroupState
-    var ancestors: AncestorCache
-    /// Each device's changes, applied or not.
-    private let writtenBy: [PeerID: [MembershipHash]]
-    /// The applied revocations of each device in the last pass.
-    private var revocations: [PeerID: [MembershipEvent]] = [:]
-    /// The applied change that last took each device's admin rights away
-    /// (a revocation or another role).
-    private var disabledBy: [PeerID: MembershipEvent] = [:]
-    /// Changes refused in the last pass because their writer had lost its
-    /// admin rights to a change of the very device they act against: a
-    /// revocation or demotion each way.
-    private var mutual: [(refused: MembershipEvent, by: MembershipEvent)] = []
-    /// Who joined first: the founder, then the founding members, then by
-    /// the depth and hash of the change that added each (made by an admin,
-    /// so no device can move its own place).
-    private var seniority: [PeerID: [UInt8]] = [:]
-
-    init(ordered: [MembershipEvent], depths: [MembershipHash: Int], genesis: GroupState, ancestors: AncestorCache) {
-      self.ordered = ordered
-      self.depths = depths
-      self.genesis = genesis
-      self.ancestors = ancestors
-      var writtenBy: [PeerID: [MembershipHash]] = [:]
-      for event in ordered { writtenBy[event.origin, default: []].append(event.hash) }
-      self.writtenBy = writtenBy
-    }
-
-    mutating func run(void: [MembershipHash: String]) -> GroupState {
-      var state = genesis
-      revocations = [:]
-      disabledBy = [:]
-      mutual = []
-      seniority = [:]
-      for member in genesis.members.values {
-        seniority[member.device] = member.admission == .founder ? [0] : [1] + member.device.bytes
-      }
-      for event in ordered {
-        if let reason = void[event.hash] {
-          state.refused[event.hash] = reason
-          continue
-        }
-        do {
-          try state.apply(event, cutOffFloors: cutOffFloors(of: event))
-          state.applied.append(event.hash)
-          for change in event.changes {
-            switch change {
-            case .revoke(let device, _):
-              revocations[device, default: []].append(event)
-              disabledBy[device] = event
-            case .changeRole(let device, let role) where role != .admin:
-              disabledBy[device] = event
-            case .add(let device, _, _, _):
-              seniority[device] = [2] + Self.bigEndian(depths[event.hash] ?? 0) + event.hash.bytes
-            default: break
-            }
-          }
-        } catch {
-          state.refused[event.hash] = error.description
-          if state.members[event.origin]?.isActiveAdmin == false, let disabling = disabledBy[event.origin],
-             event.actsAgainst(disabling.origin)
-          {
-            mutual.append((event, disabling))
-          }
-        }
-      }
-      return state
-    }
-
-    /// The changes the last pass's revocations beat: a revoked device's
-    /// changes its revocation's writer had not seen, and, of two admins that
-    /// revoked or demoted each other without either seeing the other's
-    /// change, the one who joined later's.
-    /// For each device `event` revokes, the highest sequence of that
-    /// device's membership events it builds on: a revocation cuts off no
-    /// event its writer had applied (a cut-off of 0 from a device that saw
-    /// its target's events is read as that sequence).
-    private mutating func cutOffFloors(of event: MembershipEvent) -> [PeerID: UInt64] {
-      var floors: [PeerID: UInt64] = [:]
-      for case .revoke(let device, _) in event.changes { floors[device] = 0 }
-      guard !floors.isEmpty else { return [:] }
-      for hash in ancestors.of(event.hash) {
-        guard let ancestor = ancestors.events[hash], let floor = floors[ancestor.origin] else { continue }
-        floors[ancestor.origin] = max(floor, ancestor.sequence)
-      }
-      return floors
-    }
-
-    mutating func voided(by state: GroupState) -> [MembershipHash: String] {
-      var void: [MembershipHash: String] = [:]
-      // Mutual acts first: the loser's revocation voids nothing.
-      for (refused, disabling) in mutual {
-        guard !ancestors.of(refused.hash).contains(disabling.hash), !ancestors.of(disabling.hash).contains(refused.hash),
-              let senior = seniority[refused.origin], let junior = seniority[disabling.origin],
-              senior.lexicographicallyPrecedes(junior)
-        else { continue }
-        void[disabling.hash] = void[disabling.hash]
-          ?? "its writer \(disabling.origin.shortDescription) and \(refused.origin.shortDescription) acted against each other concurrently, and \(refused.origin.shortDescription) joined first"
-      }
-      for (device, revokingEvents) in revocations {
-        for hash in writtenBy[device] ?? [] where void[hash] == nil {
-          guard let revocation = revokingEvents.first(where: {
-            void[$0.hash] == nil && $0.hash != hash && !ancestors.of($0.hash).contains(hash)
-          }) else { continue }
-          void[hash] = "its writer \(device.shortDescription) was revoked by \(revocation.origin.shortDescription) (\(revocation.hash)), which had not seen it"
-        }
-      }
-      return void
-    }
-
-    private static func bigEndian(_ value: Int) -> [UInt8] {
-      withUnsafeBytes(of: UInt64(value).bigEndian) { Array($0) }
-    }
   }
 
   /// Why a creation is not this group's root; nil when it is.
@@ -295,160 +185,5 @@ package struct MembershipHistory: Sendable {
     }
     for root in roots { depths.removeValue(forKey: root) }
     return depths
-  }
-}
-
-/// The membership events an event builds on, directly or not, computed once per event.
-private struct AncestorCache {
-  let events: [MembershipHash: MembershipEvent]
-  var cache: [MembershipHash: Set<MembershipHash>] = [:]
-
-  mutating func of(_ hash: MembershipHash) -> Set<MembershipHash> {
-    if let known = cache[hash] { return known }
-    var seen: Set<MembershipHash> = []
-    var next = events[hash]?.parents ?? []
-    while let parent = next.popLast() {
-      guard seen.insert(parent).inserted else { continue }
-      next += events[parent]?.parents ?? []
-    }
-    cache[hash] = seen
-    return seen
-  }
-}
-
-/// Why a change is not applied.
-private struct MembershipRefusal: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
-extension MembershipChange {
-  fileprivate var isCreation: Bool { if case .createGroup = self { true } else { false } }
-  fileprivate var isOlder: Bool { if case .older = self { true } else { false } }
-}
-
-extension MembershipEvent {
-  /// Whether it revokes `device` or takes its admin role away.
-  fileprivate func actsAgainst(_ device: PeerID) -> Bool {
-    changes.contains { change in
-      switch change {
-      case .revoke(let target, _): target == device
-      case .changeRole(let target, let role): target == device && role != .admin
-      default: false
-      }
-    }
-  }
-
-  /// Revocations first, then role changes, then the rest, among events of one depth.
-  fileprivate var orderClass: Int {
-    if changes.contains(where: { if case .revoke = $0 { true } else { false } }) { return 0 }
-    if changes.contains(where: { if case .changeRole = $0 { true } else { false } }) { return 1 }
-    return 2
-  }
-}
-
-extension GroupState {
-  fileprivate mutating func apply(creation: MembershipEvent) {
-    guard case .createGroup(_, _, let founders) = creation.changes[0] else { return }
-    founder = creation.origin
-    createdAt = creation.timestamp
-    members[creation.origin] = GroupMember(
-      device: creation.origin, publicKey: creation.signer, role: .admin, addedBy: nil, addedAt: creation.timestamp, admission: .founder)
-    for member in founders where member.device != creation.origin && members[member.device] == nil {
-      members[member.device] = GroupMember(
-        device: member.device, publicKey: member.publicKey, role: .admin, addedBy: creation.origin, addedAt: creation.timestamp,
-        admission: .founding)
-    }
-  }
-
-  /// Applies every change of `event`, or none (throwing why).
-  fileprivate mutating func apply(_ event: MembershipEvent, cutOffFloors: [PeerID: UInt64]) throws(MembershipRefusal) {
-    let writer = event.origin
-    guard let member = members[writer] else { throw MembershipRefusal("its writer \(writer) is not a member of this group") }
-    if let by = member.revokedBy { throw MembershipRefusal("its writer \(writer) was revoked by \(by.shortDescription)") }
-    guard member.role == .admin else {
-      throw MembershipRefusal("its writer \(writer) is a \(member.role), and only admins change the member list")
-    }
-    guard member.publicKey == event.signer else {
-      throw MembershipRefusal("it is signed with another key than the one its writer \(writer) was added with")
-    }
-    func floored(_ change: MembershipChange) -> MembershipChange {
-      guard case .revoke(let device, let after) = change else { return change }
-      return .revoke(device: device, afterSequence: max(after, cutOffFloors[device] ?? 0))
-    }
-    // A change checks everything before it changes anything: one change
-    // applies in place; several apply to a copy, kept only when all apply.
-    if event.changes.count == 1 {
-      try apply(floored(event.changes[0]), by: writer, at: event.timestamp)
-      return
-    }
-    var trial = self
-    for change in event.changes { try trial.apply(floored(change), by: writer, at: event.timestamp) }
-    self = trial
-  }
-
-  /// Whether `device` is the only active admin with a known key.
-  private func isLastActiveAdmin(_ device: PeerID) -> Bool {
-    !members.values.contains { $0.device != device && $0.isActiveAdmin && $0.publicKey != nil }
-  }
-
-  private mutating func apply(_ change: MembershipChange, by writer: PeerID, at timestamp: HLCTimestamp) throws(MembershipRefusal) {
-    switch change {
-    case .add(let device, let publicKey, let role, let invitation):
-      if device.isKeyDerived, PeerID(publicKey: publicKey) != device {
-        throw MembershipRefusal("the key it adds is not the key device \(device) is derived from")
-      }
-      if let existing = members[device] {
-        throw MembershipRefusal(existing.isActive ? "device \(device) is a member already" : "device \(device) was revoked, and is not added again")
-      }
-      if let invitation {
-        if let by = usedInvitations[invitation] {
-          throw MembershipRefusal("invitation \(invitation.uuidString.lowercased()) admitted a device already (\(by.shortDescription)); it admits one")
-        }
-        if withdrawnInvitations.contains(invitation) {
-          throw MembershipRefusal("invitation \(invitation.uuidString.lowercased()) was withdrawn")
-        }
-        usedInvitations[invitation] = device
-      }
-      members[device] = GroupMember(
-        device: device, publicKey: publicKey, role: role, addedBy: writer, addedAt: timestamp,
-        admission: invitation == nil ? .added : .invitation, invitation: invitation)
-    case .revoke(let device, let afterSequence):
-      guard var member = members[device] else { throw MembershipRefusal("device \(device) is not a member") }
-      if member.isActiveAdmin, isLastActiveAdmin(device) {
-        throw MembershipRefusal("device \(device) is the group's last admin, and the last admin is not revoked")
-      }
-      member.revokedBy = member.revokedBy ?? writer
-      member.revokedAt = member.revokedAt ?? timestamp
-      member.revokedAfterSequence = min(afterSequence, member.revokedAfterSequence ?? .max)
-      members[device] = member
-    case .changeRole(let device, let role):
-      guard var member = members[device], member.isActive else { throw MembershipRefusal("device \(device) is not an active member") }
-      if member.role == .admin, role != .admin, isLastActiveAdmin(device) {
-        throw MembershipRefusal("device \(device) is the group's last admin, and the last admin keeps its role")
-      }
-      member.role = role
-      members[device] = member
-    case .withdrawInvitation(let id):
-      if let device = usedInvitations[id] {
-        throw MembershipRefusal("invitation \(id.uuidString.lowercased()) admitted \(device.shortDescription) already")
-      }
-      withdrawnInvitations.insert(id)
-    case .createGroup:
-      throw MembershipRefusal("the group was created already")
-    case .join, .builtOn, .older:
-      throw MembershipRefusal("\(change) is not a change of an admin")
-    }
-  }
-
-  /// A request an admin may admit: with a sound invitation into this group
-  /// that an active admin signed, not used or withdrawn, from a device that
-  /// is not a member (nor was).
-  fileprivate func pendingRequest(_ event: MembershipEvent) -> JoinRequest? {
-    guard let invitation = event.joinRequest, invitation.group == group, invitation.signatureProblem == nil,
-          members[event.origin] == nil, usedInvitations[invitation.id] == nil, !withdrawnInvitations.contains(invitation.id),
-          let inviter = members[invitation.inviter], inviter.isActiveAdmin, inviter.publicKey == invitation.inviterKey
-    else { return nil }
-    return JoinRequest(device: event.origin, publicKey: event.signer, invitation: invitation, event: event.hash)
   }
 }

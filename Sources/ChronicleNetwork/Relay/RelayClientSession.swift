@@ -62,7 +62,9 @@ struct RelayClientSession: Sendable {
 
     var report = RelaySyncReport()
     var pushedThrough = relayVector[me]
-    if push {
+    // A reader pushes nothing: every member would refuse its writes.
+    let isReader = try await offload { [database] in try database.ownRole() == .reader }
+    if push, !isReader {
       (report.sentEvents, pushedThrough) = try await pushOwnEvents(after: pushedThrough, session, link: link, incoming: &incoming)
     }
     guard pull else {
@@ -78,7 +80,7 @@ struct RelayClientSession: Sendable {
     }
     // Watching: one task pushes as the log grows, this one applies what arrives.
     try await withThrowingTaskGroup(of: Void.self) { tasks in
-      tasks.addTask { [pushedThrough] in try await pushAsWritten(after: pushedThrough, session, link: link) }
+      tasks.addTask { [pushedThrough] in try await pushAsWritten(after: pushedThrough, session, link: link, pushesEvents: !isReader) }
       try await receive(&incoming, into: &report, live: live)
       tasks.cancelAll()
     }
@@ -105,13 +107,13 @@ struct RelayClientSession: Sendable {
   }
 
   /// While watching: pushes this device's new events each time the log
-  /// grows, and the membership events it gained (a revocation written here
-  /// or received), so the relay applies them at once.
-  private func pushAsWritten(after start: UInt64, _ session: Pushing, link: RelayLink) async throws {
+  /// grows (a reader's: none), and the membership events it gained (a
+  /// revocation written here or received), so the relay applies them at once.
+  private func pushAsWritten(after start: UInt64, _ session: Pushing, link: RelayLink, pushesEvents: Bool) async throws {
     var through = start
     var membershipSent = membership.count
     for await _ in database.logGrowth(pollInterval: configuration.localPollInterval) {
-      while true {
+      while pushesEvents {
         let page = try await nextPage(after: through, session)
         guard let last = page.last else { break }
         try await link.send(.push(page))
