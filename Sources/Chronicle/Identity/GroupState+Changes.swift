@@ -1,3 +1,5 @@
+// What each membership change does to a group's member list, and who may
+// make it: the rules one pass of MembershipHistory applies event by event.
 import Foundation
 
 /// Why a change is not applied.
@@ -32,6 +34,8 @@ extension MembershipEvent {
 }
 
 extension GroupState {
+  /// The list a creation starts: its writer the founder, the founding
+  /// members admins beside it.
   mutating func apply(creation: MembershipEvent) {
     guard case .createGroup(_, _, let founders) = creation.changes[0] else { return }
     founder = creation.origin
