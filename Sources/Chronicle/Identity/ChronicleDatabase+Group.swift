@@ -224,8 +224,13 @@ extension ChronicleDatabase {
       guard try db.tableExists("chronicle_membership_events") else { return nil }
       let membership = GroupMembership(db: db)
       if let member = try membership.member(peerID) { return member.role }
-      return try membership.storedEvents().filter { $0.origin == peerID }.compactMap(\.joinRequest).last?.role
+      return try ownInvitations(membership).last?.role
     }
+  }
+
+  /// The invitations this device asked to join with (its own join requests).
+  private func ownInvitations(_ membership: GroupMembership) throws -> [Invitation] {
+    try membership.storedEvents().filter { $0.origin == peerID }.compactMap(\.joinRequest)
   }
 
   /// Why this database does not sync with a server `peer` that proved it
@@ -240,7 +245,7 @@ extension ChronicleDatabase {
       guard try db.tableExists("chronicle_membership_events"), try membership.group() != nil else { return nil }
       guard let publicKey else { return "it proved no device key" }
       if try membership.members().isEmpty {
-        let invitations = try membership.storedEvents().filter { $0.origin == peerID }.compactMap(\.joinRequest)
+        let invitations = try ownInvitations(membership)
         if invitations.contains(where: { $0.inviter == peer && $0.inviterKey == publicKey }) { return nil }
         let inviters = invitations.map(\.inviter.description).joined(separator: ", ")
         return "this device's join is not admitted yet, and it is not the admin that invited this device (\(inviters.isEmpty ? "none" : inviters))"
