@@ -159,8 +159,10 @@ enum EventStreams {
 
   /// Receives a stream and merges it into `database`, one transaction per
   /// batch; answers with what was applied. An event the database refuses
-  /// (forged, from a newer schema, ...) rolls its batch back, is reported
-  /// to the sender, and ends the session.
+  /// (forged, unsigned, from a device revoked before it, ...) is recorded
+  /// there and logged, and the rest applies; an error that stops the batch
+  /// (a newer schema, a trigger that writes while merging, ...) rolls it
+  /// back, is reported to the sender, and ends the session.
   static func receive(
     into database: ChronicleDatabase, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration,
     progress: (@Sendable (NetworkSyncProgress) -> Void)?
@@ -186,7 +188,12 @@ enum EventStreams {
 
     func apply(_ batch: [[UInt8]]) async throws {
       do {
-        report.add(try await offload { try database.applyRemote(serializedEvents: batch, source: source) })
+        let merged = try await offload { try database.applyRemote(serializedEvents: batch, source: source) }
+        if !merged.refused.isEmpty {
+          configuration.logger.warning(
+            "refused events", metadata: ["from": "\(source)", "count": "\(merged.refused.count)", "first": "\(merged.refused[0])"])
+        }
+        report.add(merged)
       } catch let error as SyncError {
         await connection.sendFailureQuietly("your events were refused: \(error)")
         throw error

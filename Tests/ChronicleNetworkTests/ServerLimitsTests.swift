@@ -117,7 +117,8 @@ struct ServerLimitsTests {
           // nothing (this side never sees the server close: it does not
           // read). The server must give up on it.
           try await connection.send(.vector(VersionVector([:])))
-          let offer = try await connection.receive("an offer", within: .seconds(5))
+          // (Signing 40 MB of events first takes seconds on a loaded machine.)
+          let offer = try await connection.receive("an offer", within: .seconds(60))
           guard case .offer = offer else { throw connection.unexpected(offer, waitingFor: "an offer") }
           try await connection.send(.ready)
           let start = ContinuousClock.now

@@ -83,16 +83,16 @@ struct DeviceIdentityTests {
     let bKey = try #require(try DeviceKey.read(from: b.identity.keyFile))
     let forged = EventSignature.seal(try payload(a, a.peerID, sequence), with: bKey)
 
-    let before = try c.digests()
-    #expect {
-      try c.applyRemote(serializedEvents: good + [forged], source: "b")
-    } throws: { error in
-      guard case SyncError.unauthenticatedEvent(_, let event, let device, let reason) = error else { return false }
-      return event.hasSuffix(":\(sequence)") && device == a.peerID && reason.contains("another device's key")
-    }
-    #expect(try c.digests() == before)
-    #expect(try listNames(c) == ["Home"])
-    #expect(try c.versionVector()[b.peerID] == 0)
+    // The forgery is refused alone; b's own events beside it apply.
+    expectRefused(a.peerID, "another device's key", by: c) { try c.applyRemote(serializedEvents: good + [forged], source: "b") }
+    #expect(try c.refusedEvents().map(\.sequence) == [UInt64(sequence)])
+    #expect(try listNames(c) == ["Home", "Work"])
+    #expect(try c.versionVector()[b.peerID] == b.versionVector()[b.peerID])
+    // Unproven, the refusal does not count as held: a's genuine event is still taken.
+    #expect(try c.versionVector()[a.peerID] == UInt64(sequence - 1))
+    try push(a, to: c)
+    #expect(try listNames(c) == ["Home", "Work", "Forged"])
+    #expect(try c.refusedEvents().isEmpty)
   }
 
   @Test func aChangedSignatureOrAChangedEventIsRefused() throws {
@@ -103,13 +103,11 @@ struct DeviceIdentityTests {
     var laterClock = signed
     laterClock[29] ^= 0x01  // the HLC's low byte: still a valid event, not the signed one
     for tampered in [badSignature, laterClock].map(withFixedChecksum) {
-      #expect(throws: SyncError.self) { try b.applyRemote(serializedEvents: [tampered], source: "a") }
-      do {
-        _ = try b.applyRemote(serializedEvents: [tampered], source: "a")
-      } catch let error as SyncError {
-        #expect("\(error)".contains("does not verify"), "\(error)")
-      }
+      expectRefused(a.peerID, "does not verify", by: b) { try b.applyRemote(serializedEvents: [tampered], source: "a") }
       #expect(try b.log.count() == 1)  // b's own first event only
+      // Not settled: the origin is not proven, so a good copy is still taken.
+      #expect(try b.refusedEvents().allSatisfy { !$0.settled })
+      #expect(try b.versionVector()[a.peerID] == 0)
     }
     // The untouched event still goes through.
     _ = try b.applyRemote(serializedEvents: [signed], source: "a")
@@ -121,7 +119,7 @@ struct DeviceIdentityTests {
     let sequence = Int(try #require(try a.log.events().last).event.sequence)
     let unsigned = try payload(a, a.peerID, sequence)
     #expect(unsigned[4] == 1)
-    #expect(throws: SyncError.self) { try b.applyRemote(serializedEvents: [unsigned], source: "a") }
+    expectRefused(a.peerID, "not signed", by: b) { try b.applyRemote(serializedEvents: [unsigned], source: "a") }
     #expect(try listNames(b).isEmpty)
   }
 
@@ -190,9 +188,9 @@ struct DeviceIdentityTests {
     try legacy.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'Later')") }
     let sequence = Int(try #require(try legacy.log.events().last).event.sequence)
     let unsigned = try payload(legacy, legacyPeer, sequence)
-    #expect(throws: SyncError.self) { try b.applyRemote(serializedEvents: [unsigned], source: "legacy") }
+    expectRefused(legacyPeer, "not signed") { try b.applyRemote(serializedEvents: [unsigned], source: "legacy") }
     let cKey = try #require(try DeviceKey.read(from: c.identity.keyFile))
-    #expect(throws: SyncError.self) {
+    expectRefused(legacyPeer, "another device's key") {
       try b.applyRemote(serializedEvents: [EventSignature.seal(unsigned, with: cKey)], source: "c")
     }
     try push(legacy, to: b)

@@ -61,6 +61,27 @@ func push(_ source: ChronicleDatabase, to target: ChronicleDatabase) throws -> M
   return try target.applyRemote(bundle: bundle, source: "memory:\(source.peerID.shortDescription)")
 }
 
+/// Expects the merge `body` runs to refuse an event of `device` whose
+/// reason contains `reason`, and to record it where `chronicle refused`
+/// reads (`receiver`'s refused events, when given).
+func expectRefused(
+  _ device: PeerID, _ reason: String, by receiver: ChronicleDatabase? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: () throws -> MergeReport
+) {
+  do {
+    let report = try body()
+    #expect(
+      report.refused.contains { $0.origin == device && $0.reason.contains(reason) },
+      "expected a refusal of an event of \(device.shortDescription) for '\(reason)'; refused: \(report.refused)", sourceLocation: sourceLocation)
+    if let receiver {
+      let recorded = try receiver.refusedEvents()
+      #expect(recorded.contains { $0.origin == device && $0.reason.contains(reason) }, "recorded: \(recorded)", sourceLocation: sourceLocation)
+    }
+  } catch {
+    Issue.record(error, "expected a refusal of an event of \(device.shortDescription), not an error", sourceLocation: sourceLocation)
+  }
+}
+
 /// Expects no row of `peer`'s tables to lack its parent (SQLite's own
 /// check): a merge parks such rows.
 func expectNoOrphans(_ peer: ChronicleDatabase, _ context: String) throws {

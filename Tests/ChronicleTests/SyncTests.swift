@@ -152,10 +152,10 @@ struct SyncTests {
     // Signed with a's own key: a device that equivocates is refused too.
     let aKey = try #require(try DeviceKey.read(from: a.identity.keyFile))
     let forged = EventBundle.encode(writer: a.peerID, events: [EventSignature.seal(try EventCodec.encode(changed).bytes, with: aKey)])
-    #expect { try b.applyRemote(bundle: forged, source: "forged.chrb") } throws: { error in
-      guard case SyncError.forgedEvent(let source, _, _) = error else { return false }
-      return source == "forged.chrb"
+    expectRefused(a.peerID, "holds a different event with the same origin and sequence", by: b) {
+      try b.applyRemote(bundle: forged, source: "forged.chrb")
     }
+    #expect(try b.refusedEvents().first?.source == "forged.chrb")
     #expect(try b.log.count() == held)
     #expect(try list(b, 2)?["name"] as String? == "Work")
   }

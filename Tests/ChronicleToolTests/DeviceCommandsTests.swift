@@ -64,7 +64,8 @@ struct DeviceCommandsTests {
     #expect(try tool.chronicle("role", b, bID, "admin").status == 2)  // b is no admin
     #expect(try tool.chronicle("role", a, bID, "writer").status == 0)
 
-    // Revoked: b's later bundle is refused whole, naming b and the reason.
+    // Revoked: b's later event is refused (exit 1), naming b and the reason,
+    // and `chronicle refused` lists it.
     #expect(try tool.chronicle("revoke", a, bID).status == 0)
     #expect(try tool.chronicle("members", a).output.contains("REVOKED"))
     _ = try tool.chronicle("sql", b, "INSERT INTO notes VALUES (2, 'after revocation')")
@@ -72,8 +73,18 @@ struct DeviceCommandsTests {
     let refused = try tool.chronicle("import", a, bundle)
     #expect(refused.status == 1, "\(refused.output) \(refused.errors)")
     #expect(refused.errors.contains("device \(bID)") && refused.errors.contains("revoked"), "\(refused.errors)")
+    #expect(refused.errors.contains("chronicle refused \(a) lists them"), "\(refused.errors)")
     let notes = try Chronicle.open(path: a).read { db in try String.fetchAll(db, sql: "SELECT body FROM notes ORDER BY id") }
     #expect(notes == ["from b"])
+    let listing = try tool.chronicle("refused", a)
+    #expect(listing.status == 0 && listing.output.contains("\(bID):") && listing.output.contains("settled")
+      && listing.output.contains("revoked") && listing.output.contains("1 refused events"), "\(listing.output) \(listing.errors)")
+    let json = try tool.chronicle("refused", a, "--json")
+    let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+    #expect(entries.count == 1 && entries[0]["origin"] as? String == bID && entries[0]["settled"] as? Bool == true && entries[0]["source"] as? String == bundle)
+    // Settled, it counts as held: the same bundle again is nothing new.
+    let again = try tool.chronicle("import", a, bundle)
+    #expect(again.status == 0 && again.output.contains("merged 0 events") && !again.errors.contains("refused"), "\(again.output) \(again.errors)")
     let verified = try tool.chronicle("verify", a)
     #expect(verified.status == 0, "\(verified.output) \(verified.errors)")
   }

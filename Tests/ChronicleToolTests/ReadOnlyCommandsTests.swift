@@ -35,7 +35,7 @@ struct ReadOnlyCommandsTests {
     let before = fingerprint(path)
     let copy = directory.path("copy.sqlite")
     let commands: [[String]] = [
-      ["peers", path], ["parked", path], ["identity", path], ["group", path], ["members", path],
+      ["peers", path], ["parked", path], ["refused", path], ["identity", path], ["group", path], ["members", path],
       ["log", path], ["verify", path], ["blame", path, "items", "2"], ["step", path],
       ["diff", path, path], ["replay", path, "--into", copy],
     ]

@@ -100,5 +100,6 @@ struct PeerSync {
     print("sent \(report.sentEvents) events (\(report.remoteApplied) applied there)")
     print("received \(report.received.appliedEvents + report.received.duplicateEvents) events: merged \(report.received.appliedEvents) (\(report.received.rowChanges) row changes), \(report.received.duplicateEvents) already held")
     if report.received.parkedRows > 0 { print("\(report.received.parkedRows) rows parked (see chronicle parked)") }
+    if printRefused(report.received.refused, database: database) { throw ExitCode(1) }
   }
 }

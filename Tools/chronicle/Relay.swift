@@ -84,14 +84,16 @@ struct RelaySync {
       print("sent \(report.sentEvents) events")
       print("received \(report.received.appliedEvents + report.received.duplicateEvents) events: merged \(report.received.appliedEvents) (\(report.received.rowChanges) row changes), \(report.received.duplicateEvents) already held")
       if report.received.parkedRows > 0 { print("\(report.received.parkedRows) rows parked (see chronicle parked)") }
+      if printRefused(report.received.refused, database: database) { throw ExitCode(1) }
       return
     }
     let watching = Task {
       try await transport.watch(db) { event in
         switch event {
         case .sent(let count) where count > 0: print("sent \(count) events")
-        case .fetched(let report) where report.merged.appliedEvents > 0:
-          print("merged \(report.merged.appliedEvents) events (\(report.merged.rowChanges) row changes)")
+        case .fetched(let report):
+          if report.merged.appliedEvents > 0 { print("merged \(report.merged.appliedEvents) events (\(report.merged.rowChanges) row changes)") }
+          _ = printRefused(report.merged.refused, database: database)
         case .failed(let message): printError("relay: \(message) (reconnecting)")
         default: break
         }

@@ -52,7 +52,8 @@ struct Sync: AsyncParsableCommand {
       if !report.incompleteSources.isEmpty { print("skipped \(report.incompleteSources.count) files still being written") }
       if report.merged.parkedRows > 0 { print("\(report.merged.parkedRows) rows parked (see chronicle parked)") }
       for error in report.rejected { FileHandle.standardError.write(Data("rejected: \(error)\n".utf8)) }
-      if !report.rejected.isEmpty { throw ExitCode(1) }
+      let refused = printRefused(report.merged.refused, database: database)
+      if !report.rejected.isEmpty || refused { throw ExitCode(1) }
     } catch let exit as ExitCode {
       Foundation.exit(exit.rawValue)
     } catch {
@@ -105,7 +106,7 @@ struct Export: ParsableCommand {
 }
 
 struct Import: ParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Merge the events of a bundle file (all or nothing).")
+  static let configuration = CommandConfiguration(abstract: "Merge the events of a bundle file (all of them but those refused, which chronicle refused lists).")
 
   @Argument(help: "The SQLite file.") var database: String
   @Argument(help: "The bundle file.") var file: String
@@ -115,6 +116,7 @@ struct Import: ParsableCommand {
       let db = try Chronicle.open(path: database)
       let report = try db.applyRemote(bundle: [UInt8](Data(contentsOf: URL(fileURLWithPath: file))), source: file)
       print("merged \(report.appliedEvents) events (\(report.rowChanges) row changes), \(report.duplicateEvents) already held, \(report.parkedRows) rows parked")
+      if printRefused(report.refused, database: database) { throw ExitCode(1) }
     }
   }
 }

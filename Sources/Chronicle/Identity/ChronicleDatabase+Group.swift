@@ -288,6 +288,8 @@ extension ChronicleDatabase {
         throw ChronicleError.membership("this change of the member list is refused: \(reason)")
       }
     }
+    // Events refused for good may be admitted under the new member list.
+    _ = try readmitRefusedEvents(after: MergeReport())
   }
 
   /// The group, when `peer` is one of its active admins.

@@ -25,69 +25,92 @@ struct DeviceAdmission {
   struct Pending {
     var fresh: [IncomingEvent]
     var checks: SignatureChecks?
-    /// An event of the batch whose id another event of the batch has, with
-    /// other bytes: one of the two is forged, and the batch is refused.
-    var twin: ChangeEvent?
+    /// Ids that two events of the batch have, with other bytes: one of the
+    /// two is forged, and both are refused.
+    var twins: [EventID]
   }
 
   /// Picks the events of a batch that the log does not hold yet (each id
-  /// once) and starts checking their signatures; ``admit(_:source:)`` waits
-  /// for the checks.
+  /// once) and starts checking their signatures; ``admit(_:)`` waits for
+  /// the checks.
   func startChecking(_ events: [IncomingEvent]) throws -> Pending {
     var fresh: [IncomingEvent] = []
     var seen: [EventID: Int] = [:]
-    var twin: ChangeEvent?
+    var twins: [EventID] = []
     for incoming in events where try !EventLog.contains(registry.db, origin: incoming.event.origin, sequence: incoming.event.sequence) {
       if let earlier = seen[incoming.event.id] {
-        if fresh[earlier].encoded.bytes != incoming.encoded.bytes { twin = twin ?? incoming.event }
+        if fresh[earlier].encoded.bytes != incoming.encoded.bytes { twins.append(incoming.event.id) }
         continue
       }
       seen[incoming.event.id] = fresh.count
       fresh.append(incoming)
     }
-    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil, twin: twin)
+    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil, twins: twins)
   }
 
-  /// Checks every event of a batch that the log does not hold yet (a refused
-  /// one throws, naming it): its signature (waiting for the checks that
-  /// ``startChecking(_:)`` started), then, once this database is in a group,
-  /// its origin's membership and role. Records the keys of older devices
-  /// seen signing for the first time, and the membership events the batch
-  /// carries (before its data is checked, so a device added in the batch has
-  /// its events admitted).
-  mutating func admit(_ pending: Pending, source: String) throws {
+  /// What ``admit(_:)`` found: the events refused, and whether the batch
+  /// changed the member list.
+  struct Outcome {
+    var refusals: [EventRefusal] = []
+    var storedMembershipEvents = 0
+  }
+
+  /// Checks every event of a batch that the log does not hold yet: its
+  /// signature (waiting for the checks that ``startChecking(_:)`` started),
+  /// then, once this database is in a group, its origin's membership and
+  /// role. Records the keys of older devices seen signing for the first
+  /// time, and the membership events the batch carries (before its data is
+  /// checked, so a device added in the batch has its events admitted).
+  ///
+  /// Each event that fails is returned as refused, with the reason; the
+  /// caller merges the batch again without them (what they stored here is
+  /// rolled back with the transaction).
+  mutating func admit(_ pending: Pending) throws -> Outcome {
     let db = registry.db
     let fresh = pending.fresh
-    func refused(_ event: ChangeEvent, _ reason: String) -> SyncError {
-      .unauthenticatedEvent(source: source, event: event.id.description, device: event.origin, reason: reason)
+    var outcome = Outcome()
+    var refused: Set<EventID> = []
+    /// `settled`: the event's origin is proven and the refusal final.
+    func refuse(_ incoming: IncomingEvent, _ reason: String, settled: Bool) {
+      guard refused.insert(incoming.event.id).inserted else { return }
+      outcome.refusals.append(EventRefusal(incoming, reason: reason, settled: settled))
     }
-    if let twin = pending.twin {
-      throw refused(twin, "the batch holds two different events under this id: one of them is forged")
+    for twin in pending.twins {
+      guard let incoming = fresh.first(where: { $0.event.id == twin }) else { continue }
+      refuse(incoming, "the batch holds two different events under this id: one of them is forged", settled: false)
     }
     let checks = try pending.checks?.results() ?? []
     var checked: [EventID: Result<[UInt8], EventSignature.Problem>] = [:]
     for (incoming, check) in zip(fresh, checks) { checked[incoming.event.id] = check }
     var signers: [EventID: [UInt8]] = [:]
-    for incoming in fresh.sorted(by: { ($0.event.origin, $0.event.sequence) < ($1.event.origin, $1.event.sequence) }) {
+    for incoming in fresh.sorted(by: { ($0.event.origin, $0.event.sequence) < ($1.event.origin, $1.event.sequence) })
+    where !refused.contains(incoming.event.id) {
       let event = incoming.event
       do {
         signers[event.id] = try admit(event.origin, event.sequence, incoming.encoded, checked: checked[event.id])
       } catch let problem as EventSignature.Problem {
-        throw refused(event, problem.description)
+        refuse(incoming, problem.description + ": the peer that sent it holds a forged or damaged copy (chronicle verify on it names the event)", settled: false)
       }
     }
+    /// Whether the event's origin is proven: signed with its origin's key
+    /// (or an older device's unsigned history, admitted as such).
+    func proven(_ event: ChangeEvent) -> Bool { !checksSignatures || signers[event.id] != nil || !event.origin.isKeyDerived }
     // Membership events are kept, every one this group's (signed: nothing
     // else proves who made a change), and the member list is resolved anew
     // from all of them: the result depends on the set, not on the order.
     let membership = GroupMembership(db: db)
     var group = try membership.group()
     var carried: [(incoming: IncomingEvent, event: MembershipEvent)] = []
-    for incoming in fresh where incoming.event.operations.contains(where: \.isMembership) {
+    for incoming in fresh where !refused.contains(incoming.event.id) && incoming.event.operations.contains(where: \.isMembership) {
       let event = incoming.event
-      guard incoming.encoded.version >= 2 else { throw refused(event, "it changes the member list unsigned") }
+      guard incoming.encoded.version >= 2 else {
+        refuse(incoming, "it changes the member list unsigned", settled: false)
+        continue
+      }
       let signer = signers[event.id] ?? EventSignature.embeddedSigner(of: incoming.encoded.bytes)
       guard let membershipEvent = MembershipEvent(event, signed: incoming.encoded.bytes, signer: signer) else {
-        throw refused(event, "it carries changes of the member list and data together")
+        refuse(incoming, "it carries changes of the member list and data together", settled: proven(event))
+        continue
       }
       carried.append((incoming, membershipEvent))
     }
@@ -105,15 +128,18 @@ struct DeviceAdmission {
     if let group, !carried.isEmpty {
       for (incoming, event) in carried {
         if let other = event.otherGroup(than: group) {
-          throw refused(incoming.event, "it belongs to another group (\(other.uuidString.lowercased())) than this database's (\(group.uuidString.lowercased()))")
+          refuse(
+            incoming, "it belongs to another group (\(other.uuidString.lowercased())) than this database's (\(group.uuidString.lowercased()))",
+            settled: proven(incoming.event))
+          continue
         }
-        try membership.store(event)
+        if try membership.store(event) { outcome.storedMembershipEvents += 1 }
       }
       try membership.resolve()
     }
-    guard try membership.group() != nil else { return }
+    guard try membership.group() != nil else { return outcome }
     var members: [PeerID: GroupMember?] = [:]
-    for incoming in fresh {
+    for incoming in fresh where !refused.contains(incoming.event.id) {
       let origin = incoming.event.origin
       let member: GroupMember?
       if let cached = members[origin] { member = cached } else {
@@ -128,7 +154,8 @@ struct DeviceAdmission {
          let invitation = request.joinRequest
       {
         guard let inviter = try membership.member(invitation.inviter), inviter.publicKey == invitation.inviterKey else {
-          throw refused(event, "its invitation is signed by \(invitation.inviter), who is not a member of this group (with that key)")
+          refuse(incoming, "its invitation is signed by \(invitation.inviter), who is not a member of this group (with that key)", settled: false)
+          continue
         }
         continue
       }
@@ -136,12 +163,15 @@ struct DeviceAdmission {
       if let member { state.members[origin] = member }
       let writes = event.operations.contains { $0.tableIndex != nil }
       if let problem = state.refusal(ofEventFrom: origin, sequence: event.sequence, writes: writes) {
-        throw refused(event, problem)
+        // Not a member (yet): a later copy is taken once it is one.
+        refuse(incoming, problem, settled: member != nil && proven(event))
+        continue
       }
       if let key = member?.publicKey, let signer = signers[event.id], key != signer {
-        throw refused(event, "it is signed with another key than the one member \(origin) was added with")
+        refuse(incoming, "it is signed with another key than the one member \(origin) was added with", settled: false)
       }
     }
+    return outcome
   }
 
   /// The signer's key of a signed event, nil for an admitted unsigned one.

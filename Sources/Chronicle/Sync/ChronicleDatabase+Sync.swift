@@ -11,6 +11,9 @@ public struct MergeReport: Sendable, Equatable {
   public var rowChanges = 0
   /// Rows parked after the batch (waiting for an insert or a parent).
   public var parkedRows = 0
+  /// Received events refused (recorded in the database, listed by
+  /// ``ChronicleLogSource/refusedEvents()``); the rest applied without them.
+  public var refused: [RefusedEvent] = []
 
   public init() {}
 
@@ -20,6 +23,7 @@ public struct MergeReport: Sendable, Equatable {
     duplicateEvents += batch.duplicateEvents
     rowChanges += batch.rowChanges
     parkedRows = batch.parkedRows
+    refused += batch.refused
   }
 }
 
@@ -39,6 +43,12 @@ extension ChronicleLogSource {
   /// The version vector of this database's log.
   public func versionVector() throws -> VersionVector {
     try read { db in try VersionVector.read(db) }
+  }
+
+  /// The received events this database refused, most recent first (see
+  /// ``MergeReport/refused``).
+  public func refusedEvents() throws -> [RefusedEvent] {
+    try read { db in try RefusedEvents(db: db).all() }
   }
 
   /// Rows that are live but not in their table, and why.
@@ -129,6 +139,10 @@ extension ChronicleDatabase {
     // Every event's clock first, from its envelope (each is verified whole
     // when its batch is decoded, before anything commits).
     var oldest: HLCTimestamp?
+    var refusals: [EventRefusal] = []
+    // Events refused for good already are held as such.
+    let settled = try read { db in try RefusedEvents(db: db).settledIDs() }
+    var excluded = settled
     for (index, bytes) in serialized.events.enumerated() {
       let header: (origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp)
       do {
@@ -139,20 +153,56 @@ extension ChronicleDatabase {
       do {
         _ = try clock.receive(header.timestamp)
       } catch {
-        throw SyncError.clockDrift(source: source, event: "\(header.origin):\(header.sequence)", detail: error.description)
+        let id = EventID(origin: header.origin, sequence: header.sequence)
+        guard !settled.contains(id) else { continue }
+        refusals.append(EventRefusal(id: id, reason: "\(error.description): fix the clock of the device that wrote it", bytes: bytes.count))
+        excluded.insert(id)
+        continue
       }
       oldest = min(oldest ?? header.timestamp, header.timestamp)
     }
     // Local history the merge needs folded is folded first, in slices of
     // its own (a fold by rows would need every received row at once).
     if let oldest, try mergeNeedsPreparation(forEventsFrom: oldest) { try prepareMergeState(since: oldest) }
-    return try inMergeTransaction { uncaptured, db in
-      var report = MergeReport()
-      for batch in batches {
-        report.add(try merge(try serialized.decoded(batch, source: source), source: source, planned: nil, uncaptured, db))
+    var membershipChanged = false
+    // Refused events are taken out, and the whole bundle merged again.
+    while true {
+      do {
+        let report = try inMergeTransaction { uncaptured, db in
+          var report = MergeReport()
+          for batch in batches {
+            let decoded = try serialized.decoded(batch, source: source)
+            let events = decoded.filter { !excluded.contains($0.event.id) }
+            report.duplicateEvents += decoded.count { settled.contains($0.event.id) }
+            let merged = try merge(events, refused: [], source: source, planned: nil, uncaptured, db, recordsRefusals: false)
+            report.add(merged.report)
+            membershipChanged = membershipChanged || merged.membershipChanged
+          }
+          try RefusedEvents(db: db).record(refusals, source: source, now: clock.wallTime)
+          report.refused = refusals.map { RefusedEvent($0, source: source) }
+          if refusals.contains(where: \.settled) { try VersionVector.saveCheckpoint(db) }
+          return report
+        }
+        return membershipChanged ? try readmitRefusedEvents(after: report) : report
+      } catch let refused as RefusedInBatch {
+        let ids = Set(refused.refusals.map(\.id))
+        guard !ids.isSubset(of: excluded) else { throw SyncError.forgedEvent(source: source, event: "-", reason: "a refusal named no event of the batch") }
+        excluded.formUnion(ids)
+        refusals += refused.refusals
+        membershipChanged = false
       }
-      return report
     }
+  }
+
+  /// Records events received from `source` that could not be read at all
+  /// (a sealed event that does not open, for one), and returns them as a
+  /// merge reports them. Nothing counts them as held: a good copy is taken
+  /// when one comes.
+  package func recordUnreadableEvents(_ events: [(id: EventID, reason: String, bytes: Int)], source: String) throws -> [RefusedEvent] {
+    let refusals = events.map { EventRefusal(id: $0.id, reason: $0.reason, bytes: $0.bytes) }
+    guard !refusals.isEmpty else { return [] }
+    try writer.write { db in try RefusedEvents(db: db).record(refusals, source: source, now: clock.wallTime) }
+    return refusals.map { RefusedEvent($0, source: source) }
   }
 
   /// Runs `body` in the transaction a merge takes, committed when it
@@ -161,16 +211,16 @@ extension ChronicleDatabase {
   /// settleForeignKeys checks instead), guard triggers skipped, and a page
   /// cache for the pages of the tables and their merge state that SQLite's
   /// default cache would have evicted before the merge comes back to them.
-  private func inMergeTransaction(_ body: (UncapturedWrites, Database) throws -> MergeReport) throws -> MergeReport {
+  private func inMergeTransaction<Outcome>(_ body: (UncapturedWrites, Database) throws -> Outcome) throws -> Outcome {
     let session = self.session
     return try writer.writeWithoutTransaction { db in
       try session.uncaptured(db, foreignKeysOff: true, guardsSkipped: true) { uncaptured in
-        var report = MergeReport()
+        var outcome: Outcome?
         try db.inTransaction(.immediate) {
-          report = try db.withPageCache(kibibytes: 65_536) { try body(uncaptured, db) }
+          outcome = try db.withPageCache(kibibytes: 65_536) { try body(uncaptured, db) }
           return .commit
         }
-        return report
+        return outcome!
       }
     }
   }
@@ -315,39 +365,115 @@ extension ChronicleDatabase {
     return .mergesAhead
   }
 
-  func applyRemote(_ events: [IncomingEvent], source: String) throws -> MergeReport {
-    for incoming in events {
+  /// Merges received events in one transaction. An event refused for what
+  /// it is (its signature, its origin's membership or role, a clock far
+  /// ahead, a different copy of an event the log holds) is recorded in
+  /// `chronicle_refused_events` and reported, and the rest of the batch
+  /// applies without it: no single event stops a sync.
+  func applyRemote(_ events: [IncomingEvent], refused: [EventRefusal] = [], source: String) throws -> MergeReport {
+    var refusals = refused
+    var batch: [IncomingEvent] = []
+    batch.reserveCapacity(events.count)
+    // Events refused for good already are held as such.
+    let settled = try read { db in try RefusedEvents(db: db).settledIDs() }
+    for incoming in events where !settled.contains(incoming.event.id) {
       do {
         _ = try clock.receive(incoming.event.timestamp)
+        batch.append(incoming)
       } catch {
-        throw SyncError.clockDrift(source: source, event: incoming.event.id.description, detail: error.description)
+        refusals.append(EventRefusal(incoming, reason: "\(error.description): fix the clock of the device that wrote it", settled: false))
       }
     }
     // Join requests among them are admitted first when this device is an
     // admin (an event of its own), so the new device's events are admitted too.
-    let requests = events.compactMap { incoming -> MembershipEvent? in
+    let requests = batch.compactMap { incoming -> MembershipEvent? in
       guard incoming.event.operations.count == 1, case .membership(.join) = incoming.event.operations[0] else { return nil }
       return try? MembershipEvent(verifying: incoming.encoded.bytes)
     }
     if !requests.isEmpty { try admitJoinRequests(received: requests) }
     // A local history not folded yet is folded first, in slices of its own,
     // so that the merge's transaction does not hold the database for it.
-    let needed = try foldNeeded(for: events)
+    let needed = try foldNeeded(for: batch)
     if case .whole(let since) = needed { try prepareMergeState(since: since) }
     // A fold by rows planned before the transaction serves in it while the
     // log has not moved since.
     var planned: (fold: TouchedRowFold, at: Int64)?
     if case .byRows(let fold, let position) = needed { planned = (fold, position) }
-    return try inMergeTransaction { uncaptured, db in try merge(events, source: source, planned: planned, uncaptured, db) }
+    var (report, membershipChanged) = try mergeRefusing(batch, refused: refusals, source: source, planned: planned)
+    report.duplicateEvents += events.count { settled.contains($0.event.id) }
+    guard membershipChanged else { return report }
+    return try readmitRefusedEvents(after: report)
+  }
+
+  /// Merges `batch` in one transaction, taking out each event the checks
+  /// refuse and merging the rest again, and records the refusals (those of
+  /// `refused` too) unless `recordsRefusals` is false.
+  private func mergeRefusing(
+    _ batch: [IncomingEvent], refused: [EventRefusal], source: String, planned: (fold: TouchedRowFold, at: Int64)?,
+    recordsRefusals: Bool = true
+  ) throws -> (report: MergeReport, membershipChanged: Bool) {
+    var batch = batch, refusals = refused
+    while true {
+      do {
+        return try inMergeTransaction { uncaptured, db in
+          try merge(batch, refused: refusals, source: source, planned: planned, uncaptured, db, recordsRefusals: recordsRefusals)
+        }
+      } catch let refused as RefusedInBatch {
+        // Merged again without them (what the refused events' checks stored
+        // rolled back with the transaction).
+        let ids = Set(refused.refusals.map(\.id))
+        let before = batch.count
+        batch.removeAll { ids.contains($0.event.id) }
+        guard batch.count < before else { throw SyncError.forgedEvent(source: source, event: "-", reason: "a refusal named no event of the batch") }
+        refusals += refused.refusals
+      }
+    }
+  }
+
+  /// After the member list changed: the events whose refusal was settled
+  /// (a revoked device's late writes, a reader's) are admitted if they now
+  /// may be, and stay refused otherwise.
+  func readmitRefusedEvents(after report: MergeReport) throws -> MergeReport {
+    let kept = try read { db in try RefusedEvents(db: db).keptEvents() }
+    guard !kept.isEmpty else { return report }
+    let events = IncomingEvent.decodeAll(kept).compactMap { try? $0.get() }
+    var retried = try mergeRefusing(events, refused: [], source: "events refused earlier, checked again", planned: nil, recordsRefusals: false).report
+    retried.refused = []
+    var merged = report
+    merged.add(retried)
+    return merged
+  }
+
+  /// Admits and merges received events, inside the caller's transaction,
+  /// and records `refused` (events the caller took out of the batch).
+  /// Returns whether the batch changed the member list. Throws
+  /// ``RefusedInBatch`` when events of the batch are refused: the caller
+  /// rolls back and merges again without them.
+  private func merge(
+    _ events: [IncomingEvent], refused: [EventRefusal], source: String, planned: (fold: TouchedRowFold, at: Int64)?,
+    _ uncaptured: UncapturedWrites, _ db: Database, recordsRefusals: Bool = true
+  ) throws -> (report: MergeReport, membershipChanged: Bool) {
+    var report = MergeReport()
+    var membershipChanged = false
+    if !events.isEmpty {
+      (report, membershipChanged) = try merge(events, source: source, planned: planned, uncaptured, db)
+    }
+    if recordsRefusals {
+      try RefusedEvents(db: db).record(refused, source: source, now: clock.wallTime)
+      report.refused = refused.map { RefusedEvent($0, source: source) }
+      if refused.contains(where: \.settled) { try VersionVector.saveCheckpoint(db) }
+    }
+    return (report, membershipChanged)
   }
 
   /// Admits and merges received events, inside the caller's transaction.
   private func merge(
     _ events: [IncomingEvent], source: String, planned: (fold: TouchedRowFold, at: Int64)?, _ uncaptured: UncapturedWrites, _ db: Database
-  ) throws -> MergeReport {
-    // Every event must come from the device it names, or none is applied:
-    // the signatures are checked on other cores while the events merge, and
-    // the transaction commits only once all passed.
+  ) throws -> (report: MergeReport, membershipChanged: Bool) {
+    // Every event must come from the device it names: the signatures are
+    // checked on other cores while the events merge, and the transaction
+    // commits only once all passed (a refused one rolls it back, and the
+    // batch is merged again without it).
     var admission = DeviceAdmission(db, checksSignatures: signsEvents)
     let pending = try admission.startChecking(events)
     // The whole batch is one run of received events. Local writes may have
@@ -373,23 +499,34 @@ extension ChronicleDatabase {
       }
       mergesAhead = true
     }
-    do {
-      // Within a batch, older events first: fewer rows go through parking.
-      for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
+    // Within a batch, older events first: fewer rows go through parking.
+    for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
+      do {
         try projector.merge(incoming, source: source) {
           let applier = try MergeApplier.forMerging(db, local: peerID)
           applier.batchCapacity = batchRows
           applier.mergesAheadOfLocalHistory = mergesAhead
           return applier
         }
+      } catch SyncError.forgedEvent(_, _, let reason) {
+        // A different copy of an event this log holds, or one of this
+        // device's own that its log lacks: refused, with whatever else the
+        // checks refuse.
+        var refusals = try admission.admit(pending).refusals
+        if !refusals.contains(where: { $0.id == incoming.event.id }) {
+          refusals.append(EventRefusal(incoming, reason: reason, settled: false))
+        }
+        throw RefusedInBatch(refusals: refusals)
+      } catch {
+        // An event that is not what it claims to be is refused as such,
+        // whatever merging it ran into.
+        let refusals = try admission.admit(pending).refusals
+        if !refusals.isEmpty { throw RefusedInBatch(refusals: refusals) }
+        throw error
       }
-    } catch {
-      // An event that is not what it claims to be is refused as such,
-      // whatever merging it ran into.
-      try admission.admit(pending, source: source)
-      throw error
     }
-    try admission.admit(pending, source: source)
+    let outcome = try admission.admit(pending)
+    if !outcome.refusals.isEmpty { throw RefusedInBatch(refusals: outcome.refusals) }
     var report = try projector.endReceivedRun()
     // Rows are written as the run settles: a trigger that wrote a tracked
     // table then wrote what no event describes (the transaction rolls back).
@@ -397,8 +534,10 @@ extension ChronicleDatabase {
       throw SyncError.triggerWroteWhileMerging(source: source, table: table)
     }
     report.parkedRows = try MergeStore(db: db).parkedCount()
+    let refusedBefore = RefusedEvents(db: db)
+    if try !refusedBefore.isEmpty() { try refusedBefore.forget(pending.fresh.map(\.event.id)) }
     if report.appliedEvents > 0 { try VersionVector.saveCheckpoint(db) }
-    return report
+    return (report, outcome.storedMembershipEvents > 0)
   }
 }
 

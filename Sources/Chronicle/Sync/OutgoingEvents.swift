@@ -95,18 +95,29 @@ public struct OutgoingEvents: Sendable {
 
 extension ChronicleDatabase {
   /// Merges serialized events received from another peer, in one
-  /// transaction: all of them, or, on any error, none (see
-  /// ``applyRemote(bundle:source:)``). Each event is verified first
-  /// (envelope, CRC-32, body); `source` names the sender in errors.
+  /// transaction (see ``applyRemote(bundle:source:)``). Each event is
+  /// verified first (envelope, CRC-32, body); one that is malformed or
+  /// refused is recorded and reported, and the rest applies without it.
+  /// `source` names the sender in errors.
   package func applyRemote(serializedEvents: [[UInt8]], source: String) throws -> MergeReport {
     var events: [IncomingEvent] = []
+    var refused: [EventRefusal] = []
     events.reserveCapacity(serializedEvents.count)
     for (index, decoded) in IncomingEvent.decodeAll(serializedEvents).enumerated() {
       switch decoded {
       case .success(let incoming): events.append(incoming)
-      case .failure(let error): throw SyncError.malformedEvent(source: source, index: index, reason: "\(error)")
+      case .failure(let error):
+        // Refused alone when its envelope names it; nothing at all when not
+        // even that reads.
+        guard let header = try? EventCodec.decodeHeader(serializedEvents[index]) else {
+          throw SyncError.malformedEvent(source: source, index: index, reason: "\(error)")
+        }
+        refused.append(EventRefusal(
+          id: EventID(origin: header.origin, sequence: header.sequence),
+          reason: "it is malformed (\(error)): the peer that sent it holds a damaged copy (chronicle verify on it names the event)",
+          bytes: serializedEvents[index].count))
       }
     }
-    return try applyRemote(events, source: source)
+    return try applyRemote(events, refused: refused, source: source)
   }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Why a sync, an import or an export could not be done. Nothing of the
-/// batch that failed was applied.
+/// batch that failed was applied. (An event refused for what it is does not
+/// fail its batch: see ``MergeReport/refused``.)
 public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A bundle or segment file is malformed: its name, the byte offset, the problem.
   case badBundle(source: String, offset: Int, reason: String)
@@ -11,17 +12,11 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// already held with different content, an event of this very peer that its
   /// log lacks, or an event in the segment folder of another peer.
   case forgedEvent(source: String, event: String, reason: String)
-  /// A received event's origin is not proven: unsigned from a device that
-  /// signs its events, a signature that does not verify, or signed by another
-  /// device's key than its origin's.
-  case unauthenticatedEvent(source: String, event: String, device: PeerID, reason: String)
   /// The remote event was written at a newer schema epoch than this database's.
   case schemaAhead(source: String, event: String, remoteEpoch: UInt64, localEpoch: UInt64)
   /// A remote event refers to a table or column this database does not have
   /// at the same schema epoch.
   case schemaMismatch(source: String, event: String, reason: String)
-  /// A remote clock reading is too far in the future.
-  case clockDrift(source: String, event: String, detail: String)
   /// A version vector could not be parsed.
   case invalidVersionVector(text: String)
   /// The transport failed (folder unreadable, connection lost, ...).
@@ -37,7 +32,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// side or of the transport. Tools exit 1 on these (the rest was applied).
   public var isRefusedInput: Bool {
     switch self {
-    case .badBundle, .malformedEvent, .forgedEvent, .unauthenticatedEvent: true
+    case .badBundle, .malformedEvent, .forgedEvent: true
     default: false
     }
   }
@@ -50,15 +45,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
       "\(source): received event \(index + 1) of its batch is malformed: \(reason). Nothing from this batch was applied; the sending peer's log may be damaged (chronicle verify)."
     case .forgedEvent(let source, let event, let reason):
       "\(source): event \(event) rejected: \(reason). Nothing from this batch was applied."
-    case .unauthenticatedEvent(let source, let event, let device, let reason):
-      "\(source): event \(event) of device \(device) refused: \(reason). Nothing from this batch was applied; "
-        + "the peer that sent it holds a forged or damaged copy (chronicle verify on it names the event)."
     case .schemaAhead(let source, let event, let remote, let local):
       "\(source): event \(event) was written at schema epoch \(remote), this database is at epoch \(local). Upgrade the app (run its migrations) on this peer, then sync again."
     case .schemaMismatch(let source, let event, let reason):
       "\(source): event \(event) does not fit this database's schema: \(reason). Run the same migrations on both peers, then sync again."
-    case .clockDrift(let source, let event, let detail):
-      "\(source): event \(event) rejected: \(detail). Fix the clock of the peer that wrote it."
     case .invalidVersionVector(let text):
       "invalid version vector entry '\(text)': expected PEER-UUID:SEQUENCE[,PEER-UUID:SEQUENCE...]"
     case .transport(let message):

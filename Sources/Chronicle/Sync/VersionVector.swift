@@ -59,17 +59,26 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
     // until the first merge saves a checkpoint.
     let local = try db.tableExists("chronicle_peer")
       ? try Data.fetchOne(db, sql: "SELECT peer_id FROM chronicle_peer").flatMap { PeerID(bytes: $0) } : nil
-    for originBytes in try EventLog.originBytes(db) {
+    // Events refused for good count as held: no peer sends them again.
+    let settled = try RefusedEvents(db: db).settledSequences()
+    var originBytes = try EventLog.originBytes(db)
+    for origin in settled.keys where !originBytes.contains(Data(origin.bytes)) { originBytes.append(Data(origin.bytes)) }
+    for originBytes in originBytes {
       guard let origin = PeerID(bytes: originBytes) else { continue }
       if origin == local {
         sequences[origin] = max(sequences[origin] ?? 0, try EventLog.lastSequence(db, origin: origin))
         continue
       }
       var expected = Int64(sequences[origin] ?? 0) + 1
-      try EventLog.scanSequences(db, originBytes: originBytes, from: expected) { sequence in
-        guard sequence == expected else { return false }
-        expected += 1
-        return true
+      let refused = settled[origin] ?? []
+      while true {
+        try EventLog.scanSequences(db, originBytes: originBytes, from: expected) { sequence in
+          guard sequence == expected else { return false }
+          expected += 1
+          return true
+        }
+        guard refused.contains(UInt64(expected)) else { break }
+        while refused.contains(UInt64(expected)) { expected += 1 }
       }
       sequences[origin] = UInt64(expected - 1)
     }

@@ -149,31 +149,37 @@ struct RelayClientSession: Sendable {
   /// Receives the pull: applies events in batches until the relay has sent
   /// all it held (then returns, unless watching: then applies each message
   /// as it arrives, until the connection ends).
+  ///
+  /// An event that does not open is recorded as refused (by the origin and
+  /// sequence the relay routed it by, which nothing proves: it is not
+  /// counted as held) and the rest applies without it.
   private func receive(_ incoming: inout Incoming, into report: inout RelaySyncReport, live: RelayTransport.LiveHooks?) async throws {
-    var pending: [[UInt8]] = [], pendingBytes = 0, caughtUp = false
+    var pending = Received(), caughtUp = false
     let source = "relay:\(url)"
     while true {
       let message = try await incoming.next("events", within: caughtUp ? nil : configuration.responseTimeout)
       switch message {
       case .events(let sealed):
         for event in sealed {
-          let bytes = try cipher.open(event)
-          pending.append(bytes)
-          pendingBytes += bytes.count
+          do {
+            let bytes = try cipher.open(event)
+            pending.events.append(bytes)
+            pending.bytes += bytes.count
+          } catch RelayError.unreadableEvent(_, let reason) {
+            pending.unreadable.append((EventID(origin: event.origin, sequence: event.sequence), reason, event.sealed.count))
+          }
         }
-        if caughtUp || pendingBytes >= configuration.applyBatchBytes || pending.count >= configuration.applyBatchEvents {
+        if caughtUp || pending.bytes >= configuration.applyBatchBytes || pending.events.count >= configuration.applyBatchEvents {
           let merged = try await apply(pending, source: source)
           report.received.add(merged)
-          pending = []
-          pendingBytes = 0
+          pending = Received()
           if caughtUp { live?.applied(merged) }
         }
       case .caughtUp:
         guard !caughtUp else { throw unexpected(message, waitingFor: "events") }
         if !pending.isEmpty {
           report.received.add(try await apply(pending, source: source))
-          pending = []
-          pendingBytes = 0
+          pending = Received()
         }
         caughtUp = true
         guard let live else { return }
@@ -191,8 +197,20 @@ struct RelayClientSession: Sendable {
     }
   }
 
-  private func apply(_ batch: [[UInt8]], source: String) async throws -> MergeReport {
-    try await offload { [database] in try database.applyRemote(serializedEvents: batch, source: source) }
+  /// Events received and not applied yet.
+  private struct Received {
+    var events: [[UInt8]] = []
+    var bytes = 0
+    var unreadable: [(id: EventID, reason: String, bytes: Int)] = []
+    var isEmpty: Bool { events.isEmpty && unreadable.isEmpty }
+  }
+
+  private func apply(_ received: Received, source: String) async throws -> MergeReport {
+    try await offload { [database] in
+      var report = received.events.isEmpty ? MergeReport() : try database.applyRemote(serializedEvents: received.events, source: source)
+      report.refused += try database.recordUnreadableEvents(received.unreadable, source: source)
+      return report
+    }
   }
 
   private func unexpected(_ message: RelayMessage, waitingFor what: String) -> RelayError {

@@ -50,7 +50,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     case .protocolViolation(let relay, let reason):
       "\(relay) broke the relay protocol: \(reason). Nothing of the batch in progress was applied."
     case .unreadableEvent(let event, let reason):
-      "event \(event) from the relay is unreadable: \(reason). Nothing of its batch was applied."
+      "event \(event) from the relay is unreadable: \(reason)."
     case .timedOut(let relay, let waitingFor, let seconds):
       "\(relay) sent no \(waitingFor) within \(String(format: "%g", seconds)) s; sync again to resume"
     case .connectionClosed(let relay, let waitingFor):

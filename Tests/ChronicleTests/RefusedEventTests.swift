@@ -1,0 +1,114 @@
+import Foundation
+import ChronicleTestSupport
+import Testing
+
+@testable import Chronicle
+
+/// No single event stops a sync: a refused event is recorded with its
+/// reason, the rest of its batch applies, and a settled refusal is never
+/// asked for again (issue 59, items 1 and 2).
+@Suite("Sync: refusal per event")
+struct RefusedEventTests {
+  let directory: TemporaryDirectory
+  let clock = ManualWallClock()
+  let a: ChronicleDatabase
+  let b: ChronicleDatabase
+  let c: ChronicleDatabase
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
+    b = try openSyncPeer(directory, name: "b.sqlite", clock: clock)
+    c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
+  }
+
+  func names(_ database: ChronicleDatabase) throws -> [String] {
+    try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists ORDER BY id") }
+  }
+
+  func insert(_ database: ChronicleDatabase, _ id: Int, _ name: String) throws {
+    clock.advance(by: 1)
+    try database.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, name]) }
+  }
+
+  /// A group of a (admin), b and c, each knowing the others.
+  func makeGroup() throws {
+    try a.createGroup()
+    try b.join(try a.invite())
+    try c.join(try a.invite())
+    try push(b, to: a)
+    try push(c, to: a)
+    try push(a, to: b)
+    try push(a, to: c)
+  }
+
+  /// c took b's late writes before it heard that a revoked b, and passes
+  /// them on with its own: a refuses b's, takes c's, and on every later
+  /// sync is sent none of b's again. Before, a refused c's batch whole, on
+  /// every sync, forever.
+  @Test func aRevokedDevicesLateEventsPassedOnByAMemberStopNothing() throws {
+    try makeGroup()
+    try insert(b, 1, "Before")
+    try push(b, to: a)
+    try push(b, to: c)
+    try a.revoke(b.peerID)
+    try insert(b, 2, "Late")
+    try insert(b, 3, "Later")
+    try push(b, to: c)  // c has not heard of the revocation
+    #expect(try names(c) == ["Before", "Late", "Later"])
+    try insert(c, 4, "From c")
+
+    let report = try push(c, to: a)
+    #expect(report.refused.count == 2)
+    #expect(report.refused.allSatisfy { $0.origin == b.peerID && $0.settled && $0.reason.contains("revoked") }, "\(report.refused)")
+    #expect(try names(a) == ["Before", "From c"])
+    // Settled: counted as held, so c sends them no more, and c's next writes flow.
+    #expect(try a.versionVector()[b.peerID] == c.versionVector()[b.peerID])
+    try insert(c, 5, "Also from c")
+    let next = try push(c, to: a)
+    #expect(next.refused.isEmpty && next.appliedEvents == 1)
+    #expect(try names(a) == ["Before", "From c", "Also from c"])
+    let recorded = try a.refusedEvents()
+    #expect(recorded.map(\.sequence).sorted() == report.refused.map(\.sequence).sorted())
+    #expect(recorded.allSatisfy { $0.times == 1 && $0.source == "memory:\(c.peerID.shortDescription)" })
+    #expect(try a.replayMatchesLive(directory))
+  }
+
+  /// A device's events refused because its admission had not arrived are
+  /// not counted as held: once the admission comes, the same events are
+  /// taken.
+  @Test func eventsOfADeviceNotYetAdmittedAreTakenOnceItIs() throws {
+    try a.createGroup()
+    try push(a, to: b)
+    try push(a, to: c)
+    try c.join(try a.invite())
+    try push(c, to: a)  // a admits c
+    try push(a, to: c)
+    try insert(c, 1, "From c")
+    // b has the group's creation, not yet c's admission.
+    let early = try c.serializedEvents(beyond: b.versionVector(), origin: c.peerID)
+    let report = try b.applyRemote(serializedEvents: early.filter { try! EventCodec.decode($0).operations.allSatisfy { !$0.isMembership } }, source: "c")
+    #expect(report.refused.contains { $0.origin == c.peerID && !$0.settled && $0.reason.contains("not a member") }, "\(report.refused)")
+    #expect(try names(b).isEmpty)
+    try push(a, to: b)  // the admission
+    try push(c, to: b)
+    #expect(try names(b) == ["From c"])
+    #expect(try b.refusedEvents().isEmpty)
+  }
+
+  /// An event whose clock is far ahead is refused alone; the events
+  /// beside it apply.
+  @Test func anEventFromTheFarFutureIsRefusedAlone() throws {
+    try insert(a, 1, "Now")
+    let now = try a.serializedEvents(beyond: VersionVector())
+    var future = try EventCodec.decode(try #require(now.last))
+    future.sequence += 1
+    future.timestamp = HLCTimestamp(milliseconds: future.timestamp.milliseconds + 10 * 24 * 3_600_000, counter: 0)
+    future.operations = [.insert(table: 0, values: [.integer(2), .text("Future"), .null])]
+    let key = try #require(try DeviceKey.read(from: a.identity.keyFile))
+    let signed = EventSignature.seal(try EventCodec.encode(future).bytes, with: key)
+    let report = try b.applyRemote(serializedEvents: now + [signed], source: "a")
+    #expect(report.refused.count == 1 && report.refused[0].reason.contains("fix the clock"), "\(report.refused)")
+    #expect(try names(b) == ["Now"])
+  }
+}
