@@ -256,6 +256,11 @@ public final class SyncServer: Sendable {
         } catch let error as SyncError {
           await connection.sendFailureQuietly("\(error)")
           throw error
+        } catch let error as ChronicleError {
+          // This side may not send (writes made around Chronicle, a key
+          // file missing): the client is told why, as `sync` tells its user.
+          await connection.sendFailureQuietly("the server refuses to send its events: \(error)")
+          throw error
         }
         let (sent, applied) = try await EventStreams.send(outgoing, over: &connection, configuration: configuration, progress: nil)
         report.sentEvents += sent

@@ -201,6 +201,33 @@ struct RebuildTests {
     #expect(try a.digests() == b.digests(), "the peers still converge after the rebuild")
   }
 
+  /// Issue 59, item 8: a received `DROP TABLE` is not executed by merge
+  /// (each peer runs its own migrations), and a rebuild does as merge does:
+  /// before, it emptied the table a peer dropped, rows of this peer's own
+  /// included.
+  @Test func aRebuildKeepsATableAnotherPeerDropped() throws {
+    let directory = try TemporaryDirectory()
+    let clock = ManualWallClock()
+    let a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
+    let b = try openSyncPeer(directory, name: "b.sqlite", clock: clock, skew: 1)
+    try a.write { db in
+      try db.execute(sql: "INSERT INTO lists (id, name, weight) VALUES (1, 'Home', 1.0)")
+      try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES (1, 1, 'Milk'), (2, 1, 'Eggs')")
+    }
+    try push(a, to: b)
+    clock.advance(by: 1)
+    // Each at schema epoch 2, by migrations of their own.
+    try a.write { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT) STRICT") }
+    try b.write { db in try db.execute(sql: "DROP TABLE items") }
+    try push(b, to: a)
+    let before = try a.digests()
+    #expect(try a.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") } == 2)
+    let report = try a.rebuild()
+    #expect(report.differences == nil, "\(String(describing: report.differences))")
+    #expect(try a.digests() == before)
+    #expect(try a.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") } == 2)
+  }
+
   /// A peer that prepared to merge (a server does before every push, even
   /// one that brings nothing) has merge state, and a fold mark, with no
   /// received event in its log. A rebuild must rebuild that state with its

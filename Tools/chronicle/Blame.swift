@@ -8,7 +8,7 @@ struct Blame: ParsableCommand {
     discussion: """
       KEY is the primary key: one value per key column in key order, or column=value pairs; \
       a last extra argument names one column. Exit status 1 when the table holds a value \
-      the log does not explain (run chronicle verify).
+      or a row the log does not explain (run chronicle verify).
       """)
 
   @Argument(help: "The Chronicle database.") var database: String
@@ -31,7 +31,7 @@ struct Blame: ParsableCommand {
     let blame = try archive.blame(table: table, key: key, column: column)
     if json {
       try EventDescription.printJSON([
-        "table": blame.table, "key": RowText.json(blame.key), "inTable": blame.current != nil,
+        "table": blame.table, "key": RowText.json(blame.key), "inTable": blame.current != nil, "explainedByLog": blame.isExplainedByLog,
         "columns": blame.columns.map { column -> [String: Any] in
           ["column": column.column, "value": column.value.map(EventDescription.jsonValue) ?? NSNull(),
            "setBy": column.setBy.map(Self.json) ?? NSNull(), "matchesLog": column.matchesLog]
@@ -52,9 +52,13 @@ struct Blame: ParsableCommand {
       for entry in blame.history {
         print("  #\(entry.position) \(entry.event) \(entry.timestamp)\(entry.isReceived ? " received" : "")  \(entry.kind.rawValue)  \(RowText.values(entry.values))")
       }
-      if blame.history.isEmpty { print("  (no event touched this row)") }
+      if blame.history.isEmpty { print("  (no event touched this row\(blame.historyMayBePartial ? " that this history reaches" : ""))") }
+      if !blame.isExplainedByLog {
+        print("NOT IN THE LOG: the table holds this row, but the log \(blame.history.contains { $0.kind == .insert } ? "deleted it last" : "never inserted it"): "
+          + "a write made around Chronicle (chronicle verify lists them; chronicle adopt records them as an event)")
+      }
     }
-    if blame.columns.contains(where: { !$0.matchesLog }) { throw ExitCode(ExitStatus.finding) }
+    if !blame.isExplainedByLog || blame.columns.contains(where: { !$0.matchesLog }) { throw ExitCode(ExitStatus.finding) }
   }
 
   private static func winningValue(_ column: RowBlame.Column) -> String? {

@@ -19,6 +19,36 @@ final class EventApplier {
   /// Whether an insert replaces a row with the same key instead of failing:
   /// for rebuilds, where an event that reshaped a table carries its rows again.
   var insertsReplace = false
+  /// What an update or a delete that finds no row does.
+  var missingRows = MissingRows.fail
+  /// Updates and deletes that found no row, waiting for a later insert of
+  /// it (``MissingRows/deferUntilInserted``), oldest first.
+  private var unexplained: [(table: String, key: [SQLiteValue], failure: ChronicleError)] = []
+
+  /// What an update or a delete of a row that is not there does. A row
+  /// written around Chronicle (its guards dropped) and then updated
+  /// through it has an update in the log and no insert before it, until
+  /// `chronicle adopt` records the row, in a later event.
+  enum MissingRows {
+    /// Stops at once, naming the event.
+    case fail
+    /// Goes on; ``finish(_:)`` fails, naming the first such event, unless
+    /// a later event inserted the row (strict replays: the log explains
+    /// the row once an adoption recorded it).
+    case deferUntilInserted
+    /// Goes on: the row is not there (rebuilds, which discard rows written
+    /// around Chronicle unless adopting them).
+    case skip
+  }
+
+  /// An update or delete of `key` in `table` found no row.
+  private func missing(_ table: String, _ key: [SQLiteValue], _ failure: ChronicleError) throws {
+    switch missingRows {
+    case .fail: throw failure
+    case .deferUntilInserted: unexplained.append((table.lowercased(), key, failure))
+    case .skip: break
+    }
+  }
   /// The columns of each table read so far, by name (forgotten on a schema change).
   private var tableColumns: [String: [String]?] = [:]
   /// How each table's deleted rows are encoded, by name (made again when its columns change).
@@ -80,6 +110,10 @@ final class EventApplier {
         }
         inserts[table] = statement
         try run(statement, values, db, fail) { "insert into \(descriptor.name) failed: \($0)" }
+        if !unexplained.isEmpty {
+          let name = descriptor.name.lowercased(), key = descriptor.primaryKey.map { values[$0] }
+          unexplained.removeAll { $0.table == name && $0.key == key }
+        }
       case .update(let table, let key, let changes):
         let descriptor = event.tables[table]
         let shape = UpdateShape(table: table, columns: changes.map(\.column))
@@ -89,7 +123,7 @@ final class EventApplier {
         }
         updates[shape] = statement
         try run(statement, changes.map(\.value) + key, db, fail) { "update of \(descriptor.name) \(key) failed: \($0)" }
-        guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("update of \(descriptor.name) \(key) found no row") }
+        if sqlite3_changes(db.sqliteConnection) != 1 { try missing(descriptor.name, key, fail("update of \(descriptor.name) \(key) found no row")) }
       case .delete(let table, let key):
         let descriptor = event.tables[table]
         guard retainsDeletedRows else {
@@ -98,7 +132,7 @@ final class EventApplier {
           }
           deletes[table] = statement
           try run(statement, key, db, fail) { "delete from \(descriptor.name) \(key) failed: \($0)" }
-          guard sqlite3_changes(db.sqliteConnection) == 1 else { throw fail("delete from \(descriptor.name) \(key) found no row") }
+          if sqlite3_changes(db.sqliteConnection) != 1 { try missing(descriptor.name, key, fail("delete from \(descriptor.name) \(key) found no row")) }
           continue
         }
         // The delete returns every column of the row as the table has it
@@ -120,7 +154,10 @@ final class EventApplier {
         } catch let error as DatabaseError {
           throw fail("delete from \(descriptor.name) \(key) failed: \(error.message ?? "\(error)")")
         }
-        guard let retained else { throw fail("delete from \(descriptor.name) \(key) found no row") }
+        guard let retained else {
+          try missing(descriptor.name, key, fail("delete from \(descriptor.name) \(key) found no row"))
+          continue
+        }
         if mergeStore == nil { mergeStore = MergeStore(db: db) }
         try mergeStore!.retainDeletedRow(table: descriptor.name, key: MergeStore.encodeKey(key), retained: retained)
       }
@@ -156,6 +193,12 @@ final class EventApplier {
 
   /// Creates the triggers that the applied history defines.
   func finish(_ db: Database) throws {
+    if let first = unexplained.first {
+      guard case .replayFailed(let event, let reason) = first.failure else { throw first.failure }
+      throw ChronicleError.replayFailed(
+        event: event,
+        reason: "\(reason), and no later event inserted it (a row written around Chronicle: chronicle adopt records it, chronicle rebuild discards it)")
+    }
     for trigger in pendingTriggers { try db.execute(sql: trigger.sql) }
     pendingTriggers = []
   }

@@ -30,6 +30,12 @@ final class Projector {
     recorded.retainsDeletedRows = retainsDeletedRows
   }
 
+  /// What an own event's update or delete that finds no row does.
+  var missingRows: EventApplier.MissingRows {
+    get { recorded.missingRows }
+    set { recorded.missingRows = newValue }
+  }
+
   /// Trigger definitions the applied history holds, created by ``finish(_:)``
   /// (their effects are in the log already, as row changes).
   var pendingTriggers: [(name: String, sql: String)] {

@@ -30,6 +30,13 @@ final class LogReplayer {
     self.projector = Projector(localPeer: localPeer, retainsDeletedRows: keepsMergeState)
   }
 
+  /// What an own event's update or delete that finds no row does (see
+  /// ``EventApplier/MissingRows``).
+  var missingRows: EventApplier.MissingRows {
+    get { projector.missingRows }
+    set { projector.missingRows = newValue }
+  }
+
   /// Creates Chronicle's tables in an empty target.
   static func prepareTarget(_ db: Database) throws {
     try InternalSchema.migrate(db)

@@ -53,7 +53,7 @@ extension ChronicleDatabase {
 
     // Apply the log in checkpointed batches, up to its current end.
     var applier = ShadowApplier(localPeer: peer, upcaster: upcaster, keepsMergeState: keepsMergeState)
-    applier.emptiedAt = try read { db in try ShadowApplier.lastEmptied(db, upcaster: upcaster) }
+    applier.emptiedAt = try read { db in try ShadowApplier.lastEmptied(db, upcaster: upcaster, localPeer: peer) }
     if let baseline, shadow.through < baseline.throughPosition {
       // A compacted log starts from its baseline: its rows (in the current
       // shape) and its merge state.
@@ -240,6 +240,9 @@ struct ShadowApplier {
     self.upcaster = upcaster
     self.keepsMergeState = keepsMergeState
     self.projector = Projector(localPeer: localPeer, retainsDeletedRows: true)
+    // A row written around Chronicle and then updated through it is not
+    // in the log's projection: adopting records it, rebuilding discards it.
+    projector.missingRows = .skip
   }
 
   /// Applies one event; returns its row operations after upcasting.
@@ -249,10 +252,11 @@ struct ShadowApplier {
   mutating func apply(_ stored: StoredEvent, isBaseline: Bool = false, _ db: Database) throws -> Int {
     let original = stored.event
     // The shadow has the current schema: history's schema changes only
-    // matter where they emptied a table (a rebuild that carries its rows
-    // whole, a drop).
+    // matter where this peer's emptied a table (a rebuild that carries its
+    // rows whole, a drop). Another peer's were never executed here: merge
+    // skips them, and so does a rebuild.
     var reshaped = false
-    for operation in original.operations {
+    for operation in original.operations where original.origin == localPeer {
       guard case .schema(let change) = operation else { continue }
       reshaped = true
       if let emptied = Self.emptiedTable(change) {
@@ -327,10 +331,13 @@ struct ShadowApplier {
   /// value in them).
   var emptiedAt: [String: Int64] = [:]
 
-  /// Finds ``emptiedAt`` from the events that changed a shape: those whose
-  /// schema epoch is above their origin's previous event's.
-  static func lastEmptied(_ db: Database, upcaster: EventUpcaster) throws -> [String: Int64] {
-    let positions = try EventLog.schemaEpochChanges(db)
+  /// Finds ``emptiedAt`` from this peer's events that changed a shape:
+  /// those whose schema epoch is above its previous event's. Another
+  /// peer's schema changes were never executed here (each peer runs the
+  /// app's migrations itself, and merge skips them), so a table it dropped
+  /// or rebuilt keeps its rows here.
+  static func lastEmptied(_ db: Database, upcaster: EventUpcaster, localPeer: PeerID) throws -> [String: Int64] {
+    let positions = try EventLog.schemaEpochChanges(db, origin: localPeer)
     var emptied: [String: Int64] = [:]
     for position in positions {
       try EventLog.forEachEncoded(db, EventFilter(positions: position...position)) { stored, _ in

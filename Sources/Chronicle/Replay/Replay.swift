@@ -55,6 +55,9 @@ extension ChronicleLogSource {
        try EventLog.hasReceivedEvents(db, localPeer: peer))
     }
     let replayer = LogReplayer(localPeer: peer, tables: options.tables, keepsMergeState: keepsLog || hasReceivedEvents)
+    // Strict: a row the log updates before it inserts it (written around
+    // Chronicle, adopted later) is explained once the insert comes.
+    if options.isStrict { replayer.missingRows = .deferUntilInserted }
     let (baseline, baselineRows) = try read { db in
       (try LogBaseline.read(db), try LogBaseline.mergeState(db))
     }

@@ -39,6 +39,19 @@ public struct RowBlame: Sendable {
   public var columns: [Column]
   /// Every operation on the row, oldest first (log order).
   public var history: [Entry]
+  /// Whether the row's earlier history may lie where ``history`` does not
+  /// reach: a compaction baseline, a rename of the table, a migration of
+  /// its keys.
+  public var historyMayBePartial = false
+
+  /// False when the row is in its table but the log never inserted it (or
+  /// deleted it after its last insert): a write made around Chronicle
+  /// (`chronicle verify` lists them, `chronicle adopt` records them).
+  public var isExplainedByLog: Bool {
+    guard current != nil, !historyMayBePartial else { return true }
+    guard let lastInsert = history.lastIndex(where: { $0.kind == .insert }) else { return false }
+    return !history[lastInsert...].contains { $0.kind == .delete }
+  }
 }
 
 extension ChronicleLogSource {
@@ -69,12 +82,20 @@ extension ChronicleLogSource {
     var history: [RowBlame.Entry] = []
     /// Per entry, the names its columns have now.
     var renames: [(position: Int64, newName: String, oldName: String)] = []
+    var partial = try read { db in try LogBaseline.Header.read(db) != nil }
     try read { db in
       let positions = Set(try EventLog.positions(db, touchingTable: tableName) + EventLog.schemaEpochChanges(db, origin: peer)).sorted()
       for position in positions {
         guard let stored = try EventLog.events(db, EventFilter(positions: position...position)).first else { continue }
         let event = stored.event
         for operation in event.operations {
+          switch operation {
+          case .schema(.execute(let sql)) where sql.uppercased().contains("RENAME") && sql.lowercased().contains(tableName.lowercased()):
+            partial = true
+          case .schema(.migration(let migration)):
+            for case .migrateKeys(let table, _, _) in migration.steps where table.lowercased() == tableName.lowercased() { partial = true }
+          default: break
+          }
           if case .schema(.rebuildTable(let name, _, let copied, _)) = operation, name.lowercased() == tableName.lowercased() {
             for pair in copied where pair.newName != pair.oldName { renames.append((stored.id, pair.newName, pair.oldName)) }
             continue
@@ -140,7 +161,7 @@ extension ChronicleLogSource {
       let matches = current == nil || winner == nil || winningValues[name.lowercased()] == value
       return RowBlame.Column(column: name, value: value, setBy: winner, matchesLog: matches)
     }
-    return RowBlame(table: tableName, key: keyValues, current: current, columns: columns, history: history)
+    return RowBlame(table: tableName, key: keyValues, current: current, columns: columns, history: history, historyMayBePartial: partial)
   }
 }
 
