@@ -17,6 +17,8 @@ CREATE TABLE chronicle_refused_events (
   -- changes so that it may be. 0: a good copy is still taken from any peer.
   settled INTEGER NOT NULL CHECK (settled IN (0, 1)),
   bytes INTEGER NOT NULL,
+  -- The CRC-32 of the refused copy (EVENT-FORMAT.md), when it decoded.
+  checksum INTEGER,
   event BLOB,
   -- Unix milliseconds.
   first_refused INTEGER NOT NULL,

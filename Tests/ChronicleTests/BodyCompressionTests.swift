@@ -22,6 +22,30 @@ struct BodyCompressionTests {
     return Array(bytes.prefix(count))
   }
 
+  /// Issue 59, item 4: the declared size is the writer's claim, read
+  /// before its signature is checked. A size zlib cannot reach from the
+  /// input is refused before anything is allocated; a smaller lie is
+  /// refused when the output passes it (the output grows as produced).
+  @Test func aDeclaredSizeIsNotTrustedBeforeTheBytesBearItOut() throws {
+    let body = Self.bodyLike(300_000, seed: 9)
+    let compressed = Zlib.compress(body, level: 6)
+    #expect(try Zlib.decompress(compressed[...], expectedSize: body.count) == body)
+    // One GiB claimed from a few bytes: refused at once.
+    let tiny = Zlib.compress([1, 2, 3], level: 6)
+    #expect { try Zlib.decompress(tiny[...], expectedSize: 1 << 30) } throws: { error in
+      "\(error)".contains("more than zlib expands to")
+    }
+    // Claims within zlib's reach that the bytes do not bear out.
+    #expect(throws: EventFormatError.self) { try Zlib.decompress(compressed[...], expectedSize: body.count + 1) }
+    #expect(throws: EventFormatError.self) { try Zlib.decompress(compressed[...], expectedSize: body.count - 1) }
+    #expect(throws: EventFormatError.self) { try Zlib.decompress(compressed.dropLast(20), expectedSize: body.count) }
+    // Zeros expand about 1000 to 1: taken, growing from 16 times the input.
+    let zeros = [UInt8](repeating: 0, count: 5_000_000)
+    let packed = Zlib.compress(zeros, level: 9)
+    #expect(packed.count * 16 < zeros.count)
+    #expect(try Zlib.decompress(packed[...], expectedSize: zeros.count) == zeros)
+  }
+
   @Test func headerIsTheOneZlibWrites() {
     for level in Int32(-1)...9 {
       let reference = Zlib.compress([1, 2, 3], level: level)

@@ -111,4 +111,66 @@ struct RefusedEventTests {
     #expect(report.refused.count == 1 && report.refused[0].reason.contains("fix the clock"), "\(report.refused)")
     #expect(try names(b) == ["Now"])
   }
+
+  /// A device outside the group signs events of its own: refused, and open
+  /// (it may be admitted later): nothing counts them as held. Only a
+  /// member's signed event refused by the group's rules is settled.
+  @Test func aNonMembersEventsAreRefusedOpenAndNotCountedAsHeld() throws {
+    try a.createGroup()
+    try c.createGroup()  // another group's creation, signed by c
+    try insert(c, 1, "From outside")
+    let report = try push(c, to: a)
+    #expect(report.refused.contains { $0.reason.contains("another group") }, "\(report.refused)")
+    #expect(!report.refused.isEmpty && report.refused.allSatisfy { $0.origin == c.peerID && !$0.settled }, "\(report.refused)")
+    #expect(try a.versionVector()[c.peerID] == 0)
+    #expect(try a.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chronicle_refused_events WHERE event IS NOT NULL") } == 0)
+  }
+
+  /// A revocation's cut-off is what the revoking admin's log holds of the
+  /// device, not what it refused: a reader's refused writes are not let in
+  /// by a revocation that follows them.
+  @Test func aRevocationsCutOffCountsNoRefusedEvent() throws {
+    try a.createGroup()
+    try b.join(try a.invite(as: .reader))
+    try push(b, to: a)
+    try push(a, to: b)
+    let held = try a.versionVector()[b.peerID]
+    // A hostile build writes anyway; a refuses and settles it.
+    try b.writer.write { db in
+      try db.execute(sql: "UPDATE chronicle_members SET role = 'writer' WHERE peer_id = ?", arguments: [Data(b.peerID.bytes)])
+    }
+    try insert(b, 1, "From a reader")
+    #expect(try push(b, to: a).refused.first?.settled == true)
+    #expect(try a.versionVector()[b.peerID] > held)
+    try a.revoke(b.peerID)
+    #expect(try a.members().first { $0.device == b.peerID }?.revokedAfterSequence == held)
+  }
+
+  /// Deleting local data (a lost or revoked device's way out) removes what
+  /// it refused too: other devices' kept events leave with the rest.
+  @Test func deletingLocalDataRemovesTheRefusedEvents() throws {
+    try makeGroup()
+    try a.revoke(b.peerID)
+    try insert(b, 1, "Late")
+    #expect(try push(b, to: a).refused.count == 1)
+    try a.deleteLocalData()
+    #expect(try a.refusedEvents().isEmpty)
+  }
+
+  /// A device passes on what it refused for good: the receiver checks each
+  /// event itself, settles it too, and its vector moves past it, instead of
+  /// asking for it (and everything after it of that device) at every sync.
+  @Test func aSettledRefusalIsPassedOnAndSettledByTheNextPeer() throws {
+    try makeGroup()
+    try a.revoke(b.peerID)
+    try push(a, to: c)  // c hears of the revocation
+    try insert(b, 1, "Late")
+    #expect(try push(b, to: a).refused.first?.settled == true)
+    #expect(try c.versionVector()[b.peerID] < a.versionVector()[b.peerID])
+    let passed = try push(a, to: c)
+    #expect(passed.refused.count == 1 && passed.refused[0].settled && passed.refused[0].origin == b.peerID, "\(passed.refused)")
+    #expect(try c.versionVector()[b.peerID] == a.versionVector()[b.peerID])
+    #expect(try push(a, to: c).refused.isEmpty)  // nothing sent again
+    #expect(try names(c).isEmpty)
+  }
 }

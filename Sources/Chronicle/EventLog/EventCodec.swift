@@ -389,3 +389,12 @@ package enum EventCodec {
     }
   }
 }
+
+extension EventCodec {
+  /// The origin and sequence a serialized event's envelope names; nil when
+  /// the envelope does not read.
+  package static func eventID(of bytes: [UInt8]) -> EventID? {
+    guard let header = try? decodeHeader(bytes) else { return nil }
+    return EventID(origin: header.origin, sequence: header.sequence)
+  }
+}

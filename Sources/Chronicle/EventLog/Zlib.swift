@@ -57,27 +57,64 @@ enum Zlib {
   }
 
   /// Decompresses `bytes`, which must expand to exactly `expectedSize` bytes.
+  ///
+  /// The declared size is a claim of whoever wrote the event, checked before
+  /// its signature is: a size zlib cannot reach from this input is refused
+  /// before anything is allocated, and the output grows as it is produced
+  /// (from at most 16 times the input), so memory follows what the bytes
+  /// really expand to, not what they say.
   static func decompress(_ bytes: ArraySlice<UInt8>, expectedSize: Int) throws(EventFormatError) -> [UInt8] {
-    var output = [UInt8](repeating: 0, count: max(expectedSize, 1))
-    var produced = uLong(output.count)
-    let status = output.withUnsafeMutableBufferPointer { out in
-      bytes.withUnsafeBufferPointer { input in
-        uncompress(out.baseAddress, &produced, input.baseAddress, uLong(input.count))
+    func failure(_ reason: String) -> EventFormatError {
+      EventFormatError(problem: .decompressionFailed(reason), region: .envelope, offset: 0)
+    }
+    // Deflate expands at most about 1032 to 1.
+    guard expectedSize <= bytes.count * 1032 + 64 else {
+      throw failure("it declares \(expectedSize) bytes from \(bytes.count) compressed, more than zlib expands to")
+    }
+    var stream = z_stream()
+    guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { throw failure("zlib inflateInit failed") }
+    defer { inflateEnd(&stream) }
+    var output = [UInt8](repeating: 0, count: max(1, min(expectedSize, max(1 << 16, bytes.count * 16))))
+    var status = Z_OK
+    bytes.withUnsafeBufferPointer { input in
+      stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+      stream.avail_in = uInt(input.count)
+      defer { stream.next_in = nil }
+      while true {
+        let produced = Int(stream.total_out)
+        status = output.withUnsafeMutableBufferPointer { out in
+          stream.next_out = out.baseAddress! + produced
+          stream.avail_out = uInt(out.count - produced)
+          defer { stream.next_out = nil }
+          return inflate(&stream, Z_NO_FLUSH)
+        }
+        guard status == Z_OK || status == Z_BUF_ERROR else { return }
+        if Int(stream.total_out) == output.count {
+          // Full: grown up to the declared size, and no further.
+          guard output.count < expectedSize else {
+            status = Z_BUF_ERROR
+            return
+          }
+          output.append(contentsOf: repeatElement(0, count: min(output.count, expectedSize - output.count)))
+        } else if stream.avail_in == 0 {
+          status = Z_BUF_ERROR  // the input ended inside the stream
+          return
+        }
       }
     }
     switch status {
-    case Z_OK:
-      guard Int(produced) == expectedSize else {
-        throw EventFormatError(problem: .sizeMismatch(declared: expectedSize, actual: Int(produced)), region: .envelope, offset: 0)
+    case Z_STREAM_END:
+      guard Int(stream.total_out) == expectedSize else {
+        throw EventFormatError(problem: .sizeMismatch(declared: expectedSize, actual: Int(stream.total_out)), region: .envelope, offset: 0)
       }
-      output.removeSubrange(Int(produced)...)
+      output.removeSubrange(Int(stream.total_out)...)
       return output
     case Z_BUF_ERROR:
-      throw EventFormatError(problem: .decompressionFailed("body expands beyond the declared \(expectedSize) bytes, or is truncated"), region: .envelope, offset: 0)
+      throw failure("body expands beyond the declared \(expectedSize) bytes, or is truncated")
     case Z_DATA_ERROR:
-      throw EventFormatError(problem: .decompressionFailed("corrupt zlib stream"), region: .envelope, offset: 0)
+      throw failure("corrupt zlib stream")
     default:
-      throw EventFormatError(problem: .decompressionFailed("zlib status \(status)"), region: .envelope, offset: 0)
+      throw failure("zlib status \(status)")
     }
   }
 

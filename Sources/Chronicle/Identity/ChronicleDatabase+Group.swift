@@ -155,7 +155,8 @@ extension ChronicleDatabase {
         throw ChronicleError.membership("device \(device) is not a member of this group (chronicle members DB lists them)")
       }
       guard member.isActive else { throw ChronicleError.membership("device \(device) is revoked already") }
-      let last = try VersionVector.read(db)[device]
+      // What the log holds of it (events refused here are not counted).
+      let last = try VersionVector.read(db, countingRefused: false)[device]
       return [.revoke(device: device, afterSequence: last)]
     }
   }

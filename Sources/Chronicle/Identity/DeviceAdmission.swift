@@ -13,10 +13,13 @@ struct DeviceAdmission {
   let registry: DeviceRegistry
   /// False only to measure what signatures cost (chronicle-bench).
   let checksSignatures: Bool
+  /// This device: an event in its name that its log lacks is forged.
+  let localPeer: PeerID
   private var known: [PeerID: DeviceRegistry.Device?] = [:]
 
-  init(_ db: Database, checksSignatures: Bool = true) {
+  init(_ db: Database, localPeer: PeerID, checksSignatures: Bool = true) {
     registry = DeviceRegistry(db: db)
+    self.localPeer = localPeer
     self.checksSignatures = checksSignatures
   }
 
@@ -28,6 +31,14 @@ struct DeviceAdmission {
     /// Ids that two events of the batch have, with other bytes: one of the
     /// two is forged, and both are refused.
     var twins: [EventID]
+    /// Events refused before any check of their signature, with the
+    /// reason: another copy of an event the log holds, one of this device's
+    /// own that its log lacks, one written at a newer schema epoch than this
+    /// database's. Left out of the merge, and refused (open).
+    var refusedUnchecked: [(incoming: IncomingEvent, reason: String)]
+
+    /// The ids of ``refusedUnchecked``, which the merge skips.
+    var refusedUncheckedIDs: Set<EventID> { Set(refusedUnchecked.map(\.incoming.event.id)) }
   }
 
   /// Picks the events of a batch that the log does not hold yet (each id
@@ -37,7 +48,26 @@ struct DeviceAdmission {
     var fresh: [IncomingEvent] = []
     var seen: [EventID: Int] = [:]
     var twins: [EventID] = []
-    for incoming in events where try !EventLog.contains(registry.db, origin: incoming.event.origin, sequence: incoming.event.sequence) {
+    var refusedUnchecked: [(IncomingEvent, String)] = []
+    // Written at a newer schema than this database's: each is refused here,
+    // in one pass (the merge would refuse them one at a time).
+    let localEpoch = try LocalLogPosition.read(registry.db, origin: localPeer).schemaEpoch
+    for incoming in events {
+      let event = incoming.event
+      if let held = try EventLog.checksum(registry.db, origin: event.origin, sequence: event.sequence) {
+        if held != incoming.encoded.checksum {
+          refusedUnchecked.append((incoming, "this log holds a different event with the same origin and sequence"))
+        }
+        continue
+      }
+      if event.origin == localPeer {
+        refusedUnchecked.append((incoming, "it claims to come from this peer, whose log does not have it (was this file restored from an older backup?)"))
+        continue
+      }
+      if event.schemaEpoch > localEpoch {
+        refusedUnchecked.append((incoming, SyncError.schemaAhead(source: "", event: "", remoteEpoch: event.schemaEpoch, localEpoch: localEpoch).eventRefusalReason))
+        continue
+      }
       if let earlier = seen[incoming.event.id] {
         if fresh[earlier].encoded.bytes != incoming.encoded.bytes { twins.append(incoming.event.id) }
         continue
@@ -45,7 +75,7 @@ struct DeviceAdmission {
       seen[incoming.event.id] = fresh.count
       fresh.append(incoming)
     }
-    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil, twins: twins)
+    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil, twins: twins, refusedUnchecked: refusedUnchecked)
   }
 
   /// What ``admit(_:)`` found: the events refused, and whether the batch
@@ -75,6 +105,10 @@ struct DeviceAdmission {
       guard refused.insert(incoming.event.id).inserted else { return }
       outcome.refusals.append(EventRefusal(incoming, reason: reason, settled: settled))
     }
+    for (incoming, reason) in pending.refusedUnchecked {
+      guard refused.insert(incoming.event.id).inserted else { continue }
+      outcome.refusals.append(EventRefusal(incoming, reason: reason, settled: false))
+    }
     for twin in pending.twins {
       guard let incoming = fresh.first(where: { $0.event.id == twin }) else { continue }
       refuse(incoming, "the batch holds two different events under this id: one of them is forged", settled: false)
@@ -92,9 +126,10 @@ struct DeviceAdmission {
         refuse(incoming, problem.description + ": the peer that sent it holds a forged or damaged copy (chronicle verify on it names the event)", settled: false)
       }
     }
-    /// Whether the event's origin is proven: signed with its origin's key
-    /// (or an older device's unsigned history, admitted as such).
-    func proven(_ event: ChangeEvent) -> Bool { !checksSignatures || signers[event.id] != nil || !event.origin.isKeyDerived }
+    /// Whether the event's origin is proven: its signature verified with its
+    /// origin's key. (An older device's unsigned history, admitted as such,
+    /// proves nothing: anyone could have written it.)
+    func proven(_ event: ChangeEvent) -> Bool { !checksSignatures || signers[event.id] != nil }
     // Membership events are kept, every one this group's (signed: nothing
     // else proves who made a change), and the member list is resolved anew
     // from all of them: the result depends on the set, not on the order.
@@ -109,7 +144,7 @@ struct DeviceAdmission {
       }
       let signer = signers[event.id] ?? EventSignature.embeddedSigner(of: incoming.encoded.bytes)
       guard let membershipEvent = MembershipEvent(event, signed: incoming.encoded.bytes, signer: signer) else {
-        refuse(incoming, "it carries changes of the member list and data together", settled: proven(event))
+        refuse(incoming, "it carries changes of the member list and data together", settled: false)
         continue
       }
       carried.append((incoming, membershipEvent))
@@ -130,7 +165,7 @@ struct DeviceAdmission {
         if let other = event.otherGroup(than: group) {
           refuse(
             incoming, "it belongs to another group (\(other.uuidString.lowercased())) than this database's (\(group.uuidString.lowercased()))",
-            settled: proven(incoming.event))
+            settled: false)
           continue
         }
         if try membership.store(event) { outcome.storedMembershipEvents += 1 }
@@ -162,13 +197,17 @@ struct DeviceAdmission {
       var state = GroupState(group: group ?? UUID())
       if let member { state.members[origin] = member }
       let writes = event.operations.contains { $0.tableIndex != nil }
-      if let problem = state.refusal(ofEventFrom: origin, sequence: event.sequence, writes: writes) {
-        // Not a member (yet): a later copy is taken once it is one.
-        refuse(incoming, problem, settled: member != nil && proven(event))
-        continue
-      }
       if let key = member?.publicKey, let signer = signers[event.id], key != signer {
         refuse(incoming, "it is signed with another key than the one member \(origin) was added with", settled: false)
+        continue
+      }
+      if let problem = state.refusal(ofEventFrom: origin, sequence: event.sequence, writes: writes) {
+        // Settled only for a member that signed it with its key (revoked
+        // before it, or a reader): a device not a member (yet) may become
+        // one, and then a later copy is taken.
+        let signedByMember = member?.publicKey != nil && member?.publicKey == signers[event.id]
+        refuse(incoming, problem, settled: member != nil && proven(event) && (signedByMember || !checksSignatures))
+        continue
       }
     }
     return outcome

@@ -68,6 +68,7 @@ extension ChronicleDatabase {
               DELETE FROM chronicle_group;
               DELETE FROM chronicle_members;
               DELETE FROM chronicle_membership_events;
+              DELETE FROM chronicle_refused_events;
               """)
             try TrackedTables.removeAll(db)
             let meta = ChronicleMeta(db: db)

@@ -85,12 +85,19 @@ extension ChronicleDatabase {
       }
       // Log order, from the first event any origin lacks: what is read
       // grows with what the other side lacks, not with the log.
-      guard let positions = try EventLog.summary(db, beyond: vector).positions else { return }
-      try EventLog.scanRecords(db, after: positions.lowerBound - 1, through: positions.upperBound, payloads: true) { record in
-        guard let eventOrigin = record.origin, !vector.contains(origin: eventOrigin, sequence: record.sequence),
-              let payload = record.payload else { return true }
-        try body(payload)
-        return true
+      if let positions = try EventLog.summary(db, beyond: vector).positions {
+        try EventLog.scanRecords(db, after: positions.lowerBound - 1, through: positions.upperBound, payloads: true) { record in
+          guard let eventOrigin = record.origin, !vector.contains(origin: eventOrigin, sequence: record.sequence),
+                let payload = record.payload else { return true }
+          try body(payload)
+          return true
+        }
+      }
+      // Events refused here for good that the other side lacks: it settles
+      // them too, rather than asking for them at every sync.
+      for kept in try RefusedEvents(db: db).keptEvents() {
+        guard let id = EventCodec.eventID(of: kept), !vector.contains(origin: id.origin, sequence: id.sequence) else { continue }
+        try body(Data(kept))
       }
     }
   }
@@ -141,8 +148,8 @@ extension ChronicleDatabase {
     var oldest: HLCTimestamp?
     var refusals: [EventRefusal] = []
     // Events refused for good already are held as such.
-    let settled = try read { db in try RefusedEvents(db: db).settledIDs() }
-    var excluded = settled
+    let settled = try read { db in try RefusedEvents(db: db).settledChecksums() }
+    var excluded: Set<EventID> = []
     for (index, bytes) in serialized.events.enumerated() {
       let header: (origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp)
       do {
@@ -154,7 +161,7 @@ extension ChronicleDatabase {
         _ = try clock.receive(header.timestamp)
       } catch {
         let id = EventID(origin: header.origin, sequence: header.sequence)
-        guard !settled.contains(id) else { continue }
+        guard settled[id] == nil else { continue }
         refusals.append(EventRefusal(id: id, reason: "\(error.description): fix the clock of the device that wrote it", bytes: bytes.count))
         excluded.insert(id)
         continue
@@ -172,8 +179,9 @@ extension ChronicleDatabase {
           var report = MergeReport()
           for batch in batches {
             let decoded = try serialized.decoded(batch, source: source)
-            let events = decoded.filter { !excluded.contains($0.event.id) }
-            report.duplicateEvents += decoded.count { settled.contains($0.event.id) }
+            let held = decoded.filter { settled[$0.event.id] == $0.encoded.checksum }.map(\.event.id)
+            let events = decoded.filter { !excluded.contains($0.event.id) && !held.contains($0.event.id) }
+            report.duplicateEvents += held.count
             let merged = try merge(events, refused: [], source: source, planned: nil, uncaptured, db, recordsRefusals: false)
             report.add(merged.report)
             membershipChanged = membershipChanged || merged.membershipChanged
@@ -201,8 +209,11 @@ extension ChronicleDatabase {
   package func recordUnreadableEvents(_ events: [(id: EventID, reason: String, bytes: Int)], source: String) throws -> [RefusedEvent] {
     let refusals = events.map { EventRefusal(id: $0.id, reason: $0.reason, bytes: $0.bytes) }
     guard !refusals.isEmpty else { return [] }
-    try writer.write { db in try RefusedEvents(db: db).record(refusals, source: source, now: clock.wallTime) }
-    return refusals.map { RefusedEvent($0, source: source) }
+    return try writer.write { db in
+      let held = try Set(refusals.map(\.id).filter { try EventLog.contains(db, origin: $0.origin, sequence: $0.sequence) })
+      try RefusedEvents(db: db).record(refusals, source: source, now: clock.wallTime, unlessHeld: true)
+      return refusals.filter { !held.contains($0.id) }.map { RefusedEvent($0, source: source) }
+    }
   }
 
   /// Runs `body` in the transaction a merge takes, committed when it
@@ -375,8 +386,9 @@ extension ChronicleDatabase {
     var batch: [IncomingEvent] = []
     batch.reserveCapacity(events.count)
     // Events refused for good already are held as such.
-    let settled = try read { db in try RefusedEvents(db: db).settledIDs() }
-    for incoming in events where !settled.contains(incoming.event.id) {
+    let settled = try read { db in try RefusedEvents(db: db).settledChecksums() }
+    func isHeldRefused(_ incoming: IncomingEvent) -> Bool { settled[incoming.event.id] == incoming.encoded.checksum }
+    for incoming in events where !isHeldRefused(incoming) {
       do {
         _ = try clock.receive(incoming.event.timestamp)
         batch.append(incoming)
@@ -400,7 +412,7 @@ extension ChronicleDatabase {
     var planned: (fold: TouchedRowFold, at: Int64)?
     if case .byRows(let fold, let position) = needed { planned = (fold, position) }
     var (report, membershipChanged) = try mergeRefusing(batch, refused: refusals, source: source, planned: planned)
-    report.duplicateEvents += events.count { settled.contains($0.event.id) }
+    report.duplicateEvents += events.count(where: isHeldRefused)
     guard membershipChanged else { return report }
     return try readmitRefusedEvents(after: report)
   }
@@ -433,14 +445,27 @@ extension ChronicleDatabase {
   /// After the member list changed: the events whose refusal was settled
   /// (a revoked device's late writes, a reader's) are admitted if they now
   /// may be, and stay refused otherwise.
+  ///
+  /// Only those the member list now lets in are merged, each on its own:
+  /// one that still fails (a newer schema, say) stays refused and stops
+  /// none of the others, and nothing of it reaches the caller.
   func readmitRefusedEvents(after report: MergeReport) throws -> MergeReport {
-    let kept = try read { db in try RefusedEvents(db: db).keptEvents() }
-    guard !kept.isEmpty else { return report }
-    let events = IncomingEvent.decodeAll(kept).compactMap { try? $0.get() }
-    var retried = try mergeRefusing(events, refused: [], source: "events refused earlier, checked again", planned: nil, recordsRefusals: false).report
-    retried.refused = []
+    let candidates = try read { db -> [IncomingEvent] in
+      let kept = try RefusedEvents(db: db).keptEvents()
+      guard !kept.isEmpty else { return [] }
+      let membership = GroupMembership(db: db)
+      return try IncomingEvent.decodeAll(kept).compactMap { try? $0.get() }.filter { incoming in
+        let event = incoming.event
+        return try membership.refusal(ofEventFrom: event.origin, sequence: event.sequence, writes: event.operations.contains { $0.tableIndex != nil }) == nil
+      }
+    }
     var merged = report
-    merged.add(retried)
+    for incoming in candidates {
+      guard var retried = try? mergeRefusing([incoming], refused: [], source: "an event refused earlier", planned: nil, recordsRefusals: false).report
+      else { continue }
+      retried.refused = []
+      merged.add(retried)
+    }
     return merged
   }
 
@@ -474,7 +499,7 @@ extension ChronicleDatabase {
     // checked on other cores while the events merge, and the transaction
     // commits only once all passed (a refused one rolls it back, and the
     // batch is merged again without it).
-    var admission = DeviceAdmission(db, checksSignatures: signsEvents)
+    var admission = DeviceAdmission(db, localPeer: peerID, checksSignatures: signsEvents)
     let pending = try admission.startChecking(events)
     // The whole batch is one run of received events. Local writes may have
     // come since the preparation: what they need is read in this transaction.
@@ -500,7 +525,10 @@ extension ChronicleDatabase {
       mergesAhead = true
     }
     // Within a batch, older events first: fewer rows go through parking.
-    for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) }) {
+    // Events refused before their checks are left out (and refused below).
+    let refusedUnchecked = pending.refusedUncheckedIDs
+    for incoming in events.sorted(by: { ($0.event.timestamp, $0.event.origin) < ($1.event.timestamp, $1.event.origin) })
+    where !refusedUnchecked.contains(incoming.event.id) {
       do {
         try projector.merge(incoming, source: source) {
           let applier = try MergeApplier.forMerging(db, local: peerID)
@@ -508,13 +536,13 @@ extension ChronicleDatabase {
           applier.mergesAheadOfLocalHistory = mergesAhead
           return applier
         }
-      } catch SyncError.forgedEvent(_, _, let reason) {
-        // A different copy of an event this log holds, or one of this
-        // device's own that its log lacks: refused, with whatever else the
-        // checks refuse.
+      } catch let error as SyncError where error.refusesItsEventOnly {
+        // An event this database cannot take (a newer schema, a table or
+        // column it lacks): refused alone, with whatever the checks refuse.
+        // Open: taken once this side runs the migrations that make it fit.
         var refusals = try admission.admit(pending).refusals
         if !refusals.contains(where: { $0.id == incoming.event.id }) {
-          refusals.append(EventRefusal(incoming, reason: reason, settled: false))
+          refusals.append(EventRefusal(incoming, reason: error.eventRefusalReason, settled: false))
         }
         throw RefusedInBatch(refusals: refusals)
       } catch {

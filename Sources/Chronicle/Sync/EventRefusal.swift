@@ -17,6 +17,8 @@ struct EventRefusal: Sendable {
   /// a good copy is taken when one comes.
   var settled: Bool
   var bytes: Int
+  /// The refused copy's CRC-32, when it decoded.
+  var checksum: UInt32?
   /// The event's signed form, kept for a settled refusal.
   var kept: [UInt8]?
 
@@ -25,6 +27,7 @@ struct EventRefusal: Sendable {
     self.reason = reason
     self.settled = settled
     bytes = incoming.encoded.bytes.count
+    checksum = incoming.encoded.checksum
     kept = settled ? Array(incoming.encoded.bytes) : nil
   }
 

@@ -31,6 +31,11 @@ public struct OutgoingEvents: Sendable {
   private let onlyOrigin: PeerID?
   /// The position read up to: just before the first event to send, at first.
   private var position: Int64
+  /// Events this database refused for good that the receiver lacks, sent
+  /// after the log's: it counts them as held, and the receiver, which
+  /// checks each event itself, settles them too instead of asking for
+  /// them (and everything of their device after them) at every sync.
+  private var refused: [(id: EventID, bytes: [UInt8])]
 
   /// Snapshots the events of `database`'s log beyond `vector`, after
   /// signing this device's events that are not signed yet.
@@ -48,6 +53,14 @@ public struct OutgoingEvents: Sendable {
     self.vector = vector
     self.onlyOrigin = only
     try database.sealOwnEvents()
+    let refused = try database.read { db in
+      try RefusedEvents(db: db).keptEvents().compactMap { bytes -> (id: EventID, bytes: [UInt8])? in
+        guard let id = EventCodec.eventID(of: bytes), !vector.contains(origin: id.origin, sequence: id.sequence),
+              only == nil || id.origin == only else { return nil }
+        return (id, bytes)
+      }
+    }
+    self.refused = refused
     (position, lastPosition, count, bytes, oldestTimestamp) = try database.read { db in
       try LogBaseline.requireCovered(vector, in: db)
       // This device's events committed since the sealing above are left for
@@ -59,7 +72,8 @@ public struct OutgoingEvents: Sendable {
       // grows with what the receiver lacks, not with the log.
       let summary = try EventLog.summary(db, beyond: vector, origin: only, positionsBefore: unsealed ?? .max)
       return (
-        (summary.positions?.lowerBound ?? 1) - 1, summary.positions?.upperBound ?? 0, summary.count, summary.bytes,
+        (summary.positions?.lowerBound ?? 1) - 1, summary.positions?.upperBound ?? 0, summary.count + refused.count,
+        summary.bytes + refused.reduce(0) { $0 + $1.bytes.count },
         summary.oldestTimestamp.map(HLCTimestamp.init(rawValue:)))
     }
   }
@@ -89,7 +103,13 @@ public struct OutgoingEvents: Sendable {
       position = reached
       if !page.isEmpty { return page }
     }
-    return nil
+    guard !refused.isEmpty else { return nil }
+    var page: [(id: EventID, bytes: [UInt8])] = [], size = 0
+    while let next = refused.first, page.isEmpty || (page.count < maxEvents && size + next.bytes.count <= maxBytes) {
+      page.append(refused.removeFirst())
+      size += next.bytes.count
+    }
+    return page
   }
 }
 

@@ -8,29 +8,33 @@ struct RefusedEvents {
   let db: Database
 
   /// Unsettled refusals kept at most; the ones refused longest ago go first.
-  /// (Settled ones are bounded by what members wrote: each is a proven
-  /// event of a device of the group.)
+  /// (Settled ones are bounded by what members wrote: each is an event a
+  /// member of the group signed, refused by the group's rules.)
   static let unsettledLimit = 10_000
 
   /// Records `refusals` of events `source` sent, at `now`: a first refusal
-  /// adds a row, a repeated one counts it. A settled refusal stays settled,
-  /// and keeps the first copy it kept.
-  func record(_ refusals: [EventRefusal], source: String, now: Date) throws {
+  /// adds a row, a repeated one counts it. A settled refusal keeps its
+  /// record (an open one replaces an open one). With `unlessHeld`, an id
+  /// the log holds is not recorded (a sealed copy that does not open, of an
+  /// event held: noise a relay could make).
+  func record(_ refusals: [EventRefusal], source: String, now: Date, unlessHeld: Bool = false) throws {
     guard !refusals.isEmpty else { return }
     let statement = try db.cachedStatement(sql: """
       INSERT INTO chronicle_refused_events
-        (origin, sequence, reason, source, settled, bytes, event, first_refused, last_refused, times)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+        (origin, sequence, reason, source, settled, bytes, checksum, event, first_refused, last_refused, times)
+        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, 1
+        WHERE NOT (?10 AND EXISTS (SELECT 1 FROM main.chronicle_events WHERE origin = ?1 AND sequence = ?2))
       ON CONFLICT (origin, sequence) DO UPDATE SET
-        reason = excluded.reason, source = excluded.source, settled = max(settled, excluded.settled),
-        bytes = excluded.bytes, event = coalesce(event, excluded.event),
+        reason = iif(settled, reason, excluded.reason), source = iif(settled, source, excluded.source),
+        bytes = iif(settled, bytes, excluded.bytes), checksum = iif(settled, checksum, excluded.checksum),
+        event = iif(settled, event, excluded.event), settled = max(settled, excluded.settled),
         last_refused = excluded.last_refused, times = times + 1
       """)
     let millis = Int64((now.timeIntervalSince1970 * 1000).rounded())
     for refusal in refusals {
       try statement.execute(arguments: [
         Data(refusal.id.origin.bytes), Int64(refusal.id.sequence), refusal.reason, source, refusal.settled, refusal.bytes,
-        refusal.kept.map { Data($0) }, millis, millis,
+        refusal.checksum.map { Int64($0) }, refusal.kept.map { Data($0) }, millis, unlessHeld,
       ])
     }
     try db.execute(
@@ -65,10 +69,17 @@ struct RefusedEvents {
     return sequences
   }
 
-  /// The ids of the events whose refusal is settled: a copy that comes
-  /// again is held already (nothing new to refuse or report).
-  func settledIDs() throws -> Set<EventID> {
-    Set(try settledSequences().flatMap { origin, sequences in sequences.map { EventID(origin: origin, sequence: $0) } })
+  /// The events whose refusal is settled, with the refused copy's
+  /// checksum: the same copy coming again is held already (nothing new to
+  /// refuse or report); another copy is checked as any event is.
+  func settledChecksums() throws -> [EventID: UInt32] {
+    guard try !isEmpty() else { return [:] }
+    var checksums: [EventID: UInt32] = [:]
+    for row in try Row.fetchAll(db, sql: "SELECT origin, sequence, checksum FROM chronicle_refused_events WHERE settled = 1 AND checksum IS NOT NULL") {
+      guard let origin = PeerID(bytes: row[0] as Data) else { continue }
+      checksums[EventID(origin: origin, sequence: UInt64(row[1] as Int64))] = UInt32(truncatingIfNeeded: row[2] as Int64)
+    }
+    return checksums
   }
 
   /// The signed forms that settled refusals kept, by origin and sequence.

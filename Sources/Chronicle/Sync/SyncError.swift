@@ -37,6 +37,26 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// Whether the error is about one received event alone, which a merge
+  /// then refuses (recorded, reported) while the rest of its batch applies.
+  var refusesItsEventOnly: Bool {
+    switch self {
+    case .forgedEvent, .schemaAhead, .schemaMismatch: true
+    default: false
+    }
+  }
+
+  /// Why the one event is refused, without the batch's framing.
+  var eventRefusalReason: String {
+    switch self {
+    case .forgedEvent(_, _, let reason): reason
+    case .schemaAhead(_, _, let remote, let local):
+      "it was written at schema epoch \(remote), this database is at epoch \(local): upgrade the app (run its migrations) on this peer; it is taken at the next sync after"
+    case .schemaMismatch(_, _, let reason): "it does not fit this database's schema: \(reason); run the same migrations on both peers"
+    default: description
+    }
+  }
+
   public var description: String {
     switch self {
     case .badBundle(let source, let offset, let reason):

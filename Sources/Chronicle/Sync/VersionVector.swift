@@ -47,9 +47,17 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
   /// events they append (``saveCheckpoint(_:)``). From there each origin's
   /// sequences are walked in the `(origin, sequence)` index up to the first
   /// gap: a read costs the events appended since, not the log's length.
+  ///
+  /// Events refused for good count as held (no peer sends them again)
+  /// unless `countingRefused` is false.
   public static func read(_ db: Database) throws -> VersionVector {
+    try read(db, countingRefused: true)
+  }
+
+  static func read(_ db: Database, countingRefused: Bool) throws -> VersionVector {
     var sequences = (try LogBaseline.Header.read(db)?.vector ?? VersionVector()).sequences
-    if try ChronicleMeta(db: db).exists(),
+    // (The checkpoint counts refused events: without them, the log is walked.)
+    if countingRefused, try ChronicleMeta(db: db).exists(),
        let saved = try ChronicleMeta(db: db).value(.vectorCheckpoint), let checkpoint = try? VersionVector(parsing: saved) {
       sequences.merge(checkpoint.sequences, uniquingKeysWith: max)
     }
@@ -60,9 +68,12 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
     let local = try db.tableExists("chronicle_peer")
       ? try Data.fetchOne(db, sql: "SELECT peer_id FROM chronicle_peer").flatMap { PeerID(bytes: $0) } : nil
     // Events refused for good count as held: no peer sends them again.
-    let settled = try RefusedEvents(db: db).settledSequences()
+    let settled = countingRefused ? try RefusedEvents(db: db).settledSequences() : [:]
     var originBytes = try EventLog.originBytes(db)
-    for origin in settled.keys where !originBytes.contains(Data(origin.bytes)) { originBytes.append(Data(origin.bytes)) }
+    if !settled.isEmpty {
+      let known = Set(originBytes)
+      originBytes += settled.keys.map { Data($0.bytes) }.filter { !known.contains($0) }
+    }
     for originBytes in originBytes {
       guard let origin = PeerID(bytes: originBytes) else { continue }
       if origin == local {

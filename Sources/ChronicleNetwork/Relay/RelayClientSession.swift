@@ -161,12 +161,20 @@ struct RelayClientSession: Sendable {
       switch message {
       case .events(let sealed):
         for event in sealed {
+          let routed = EventID(origin: event.origin, sequence: event.sequence)
           do {
             let bytes = try cipher.open(event)
+            // The seal binds the origin and sequence the relay routed it by;
+            // the event inside must name the same.
+            guard let named = EventCodec.eventID(of: bytes), named == routed else {
+              let found = EventCodec.eventID(of: bytes).map { "names \($0)" } ?? "does not read"
+              pending.unreadable.append((routed, "it opens, but the event inside \(found): its writer sealed a damaged or foreign event", event.sealed.count))
+              continue
+            }
             pending.events.append(bytes)
             pending.bytes += bytes.count
           } catch RelayError.unreadableEvent(_, let reason) {
-            pending.unreadable.append((EventID(origin: event.origin, sequence: event.sequence), reason, event.sealed.count))
+            pending.unreadable.append((routed, reason, event.sealed.count))
           }
         }
         if caughtUp || pending.bytes >= configuration.applyBatchBytes || pending.events.count >= configuration.applyBatchEvents {
