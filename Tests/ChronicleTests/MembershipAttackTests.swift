@@ -8,7 +8,7 @@ import Testing
 /// invitation once, a plain member, a revoked founder. Each test is one way
 /// to take a group over that used to work.
 @Suite("Devices: membership against a hostile member")
-struct MembershipAttackTests {
+struct MembershipAttackTests: ThreePeers {
   let directory: TemporaryDirectory
   let clock = ManualWallClock()
   let a: ChronicleDatabase
@@ -20,15 +20,6 @@ struct MembershipAttackTests {
     a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
     b = try openSyncPeer(directory, name: "b.sqlite", clock: clock)
     c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
-  }
-
-  func insert(_ database: ChronicleDatabase, _ id: Int, _ name: String) throws {
-    clock.advance(by: 1)
-    try database.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, name]) }
-  }
-
-  func names(_ database: ChronicleDatabase) throws -> [String] {
-    try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists ORDER BY id") }
   }
 
   /// Writes an event of `database` carrying `changes` as they are, built on

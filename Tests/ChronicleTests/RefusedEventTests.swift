@@ -8,7 +8,7 @@ import Testing
 /// reason, the rest of its batch applies, and a settled refusal is never
 /// asked for again (issue 59, items 1 and 2).
 @Suite("Sync: refusal per event")
-struct RefusedEventTests {
+struct RefusedEventTests: ThreePeers {
   let directory: TemporaryDirectory
   let clock = ManualWallClock()
   let a: ChronicleDatabase
@@ -20,15 +20,6 @@ struct RefusedEventTests {
     a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
     b = try openSyncPeer(directory, name: "b.sqlite", clock: clock)
     c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
-  }
-
-  func names(_ database: ChronicleDatabase) throws -> [String] {
-    try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists ORDER BY id") }
-  }
-
-  func insert(_ database: ChronicleDatabase, _ id: Int, _ name: String) throws {
-    clock.advance(by: 1)
-    try database.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, name]) }
   }
 
   /// A group of a (admin), b and c, each knowing the others.
@@ -172,5 +163,66 @@ struct RefusedEventTests {
     #expect(try c.versionVector()[b.peerID] == a.versionVector()[b.peerID])
     #expect(try push(a, to: c).refused.isEmpty)  // nothing sent again
     #expect(try names(c).isEmpty)
+  }
+
+  /// Compaction passes a settled refusal as the version vector does: a
+  /// reader's refused write, followed by an event of its that is taken, no
+  /// longer stops the baseline there.
+  @Test func compactionPassesASettledRefusal() throws {
+    try a.createGroup()
+    try b.join(try a.invite(as: .reader))
+    try push(b, to: a)
+    try push(a, to: b)
+    try b.writer.write { db in
+      try db.execute(sql: "UPDATE chronicle_members SET role = 'writer' WHERE peer_id = ?", arguments: [Data(b.peerID.bytes)])
+    }
+    try insert(b, 1, "From a reader")  // refused for good at a
+    try b.write { db in try db.execute(sql: "CREATE INDEX lists_by_name ON lists(name)") }  // no row change: taken
+    #expect(try push(b, to: a).refused.count == 1)
+    let vector = try a.versionVector()
+    #expect(try vector[b.peerID] == b.versionVector()[b.peerID])
+    let report = try a.compact(before: vector)
+    #expect(try a.baseline()?.vector[b.peerID] == vector[b.peerID], "\(report)")
+    #expect(try a.log.count() == 0)
+  }
+
+  /// A peer's own events that a compaction folded into its baseline, sent
+  /// back to it in a bundle, are held: not refused as forged.
+  @Test func ownCompactedEventsComingBackAreHeld() throws {
+    try insert(a, 1, "Home")
+    try push(a, to: b)
+    try a.compact(before: try a.versionVector())
+    let bundle = EventBundle.encode(writer: b.peerID, events: try b.serializedEvents(beyond: VersionVector()))
+    let report = try a.applyRemote(bundle: bundle, source: "b")
+    #expect(report.refused.isEmpty, "\(report.refused)")
+  }
+
+  /// A copy of a settled refusal's id with another clock far ahead (in a
+  /// bundle of several batches) is refused, never merged: the clock check
+  /// is skipped only for the very copy refused before.
+  @Test func anotherCopyOfASettledRefusalFromTheFarFutureIsRefused() throws {
+    try makeGroup()
+    // d merges bundles four events at a time.
+    let d = try openSyncPeer(directory, name: "d.sqlite", clock: clock, bundleBatchEvents: 4)
+    try d.join(try a.invite())
+    try push(d, to: a)
+    try a.revoke(b.peerID)
+    try push(a, to: d)
+    try insert(b, 1, "Late")
+    let late = try #require(try b.serializedEvents(beyond: VersionVector(), origin: b.peerID).last)
+    #expect(try push(b, to: d).refused.first?.settled == true)
+    var future = try EventCodec.decode(late)
+    future.timestamp = HLCTimestamp(milliseconds: future.timestamp.milliseconds + 100 * 24 * 3_600_000, counter: 0)
+    future.operations = []
+    let key = try #require(try DeviceKey.read(from: b.identity.keyFile))
+    let copy = EventSignature.seal(try EventCodec.encode(future).bytes, with: key)
+    for id in 100..<112 { try insert(c, id, "filler \(id)") }
+    let fillers = try c.serializedEvents(beyond: d.versionVector(), origin: c.peerID)
+    let report = try d.applyRemote(bundle: EventBundle.encode(writer: c.peerID, events: fillers + [copy]), source: "bundle")
+    #expect(report.refused.contains { $0.origin == b.peerID && $0.reason.contains("clock") }, "\(report.refused)")
+    #expect(report.appliedEvents == fillers.count)
+    let latest = try d.read { db in try Int64.fetchOne(db, sql: "SELECT max(hlc) FROM chronicle_events") }
+    let latestClock = HLCTimestamp(rawValue: UInt64(try #require(latest)))
+    #expect(latestClock.milliseconds < future.timestamp.milliseconds)
   }
 }

@@ -112,3 +112,26 @@ func expectMergeStateIsTheOnePassState(_ peer: ChronicleDatabase, _ context: Str
     break
   }
 }
+
+/// A suite of three sync peers `a`, `b` and `c` (``openSyncPeer``) on one
+/// manual clock: the group and refusal tests write lists through them.
+protocol ThreePeers {
+  var directory: TemporaryDirectory { get }
+  var clock: ManualWallClock { get }
+  var a: ChronicleDatabase { get }
+  var b: ChronicleDatabase { get }
+  var c: ChronicleDatabase { get }
+}
+
+extension ThreePeers {
+  /// The names of `database`'s lists, by id.
+  func names(_ database: ChronicleDatabase) throws -> [String] {
+    try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists ORDER BY id") }
+  }
+
+  /// Inserts a list through `database`, a millisecond after the last write.
+  func insert(_ database: ChronicleDatabase, _ id: Int, _ name: String) throws {
+    clock.advance(by: 1)
+    try database.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, ?)", arguments: [id, name]) }
+  }
+}

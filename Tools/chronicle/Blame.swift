@@ -54,7 +54,7 @@ struct Blame: ParsableCommand {
       }
       if blame.history.isEmpty { print("  (no event touched this row\(blame.historyMayBePartial ? " that this history reaches" : ""))") }
       if !blame.isExplainedByLog {
-        print("NOT IN THE LOG: the table holds this row, but the log \(blame.history.contains { $0.kind == .insert } ? "deleted it last" : "never inserted it"): "
+        print("NOT IN THE LOG: the table holds this row, but the log never inserted it: "
           + "a write made around Chronicle (chronicle verify lists them; chronicle adopt records them as an event)")
       }
     }

@@ -34,9 +34,14 @@ extension ChronicleDatabase {
     var covered = previous?.vector ?? VersionVector()
     let through = try read { db -> Int64? in
       var last: Int64?
+      // Events refused here for good count as held, as in the version vector.
+      let settled = try RefusedEvents(db: db).settledSequences()
       try EventLog.scanRecords(db) { record in
-        guard let origin = record.origin, vector.contains(origin: origin, sequence: record.sequence),
-              record.sequence == covered[origin] + 1 else { return false }
+        guard let origin = record.origin else { return false }
+        while let refused = settled[origin], refused.contains(covered[origin] + 1), vector.contains(origin: origin, sequence: covered[origin] + 1) {
+          covered[origin] += 1
+        }
+        guard vector.contains(origin: origin, sequence: record.sequence), record.sequence == covered[origin] + 1 else { return false }
         covered[origin] = record.sequence
         last = record.position
         return true

@@ -393,6 +393,10 @@ package enum EventCodec {
 extension EventCodec {
   /// The origin and sequence a serialized event's envelope names; nil when
   /// the envelope does not read.
+  package static func storedChecksum(of bytes: [UInt8]) -> UInt32 {
+    bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+  }
+
   package static func eventID(of bytes: [UInt8]) -> EventID? {
     guard let header = try? decodeHeader(bytes) else { return nil }
     return EventID(origin: header.origin, sequence: header.sequence)

@@ -155,8 +155,9 @@ extension ChronicleDatabase {
         throw ChronicleError.membership("device \(device) is not a member of this group (chronicle members DB lists them)")
       }
       guard member.isActive else { throw ChronicleError.membership("device \(device) is revoked already") }
-      // What the log holds of it (events refused here are not counted).
-      let last = try VersionVector.read(db, countingRefused: false)[device]
+      // The last event the log holds of it (events refused here are not
+      // counted; those it lacks below are admitted when they come).
+      let last = max(try EventLog.lastSequence(db, origin: device), try LogBaseline.Header.read(db)?.vector[device] ?? 0)
       return [.revoke(device: device, afterSequence: last)]
     }
   }

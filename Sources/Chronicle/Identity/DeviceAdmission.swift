@@ -52,8 +52,12 @@ struct DeviceAdmission {
     // Written at a newer schema than this database's: each is refused here,
     // in one pass (the merge would refuse them one at a time).
     let localEpoch = try LocalLogPosition.read(registry.db, origin: localPeer).schemaEpoch
+    // Events a compaction folded into the baseline are held (the merge
+    // counts them as duplicates).
+    let baseline = try LogBaseline.Header.read(registry.db)?.vector ?? VersionVector()
     for incoming in events {
       let event = incoming.event
+      if baseline.contains(origin: event.origin, sequence: event.sequence) { continue }
       if let held = try EventLog.checksum(registry.db, origin: event.origin, sequence: event.sequence) {
         if held != incoming.encoded.checksum {
           refusedUnchecked.append((incoming, "this log holds a different event with the same origin and sequence"))

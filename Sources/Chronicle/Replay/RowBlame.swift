@@ -44,13 +44,13 @@ public struct RowBlame: Sendable {
   /// its keys.
   public var historyMayBePartial = false
 
-  /// False when the row is in its table but the log never inserted it (or
-  /// deleted it after its last insert): a write made around Chronicle
-  /// (`chronicle verify` lists them, `chronicle adopt` records them).
+  /// False when the row is in its table but the log never inserted it: a
+  /// write made around Chronicle (`chronicle verify` lists them, `chronicle
+  /// adopt` records them). (A row the log deleted may be back by a newer
+  /// write merged after: that the values column by column tell.)
   public var isExplainedByLog: Bool {
     guard current != nil, !historyMayBePartial else { return true }
-    guard let lastInsert = history.lastIndex(where: { $0.kind == .insert }) else { return false }
-    return !history[lastInsert...].contains { $0.kind == .delete }
+    return history.contains { $0.kind == .insert }
   }
 }
 
@@ -90,7 +90,7 @@ extension ChronicleLogSource {
         let event = stored.event
         for operation in event.operations {
           switch operation {
-          case .schema(.execute(let sql)) where sql.uppercased().contains("RENAME") && sql.lowercased().contains(tableName.lowercased()):
+          case .schema(.execute(let sql)) where Self.renamesTable(sql, to: tableName):
             partial = true
           case .schema(.migration(let migration)):
             for case .migrateKeys(let table, _, _) in migration.steps where table.lowercased() == tableName.lowercased() { partial = true }
@@ -231,5 +231,15 @@ enum PrimaryKeyText {
       bytes.append(byte)
     }
     return Data(bytes)
+  }
+}
+
+extension ChronicleLogSource {
+  /// Whether `sql` is an `ALTER TABLE … RENAME TO table`.
+  fileprivate static func renamesTable(_ sql: String, to table: String) -> Bool {
+    let words = sql.split(whereSeparator: \.isWhitespace).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"`[];")) }
+    guard words.count >= 6, words[0].uppercased() == "ALTER", words[1].uppercased() == "TABLE" else { return false }
+    return words[words.count - 3].uppercased() == "RENAME" && words[words.count - 2].uppercased() == "TO"
+      && words[words.count - 1].lowercased() == table.lowercased()
   }
 }

@@ -95,10 +95,7 @@ extension ChronicleDatabase {
       }
       // Events refused here for good that the other side lacks: it settles
       // them too, rather than asking for them at every sync.
-      for kept in try RefusedEvents(db: db).keptEvents() {
-        guard let id = EventCodec.eventID(of: kept), !vector.contains(origin: id.origin, sequence: id.sequence) else { continue }
-        try body(Data(kept))
-      }
+      for kept in try RefusedEvents.passedOn(beyond: vector, db) { try body(Data(kept.bytes)) }
     }
   }
 
@@ -161,9 +158,10 @@ extension ChronicleDatabase {
         _ = try clock.receive(header.timestamp)
       } catch {
         let id = EventID(origin: header.origin, sequence: header.sequence)
-        guard settled[id] == nil else { continue }
-        refusals.append(EventRefusal(id: id, reason: "\(error.description): fix the clock of the device that wrote it", bytes: bytes.count))
+        // The same copy as one refused for good is held; any other is refused.
         excluded.insert(id)
+        guard settled[id] != EventCodec.storedChecksum(of: bytes) else { continue }
+        refusals.append(EventRefusal(id: id, reason: "\(error.description): fix the clock of the device that wrote it", bytes: bytes.count))
         continue
       }
       oldest = min(oldest ?? header.timestamp, header.timestamp)
@@ -450,21 +448,29 @@ extension ChronicleDatabase {
   /// one that still fails (a newer schema, say) stays refused and stops
   /// none of the others, and nothing of it reaches the caller.
   func readmitRefusedEvents(after report: MergeReport) throws -> MergeReport {
-    let candidates = try read { db -> [IncomingEvent] in
-      let kept = try RefusedEvents(db: db).keptEvents()
-      guard !kept.isEmpty else { return [] }
+    // (Each kept event was refused as a write: it is one now if the member
+    // list lets its device write at that sequence.)
+    let candidates = try read { db -> [EventID] in
       let membership = GroupMembership(db: db)
-      return try IncomingEvent.decodeAll(kept).compactMap { try? $0.get() }.filter { incoming in
-        let event = incoming.event
-        return try membership.refusal(ofEventFrom: event.origin, sequence: event.sequence, writes: event.operations.contains { $0.tableIndex != nil }) == nil
+      return try RefusedEvents(db: db).keptIDs().filter { id in
+        try membership.refusal(ofEventFrom: id.origin, sequence: id.sequence, writes: true) == nil
       }
     }
     var merged = report
-    for incoming in candidates {
-      guard var retried = try? mergeRefusing([incoming], refused: [], source: "an event refused earlier", planned: nil, recordsRefusals: false).report
+    for id in candidates {
+      guard let bytes = try read({ db in try RefusedEvents(db: db).keptEvent(id) }),
+            let decoded = try? EventCodec.decodeEncoded(bytes)
       else { continue }
+      let incoming = IncomingEvent(event: decoded.event, encoded: decoded.encoded)
+      var retried = (try? mergeRefusing([incoming], refused: [], source: "an event refused earlier", planned: nil, recordsRefusals: false).report)
+        ?? MergeReport()
       retried.refused = []
       merged.add(retried)
+      // Admissible, yet not taken (a table this database lacks, say): made
+      // open, so that it is asked for again rather than counted as held.
+      try writer.write { db in
+        if try !EventLog.contains(db, origin: id.origin, sequence: id.sequence) { try RefusedEvents(db: db).reopen(id) }
+      }
     }
     return merged
   }

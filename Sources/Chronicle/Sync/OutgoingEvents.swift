@@ -35,7 +35,9 @@ public struct OutgoingEvents: Sendable {
   /// after the log's: it counts them as held, and the receiver, which
   /// checks each event itself, settles them too instead of asking for
   /// them (and everything of their device after them) at every sync.
-  private var refused: [(id: EventID, bytes: [UInt8])]
+  private let refused: [(id: EventID, bytes: [UInt8])]
+  /// How many of ``refused`` were handed out.
+  private var refusedSent = 0
 
   /// Snapshots the events of `database`'s log beyond `vector`, after
   /// signing this device's events that are not signed yet.
@@ -54,11 +56,7 @@ public struct OutgoingEvents: Sendable {
     self.onlyOrigin = only
     try database.sealOwnEvents()
     let refused = try database.read { db in
-      try RefusedEvents(db: db).keptEvents().compactMap { bytes -> (id: EventID, bytes: [UInt8])? in
-        guard let id = EventCodec.eventID(of: bytes), !vector.contains(origin: id.origin, sequence: id.sequence),
-              only == nil || id.origin == only else { return nil }
-        return (id, bytes)
-      }
+      try RefusedEvents.passedOn(beyond: vector, db).filter { only == nil || $0.id.origin == only }
     }
     self.refused = refused
     (position, lastPosition, count, bytes, oldestTimestamp) = try database.read { db in
@@ -103,11 +101,13 @@ public struct OutgoingEvents: Sendable {
       position = reached
       if !page.isEmpty { return page }
     }
-    guard !refused.isEmpty else { return nil }
+    guard refusedSent < refused.count else { return nil }
     var page: [(id: EventID, bytes: [UInt8])] = [], size = 0
-    while let next = refused.first, page.isEmpty || (page.count < maxEvents && size + next.bytes.count <= maxBytes) {
-      page.append(refused.removeFirst())
-      size += next.bytes.count
+    while refusedSent < refused.count,
+          page.isEmpty || (page.count < maxEvents && size + refused[refusedSent].bytes.count <= maxBytes) {
+      page.append(refused[refusedSent])
+      size += refused[refusedSent].bytes.count
+      refusedSent += 1
     }
     return page
   }

@@ -19,6 +19,7 @@ struct RefusedEvents {
   /// event held: noise a relay could make).
   func record(_ refusals: [EventRefusal], source: String, now: Date, unlessHeld: Bool = false) throws {
     guard !refusals.isEmpty else { return }
+    let refusals = try withinKeptLimit(refusals)
     let statement = try db.cachedStatement(sql: """
       INSERT INTO chronicle_refused_events
         (origin, sequence, reason, source, settled, bytes, checksum, event, first_refused, last_refused, times)
@@ -82,11 +83,77 @@ struct RefusedEvents {
     return checksums
   }
 
-  /// The signed forms that settled refusals kept, by origin and sequence.
-  func keptEvents() throws -> [[UInt8]] {
+  /// The ids of the events settled refusals kept, by origin and sequence.
+  func keptIDs() throws -> [EventID] {
     guard try !isEmpty() else { return [] }
-    return try Data.fetchAll(db, sql: "SELECT event FROM chronicle_refused_events WHERE event IS NOT NULL ORDER BY origin, sequence")
-      .map { Array($0) }
+    return try Row.fetchAll(db, sql: "SELECT origin, sequence FROM chronicle_refused_events WHERE event IS NOT NULL ORDER BY origin, sequence")
+      .compactMap { row in PeerID(bytes: row[0] as Data).map { EventID(origin: $0, sequence: UInt64(row[1] as Int64)) } }
+  }
+
+  /// The signed form a settled refusal kept of `id`.
+  func keptEvent(_ id: EventID) throws -> [UInt8]? {
+    try Data.fetchOne(
+      db.cachedStatement(sql: "SELECT event FROM chronicle_refused_events WHERE origin = ? AND sequence = ? AND event IS NOT NULL"),
+      arguments: [Data(id.origin.bytes), Int64(id.sequence)]
+    ).map { Array($0) }
+  }
+
+  /// The kept events that `include` picks, read one at a time.
+  func keptEvents(where include: (EventID) -> Bool) throws -> [(id: EventID, bytes: [UInt8])] {
+    try keptIDs().filter(include).compactMap { id in try keptEvent(id).map { (id, $0) } }
+  }
+
+  /// The kept events to pass on to a peer whose vector is `vector`: those
+  /// it lacks that this database counts as held (within its own vector,
+  /// so that a peer settling them moves its vector on, and a kept event
+  /// past a gap is not sent at every sync).
+  static func passedOn(beyond vector: VersionVector, _ db: Database) throws -> [(id: EventID, bytes: [UInt8])] {
+    let refused = RefusedEvents(db: db)
+    guard try !refused.isEmpty() else { return [] }
+    let own = try VersionVector.read(db)
+    return try refused.keptEvents { id in
+      !vector.contains(origin: id.origin, sequence: id.sequence) && own.contains(origin: id.origin, sequence: id.sequence)
+    }
+  }
+
+  /// Makes a settled refusal open again (its kept form dropped): the event
+  /// may now be admitted but could not be taken here yet, so peers send it
+  /// again. The version vector's checkpoint is lowered below it.
+  func reopen(_ id: EventID) throws {
+    try db.execute(
+      sql: "UPDATE chronicle_refused_events SET settled = 0, event = NULL WHERE origin = ? AND sequence = ?",
+      arguments: [Data(id.origin.bytes), Int64(id.sequence)])
+    try VersionVector.lowerCheckpoint(db, origin: id.origin, below: id.sequence)
+  }
+
+  /// Kept forms at most per device, in count and bytes: beyond, a settled
+  /// refusal is recorded open (nothing kept, nothing counted as held), so a
+  /// member flooding refused writes costs re-sending, not storage.
+  static let keptLimit = (events: 10_000, bytes: 64 << 20)
+
+  /// `refusals` with the settled ones over ``keptLimit`` made open.
+  private func withinKeptLimit(_ refusals: [EventRefusal]) throws -> [EventRefusal] {
+    var totals: [PeerID: (events: Int, bytes: Int)] = [:]
+    return try refusals.map { refusal in
+      guard refusal.settled, let kept = refusal.kept else { return refusal }
+      let origin = refusal.id.origin
+      if totals[origin] == nil {
+        let row = try Row.fetchOne(
+          db, sql: "SELECT count(*), coalesce(sum(length(event)), 0) FROM chronicle_refused_events WHERE origin = ? AND event IS NOT NULL",
+          arguments: [Data(origin.bytes)])
+        totals[origin] = (row?[0] ?? 0, row?[1] ?? 0)
+      }
+      let total = totals[origin]!
+      guard total.events < Self.keptLimit.events, total.bytes + kept.count <= Self.keptLimit.bytes else {
+        var open = refusal
+        open.settled = false
+        open.kept = nil
+        open.reason += " (kept open: more refused events of this device than this database keeps)"
+        return open
+      }
+      totals[origin] = (total.events + 1, total.bytes + kept.count)
+      return refusal
+    }
   }
 
   /// Every refusal recorded, most recent first.

@@ -48,16 +48,10 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
   /// sequences are walked in the `(origin, sequence)` index up to the first
   /// gap: a read costs the events appended since, not the log's length.
   ///
-  /// Events refused for good count as held (no peer sends them again)
-  /// unless `countingRefused` is false.
+  /// Events refused here for good count as held: no peer sends them again.
   public static func read(_ db: Database) throws -> VersionVector {
-    try read(db, countingRefused: true)
-  }
-
-  static func read(_ db: Database, countingRefused: Bool) throws -> VersionVector {
     var sequences = (try LogBaseline.Header.read(db)?.vector ?? VersionVector()).sequences
-    // (The checkpoint counts refused events: without them, the log is walked.)
-    if countingRefused, try ChronicleMeta(db: db).exists(),
+    if try ChronicleMeta(db: db).exists(),
        let saved = try ChronicleMeta(db: db).value(.vectorCheckpoint), let checkpoint = try? VersionVector(parsing: saved) {
       sequences.merge(checkpoint.sequences, uniquingKeysWith: max)
     }
@@ -68,7 +62,7 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
     let local = try db.tableExists("chronicle_peer")
       ? try Data.fetchOne(db, sql: "SELECT peer_id FROM chronicle_peer").flatMap { PeerID(bytes: $0) } : nil
     // Events refused for good count as held: no peer sends them again.
-    let settled = countingRefused ? try RefusedEvents(db: db).settledSequences() : [:]
+    let settled = try RefusedEvents(db: db).settledSequences()
     var originBytes = try EventLog.originBytes(db)
     if !settled.isEmpty {
       let known = Set(originBytes)
@@ -102,6 +96,16 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
   /// compaction (whose baseline covers what it removes) and
   /// ``ChronicleDatabase/deleteLocalData()`` (which removes the checkpoint)
   /// remove events.
+  /// Lowers the checkpoint's entry of `origin` below `sequence`: an event
+  /// counted as held (a settled refusal) is no longer.
+  static func lowerCheckpoint(_ db: Database, origin: PeerID, below sequence: UInt64) throws {
+    let meta = ChronicleMeta(db: db)
+    guard let saved = try meta.value(.vectorCheckpoint), var checkpoint = try? VersionVector(parsing: saved),
+          checkpoint[origin] >= sequence else { return }
+    checkpoint[origin] = sequence - 1
+    try meta.set(.vectorCheckpoint, to: checkpoint.description)
+  }
+
   static func saveCheckpoint(_ db: Database) throws {
     try ChronicleMeta(db: db).set(.vectorCheckpoint, to: try read(db).description)
   }
