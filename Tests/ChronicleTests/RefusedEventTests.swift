@@ -225,4 +225,31 @@ struct RefusedEventTests: ThreePeers {
     let latestClock = HLCTimestamp(rawValue: UInt64(try #require(latest)))
     #expect(latestClock.milliseconds < future.timestamp.milliseconds)
   }
+
+  /// Two devices write the same value of a UNIQUE column: the event that
+  /// brings the second is refused alone (open), the rest of the batch
+  /// merges, and once one side changes its value the event is taken.
+  /// Before, the batch failed with SQLite's constraint error at every sync.
+  @Test func aRowBreakingAUniqueConstraintIsRefusedAloneUntilTheConflictIsResolved() throws {
+    for peer in [a, b] {
+      try peer.write { db in try db.execute(sql: "CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE) STRICT") }
+    }
+    clock.advance(by: 1)
+    try a.write { db in try db.execute(sql: "INSERT INTO tags VALUES (1, 'urgent')") }
+    clock.advance(by: 1)
+    try b.write { db in try db.execute(sql: "INSERT INTO tags VALUES (2, 'urgent')") }
+    try insert(b, 1, "Home")
+    try insert(b, 2, "Work")
+    let report = try push(b, to: a)
+    #expect(report.refused.count == 1 && report.refused[0].reason.contains("UNIQUE"), "\(report.refused)")
+    #expect(try names(a) == ["Home", "Work"])
+    #expect(try a.read { db in try String.fetchAll(db, sql: "SELECT name FROM tags ORDER BY id") } == ["urgent"])
+    // b renames its tag: the refused insert and the rename are taken together.
+    clock.advance(by: 1)
+    try b.write { db in try db.execute(sql: "UPDATE tags SET name = 'soon' WHERE id = 2") }
+    let resolved = try push(b, to: a)
+    #expect(resolved.refused.isEmpty, "\(resolved.refused)")
+    #expect(try a.read { db in try String.fetchAll(db, sql: "SELECT name FROM tags ORDER BY id") } == ["urgent", "soon"])
+    #expect(try a.refusedEvents().isEmpty)
+  }
 }

@@ -436,6 +436,27 @@ extension ChronicleDatabase {
         batch.removeAll { ids.contains($0.event.id) }
         guard batch.count < before else { throw SyncError.forgedEvent(source: source, event: "-", reason: "a refusal named no event of the batch") }
         refusals += refused.refusals
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+        // A row the batch writes breaks a constraint of this database (two
+        // devices wrote the same UNIQUE value, say): the event that brings
+        // it is found by halves and refused alone (open: taken once the
+        // conflict is resolved), the rest merges.
+        guard batch.count > 1 else {
+          guard let event = batch.first else { throw error }
+          refusals.append(EventRefusal(
+            event,
+            reason: "a row it writes breaks a constraint of this database (\(error.message ?? "\(error)")): "
+              + "change the conflicting value on one device; it is taken at the sync after",
+            settled: false))
+          batch = []
+          continue
+        }
+        let half = batch.count / 2
+        let first = try mergeRefusing(Array(batch[..<half]), refused: refusals, source: source, planned: nil, recordsRefusals: recordsRefusals)
+        let second = try mergeRefusing(Array(batch[half...]), refused: [], source: source, planned: nil, recordsRefusals: recordsRefusals)
+        var report = first.report
+        report.add(second.report)
+        return (report, first.membershipChanged || second.membershipChanged)
       }
     }
   }
