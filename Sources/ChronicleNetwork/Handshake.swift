@@ -6,7 +6,9 @@ import Foundation
 /// the group key with an HMAC-SHA256 over both peer ids and both fresh
 /// nonces, and that it is the device its peer id names with an Ed25519
 /// signature of the same transcript by its device key; then every later frame
-/// is sealed with keys derived from the transcript. A server whose database
+/// is sealed with keys derived from the group key, the transcript and the
+/// X25519 secret of the two fresh ephemeral keys the nonces are (forward
+/// secrecy: recorded traffic stays closed to a later holder of the key file). A server whose database
 /// is in a group admits its active members only. Nothing is read from or
 /// written to a database before the handshake succeeds.
 ///
@@ -35,9 +37,16 @@ enum Handshake {
     HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Array("chronicle-sync v1 \(role) proof".utf8) + transcript, using: key)
   }
 
-  private static func nonce() -> [UInt8] {
-    var generator = SystemRandomNumberGenerator()
-    return (0..<WireMessage.nonceSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+  /// The secret of this side's ephemeral key and the other side's, whose
+  /// public halves are the hello's and the challenge's nonces; nil when the
+  /// other side's is not a usable X25519 key (a low-order point).
+  private static func ephemeralSecret(_ own: Curve25519.KeyAgreement.PrivateKey, _ other: [UInt8]) -> [UInt8]? {
+    guard let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: other),
+          let secret = try? own.sharedSecretFromKeyAgreement(with: key)
+    else { return nil }
+    let bytes = secret.withUnsafeBytes { Array($0) }
+    // A low-order point gives the all-zero secret whatever this side's key.
+    return bytes.contains { $0 != 0 } ? bytes : nil
   }
 
   /// Authenticates a client connection; returns the server's peer id. A
@@ -50,7 +59,8 @@ enum Handshake {
   ) async throws -> PeerID {
     let local = database.peerID
     let device = database.deviceKey
-    let clientNonce = nonce()
+    let ephemeral = Curve25519.KeyAgreement.PrivateKey()
+    let clientNonce = Array(ephemeral.publicKey.rawRepresentation)
     try await connection.send(.hello(version: WireMessage.protocolVersion, peer: local, nonce: clientNonce))
     let answer = try await connection.receive("handshake challenge", within: configuration.handshakeTimeout)
     guard case .challenge(let version, let server, let serverNonce) = answer else {
@@ -68,8 +78,11 @@ enum Handshake {
     connection.peerName = "peer \(server.shortDescription) at \(connection.peerName)"
     let transcript = transcript(version: version, client: local, clientNonce: clientNonce, server: server, serverNonce: serverNonce)
     let deviceProof = device.map { DeviceProof(role: "client", transcript: transcript, key: $0) }
+    guard let secret = ephemeralSecret(ephemeral, serverNonce) else {
+      throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "the server's ephemeral key is not a usable X25519 key")
+    }
     try await connection.send(.proof(proof("client", transcript, key: configuration.key.key), device: deviceProof))
-    connection.cipher = SessionCipher(groupKey: configuration.key.key, transcript: transcript, role: .client)
+    connection.cipher = SessionCipher(groupKey: configuration.key.key, ephemeralSecret: secret, transcript: transcript, role: .client)
     let welcome: WireMessage
     do {
       welcome = try await connection.receive("handshake welcome", within: configuration.handshakeTimeout)
@@ -127,7 +140,12 @@ enum Handshake {
       await connection.sendFailureQuietly("you have this server's own peer id \(local): one database is a file copy of the other. Start one of them from `chronicle clone` instead")
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "it claims this server's own peer id")
     }
-    let serverNonce = nonce()
+    let ephemeral = Curve25519.KeyAgreement.PrivateKey()
+    let serverNonce = Array(ephemeral.publicKey.rawRepresentation)
+    guard let secret = ephemeralSecret(ephemeral, clientNonce) else {
+      await connection.sendFailureQuietly("your hello's nonce is not a usable X25519 public key (this server speaks sync protocol \(agreed))")
+      throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "its ephemeral key is not a usable X25519 key")
+    }
     try await connection.send(.challenge(version: agreed, peer: local, nonce: serverNonce))
     let answer = try await connection.receive("handshake proof", within: configuration.handshakeTimeout)
     guard case .proof(let mac, let clientDevice) = answer else { throw connection.unexpected(answer, waitingFor: "the handshake proof") }
@@ -151,7 +169,7 @@ enum Handshake {
       await connection.sendFailureQuietly("peer \(client) is not allowed on this server (ask its operator to add it with --allow-peer)")
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "it is not in the list of allowed peers")
     }
-    connection.cipher = SessionCipher(groupKey: configuration.key.key, transcript: transcript, role: .server)
+    connection.cipher = SessionCipher(groupKey: configuration.key.key, ephemeralSecret: secret, transcript: transcript, role: .server)
     connection.limit.set(configuration.maxFrameSize)
     let serverProof = database.deviceKey.map { DeviceProof(role: "server", transcript: transcript, key: $0) }
     try await connection.send(.welcome(proof: proof("server", transcript, key: configuration.key.key), device: serverProof))

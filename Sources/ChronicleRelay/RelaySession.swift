@@ -102,7 +102,10 @@ struct RelaySession {
     // Join requests go to admins only: they are for an admin's device to admit.
     let requests = roster.members[device]?.isActiveAdmin == true
       ? roster.state.joinRequests.compactMap { roster.history.events[$0.event]?.bytes } : []
-    try await link.send(.welcome(try await relay.store.vector(of: group), maxEventBytes: relay.configuration.maxEventBytes, joinRequests: requests))
+    // A member gets the group's history: its key grants open what it pulls.
+    let history = roster.members[device]?.isActive == true ? roster.history.events.values.sorted { $0.hash < $1.hash }.map(\.bytes) : []
+    try await link.send(.welcome(
+      try await relay.store.vector(of: group), maxEventBytes: relay.configuration.maxEventBytes, joinRequests: requests, membership: history))
     logger.info("device connected")
 
     var limit = relay.configuration.maxPushBytesPerSecond.map { PushRateLimit(rate: $0, largestEvent: relay.configuration.maxEventBytes) }

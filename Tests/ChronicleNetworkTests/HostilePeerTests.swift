@@ -55,28 +55,32 @@ struct HostilePeerTests {
   }
 
   func hello(_ peer: PeerID = .generate()) -> [UInt8] {
-    frame([0] + WireMessage.hello(version: WireMessage.protocolVersion, peer: peer, nonce: Array(repeating: 7, count: 32)).encoded())
+    frame([0] + WireMessage.hello(version: WireMessage.protocolVersion, peer: peer, nonce: ephemeralNonce()).encoded())
   }
 
-  /// A client of protocol version 2 (before `working` and `ready`) is
-  /// answered in version 2, one of version 3 (before the offer's oldest
-  /// clock) in version 3; a client of version 1 is told which versions the
-  /// server speaks.
-  @Test func olderClientsAreAnsweredInTheirVersionOrToldToUpgrade() async throws {
+  func ephemeralNonce() -> [UInt8] { DeviceKey.generate().agreementPublicKey }
+
+  /// A client of a version before 5 (whose sessions anyone holding the
+  /// group key file could read from recorded traffic) is told which
+  /// versions the server speaks; one of version 5 is answered in it.
+  @Test func olderClientsAreToldToUpgrade() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")
     var configuration = testConfiguration(key: .generate())
     configuration.handshakeTimeout = .seconds(1)  // each raw session ends when it runs out
     try await withServer(server, configuration: configuration) { running in
-      for version: UInt8 in [2, 3, 4] {
-        let hello = frame([0] + WireMessage.hello(version: version, peer: .generate(), nonce: Array(repeating: 7, count: 32)).encoded())
-        let answer = try await rawSession(port: running.port, [hello]).answer
-        // Length (4 bytes), plain envelope, challenge, version.
-        #expect(Array(answer.dropFirst(4).prefix(3)) == [0, 0x02, version], "\(answer.prefix(8))")
+      let answer = try await rawSession(port: running.port, [hello()]).answer
+      // Length (4 bytes), plain envelope, challenge, version.
+      #expect(Array(answer.dropFirst(4).prefix(3)) == [0, 0x02, 5], "\(answer.prefix(8))")
+      for version: UInt8 in [1, 2, 4] {
+        let tooOld = frame([0] + WireMessage.hello(version: version, peer: .generate(), nonce: ephemeralNonce()).encoded())
+        let refusal = String(decoding: try await rawSession(port: running.port, [tooOld]).answer, as: UTF8.self)
+        #expect(refusal.contains("versions 5 to 5, not \(version): upgrade the older side"), "\(refusal)")
       }
-      let tooOld = frame([0] + WireMessage.hello(version: 1, peer: .generate(), nonce: Array(repeating: 7, count: 32)).encoded())
-      let refusal = String(decoding: try await rawSession(port: running.port, [tooOld]).answer, as: UTF8.self)
-      #expect(refusal.contains("versions 2 to 4, not 1: upgrade the older side"), "\(refusal)")
+      // A nonce that is no usable X25519 key (all zeros: a low-order point) is refused.
+      let zero = frame([0] + WireMessage.hello(version: 5, peer: .generate(), nonce: Array(repeating: 0, count: 32)).encoded())
+      let refusal = String(decoding: try await rawSession(port: running.port, [zero]).answer, as: UTF8.self)
+      #expect(refusal.contains("not a usable X25519 public key"), "\(refusal)")
     }
   }
 
@@ -168,15 +172,21 @@ struct HostilePeerTests {
   @Test func tamperedSealedFramesEndTheSession() async throws {
     // Flipping one bit of a sealed frame makes it fail to open.
     let key = SyncKey.generate()
-    var sender = SessionCipher(groupKey: key.key, transcript: [1, 2, 3], role: .client)
-    var receiver = SessionCipher(groupKey: key.key, transcript: [1, 2, 3], role: .server)
+    let secret = [UInt8](repeating: 7, count: 32)
+    var sender = SessionCipher(groupKey: key.key, ephemeralSecret: secret, transcript: [1, 2, 3], role: .client)
+    var receiver = SessionCipher(groupKey: key.key, ephemeralSecret: secret, transcript: [1, 2, 3], role: .server)
     let sealed = try sender.seal(Array("events".utf8))
     var tampered = sealed
     tampered[2] ^= 0x01
     #expect(receiver.open(tampered) == nil)
     #expect(receiver.open(sealed) == Array("events".utf8))
     #expect(receiver.open(sealed) == nil)  // a replay of the same frame
-    var stranger = SessionCipher(groupKey: SyncKey.generate().key, transcript: [1, 2, 3], role: .server)
+    var stranger = SessionCipher(groupKey: SyncKey.generate().key, ephemeralSecret: secret, transcript: [1, 2, 3], role: .server)
     #expect(stranger.open(try sender.seal([1])) == nil)
+    // The group key and the transcript (all a recording and a key file
+    // give) without the session's ephemeral secret open nothing.
+    var recorder = SessionCipher(groupKey: key.key, ephemeralSecret: [UInt8](repeating: 8, count: 32), transcript: [1, 2, 3], role: .server)
+    var fresh = SessionCipher(groupKey: key.key, ephemeralSecret: secret, transcript: [1, 2, 3], role: .client)
+    #expect(recorder.open(try fresh.seal([1])) == nil)
   }
 }

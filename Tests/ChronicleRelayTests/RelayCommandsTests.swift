@@ -28,7 +28,7 @@ struct RelayCommandsTests {
     let invitation = try chronicle("invite", phone).output.split(separator: "\n").first { $0.hasPrefix("chronicle-invitation-v2:") }
     #expect(try chronicle("join", laptop, String(try #require(invitation))).status == 0)
     let key = directory.path("group.key")
-    #expect(try chronicle("keygen", key).status == 0)
+    #expect(try chronicle("keygen", key).status == 0)  // not needed by a relay: said, and ignored
 
     let relay = try ChildProcess("chronicle", ["relay", "--data", directory.path("relay.sqlite"), "--port", "0"])
     let url = String(try relay.waitForLine(containing: "relay listening on").split(separator: " ").last!)
@@ -36,17 +36,22 @@ struct RelayCommandsTests {
 
     let pushed = try chronicle("sync", phone, "--relay", url, "--key", key)
     #expect(pushed.status == 0, "\(pushed.errors)")
-    #expect(pushed.output.contains("sent 3 events"), "\(pushed.output)")
+    #expect(pushed.errors.contains("--key is not used with --relay"), "\(pushed.errors)")
+    // The table, its row, the group's creation and its first key epoch.
+    #expect(pushed.output.contains("sent 4 events"), "\(pushed.output)")
     // The laptop's request waits at the relay for an admin; the phone's next sync admits it.
-    let waiting = try chronicle("sync", laptop, "--relay", url, "--key", key)
+    let waiting = try chronicle("sync", laptop, "--relay", url)
     #expect(waiting.status != 0 && waiting.errors.contains("asked to join"), "\(waiting.errors)")
-    let admitting = try chronicle("sync", phone, "--relay", url, "--key", key)
+    let admitting = try chronicle("sync", phone, "--relay", url)
     #expect(admitting.status == 0 && admitting.output.contains("sent 1 events"), "\(admitting.output) \(admitting.errors)")
-    let watcher = try ChildProcess("chronicle", ["sync", laptop, "--relay", url, "--key", key, "--watch"])
-    _ = try watcher.waitForLine(containing: "merged 4 events")
+    let watcher = try ChildProcess("chronicle", ["sync", laptop, "--relay", url, "--watch"])
+    _ = try watcher.waitForLine(containing: "merged 5 events")
+    // A new key epoch: the watching laptop is granted it, and opens what is sealed with it.
+    let rekeyed = try chronicle("rekey", phone)
+    #expect(rekeyed.status == 0 && rekeyed.output.contains("sealed to 2 active members"), "\(rekeyed.output) \(rekeyed.errors)")
     #expect(try chronicle("sql", phone, "INSERT INTO notes VALUES (2, 'while the laptop watches')").status == 0)
-    #expect(try chronicle("sync", phone, "--relay", url, "--key", key).status == 0)
-    _ = try watcher.waitForLine(containing: "merged 1 events (1 row changes)")
+    #expect(try chronicle("sync", phone, "--relay", url).status == 0)
+    _ = try watcher.waitForLine(containing: "(1 row changes)")
     #expect(watcher.stop() == 0)
     #expect(watcher.standardOutput.contains("stopped"))
     let rows = try chronicle("sql", laptop, "SELECT id, body FROM notes ORDER BY id")
@@ -55,9 +60,9 @@ struct RelayCommandsTests {
     // A device outside the group is told why, and the exit status says so.
     let stranger = directory.path("stranger.sqlite")
     #expect(try chronicle("init", stranger).status == 0)
-    let refused = try chronicle("sync", stranger, "--relay", url, "--key", key)
+    let refused = try chronicle("sync", stranger, "--relay", url)
     #expect(refused.status == 2 && refused.errors.contains("this database is in no group"), "\(refused.errors)")
-    let unusable = try chronicle("sync", phone, "--relay", "http://example.com", "--key", key)
+    let unusable = try chronicle("sync", phone, "--relay", "http://example.com")
     #expect(unusable.status == 2 && unusable.errors.contains("is not a relay address"), "\(unusable.errors)")
 
     let start = ContinuousClock.now

@@ -29,12 +29,11 @@ struct RelayFaultTests {
     try phone.createGroup()
     try enroll(laptop, with: phone, in: directory)
     try enroll(tablet, with: phone, in: directory)
-    let key = SyncKey.generate()
     try await offThePool {
       for start in stride(from: 0, to: 3_000, by: 1) { try writeNotes(phone, [start * 3, start * 3 + 1, start * 3 + 2]) }
     }
     func transport(_ url: String) throws -> RelayTransport {
-      var configuration = clientConfiguration(key)
+      var configuration = clientConfiguration()
       configuration.pushBatchBytes = 4 << 10  // many round trips, so a kill lands between two
       configuration.applyBatchEvents = 200
       return try RelayTransport(url: url, configuration: configuration)
@@ -51,8 +50,8 @@ struct RelayFaultTests {
     let storedBeforeTheKill = try storedEvents()
     (relay, url) = try Self.startRelay(postgres)
     let resumed = try await transport(url).sync(phone)
-    // The phone's events: its table, the group, its admissions of the laptop and the tablet, 3,000 of notes.
-    #expect(storedBeforeTheKill < 3_004 && resumed.sentEvents == 3_004 - storedBeforeTheKill, "seed \(seed): the push did not resume where it stopped")
+    // The phone's events: its table, the group, its first key epoch, its admissions of the laptop and the tablet, 3,000 of notes.
+    #expect(storedBeforeTheKill < 3_005 && resumed.sentEvents == 3_005 - storedBeforeTheKill, "seed \(seed): the push did not resume where it stopped")
 
     // 2. The relay dies while the laptop pulls; then PostgreSQL stops hard while it pulls again.
     let pull = Task { [url] in try await transport(url).sync(laptop) }

@@ -17,7 +17,6 @@ struct RelayHostileInputTests {
     let directory: TemporaryDirectory
     let phone: ChronicleDatabase
     let laptop: ChronicleDatabase
-    let key = SyncKey.generate()
     var store: String { directory.path("relay.sqlite") }
 
     init() throws {
@@ -42,7 +41,7 @@ struct RelayHostileInputTests {
 
     /// A normal sync still works: the laptop gets the phone's notes.
     func othersStillSync(_ url: String) async throws {
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(phone)
       _ = try await transport.sync(laptop)
       #expect(try laptop.notesDigest() == phone.notesDigest())
@@ -58,7 +57,7 @@ struct RelayHostileInputTests {
   @Test func garbageAndOutOfTurnMessagesAreRefused() async throws {
     let setup = try Setup()
     try await withRelay(relayConfiguration(setup.store)) { url, _ in
-      _ = try await RelayTransport(url: url, configuration: clientConfiguration(setup.key)).sync(setup.phone)
+      _ = try await RelayTransport(url: url, configuration: clientConfiguration()).sync(setup.phone)
       let before = try setup.storeContents()
       try await withRawConnection(url) { connection in
         _ = try await connection.receive()  // the challenge
@@ -85,7 +84,7 @@ struct RelayHostileInputTests {
       #expect(metrics.status == 200)
       #expect(metrics.body.contains(#"chronicle_relay_refusals_total{reason="malformed"} 2"#), "\(metrics.body)")
       #expect(metrics.body.contains(#"chronicle_relay_refusals_total{reason="protocol"} 1"#))
-      #expect(metrics.body.contains("chronicle_relay_events_in_total 6"))  // the phone's 4 (its admission of the laptop among them), the laptop's 2
+      #expect(metrics.body.contains("chronicle_relay_events_in_total 7"), "\(metrics.body)")  // the phone's 5 (its first key epoch and its admission of the laptop among them), the laptop's 2
       #expect(metrics.body.contains("chronicle_relay_connections 0"))
       #expect(try await httpGet(url, "/health") == (200, "ok\n"))
     }
@@ -119,7 +118,7 @@ struct RelayHostileInputTests {
     let setup = try Setup()
     let phone = setup.phone
     try await withRelay(relayConfiguration(setup.store)) { url, _ in
-      _ = try await RelayTransport(url: url, configuration: clientConfiguration(setup.key)).sync(setup.phone)
+      _ = try await RelayTransport(url: url, configuration: clientConfiguration()).sync(setup.phone)
       let before = try setup.storeContents()
       let laptop = setup.laptop.peerID
       try await withRawConnection(url) { connection in
@@ -133,7 +132,7 @@ struct RelayHostileInputTests {
         let phoneID = phone.peerID
         try await connection.send(.push([SealedEvent(origin: phoneID, sequence: 9, sealed: Array(repeating: 7, count: 64))]))
         let message = Self.refusal(try await connection.receive())
-        #expect(message?.contains("the relay holds them up to :4 and got :9") == true, "\(String(describing: message))")
+        #expect(message?.contains("the relay holds them up to :5 and got :9") == true, "\(String(describing: message))")
       }
       #expect(try setup.storeContents() == before)
       try await setup.othersStillSync(url)
@@ -146,7 +145,7 @@ struct RelayHostileInputTests {
     var configuration = relayConfiguration(setup.store)
     configuration.maxEventBytes = 64 << 10
     try await withRelay(configuration) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(setup.key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(setup.phone)
       let before = try setup.storeContents()
       try await setup.phone.write { db in
@@ -158,7 +157,7 @@ struct RelayHostileInputTests {
         Issue.record("an event over the limit was pushed")
       } catch let error as RelayError {
         guard case .eventTooLarge(let event, let size, let limit) = error else { throw error }
-        #expect(event == "\(setup.phone.peerID.shortDescription):5" && size > limit && limit == 65_536)
+        #expect(event == "\(setup.phone.peerID.shortDescription):6" && size > limit && limit == 65_536)
         #expect(error.description.contains("its --max-event-size"))
       }
       // A device that pushes one anyway is refused by the relay, by the limit's name.
@@ -184,7 +183,7 @@ struct RelayHostileInputTests {
     var configuration = relayConfiguration(setup.store)
     configuration.groupQuotaBytes = 4_000
     try await withRelay(configuration) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(setup.key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(setup.phone)
       let before = try setup.storeContents()
       try await setup.phone.write { db in
@@ -209,7 +208,7 @@ struct RelayHostileInputTests {
     configuration.maxEventBytes = 32 << 10
     configuration.maxPushBytesPerSecond = 1_000  // allowance: one largest event and a push page, then 1 kB/s
     try await withRelay(configuration) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(setup.key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(setup.phone)
       for id in 2_000..<2_200 {
         try await setup.phone.write { db in try db.execute(sql: "INSERT INTO notes (id, body) VALUES (?, hex(randomblob(6000)))", arguments: [id]) }
@@ -236,7 +235,7 @@ struct RelayHostileInputTests {
   @Test func aRevokedDeviceIsRefused() async throws {
     let setup = try Setup()
     try await withRelay(relayConfiguration(setup.store)) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(setup.key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(setup.phone)
       _ = try await transport.sync(setup.laptop)
       _ = try await transport.sync(setup.phone)  // the phone learns of the laptop's join

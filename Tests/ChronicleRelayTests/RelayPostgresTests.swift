@@ -15,7 +15,6 @@ struct RelayPostgresTests {
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
     try enroll(laptop, with: phone, in: directory)
-    let key = SyncKey.generate()
     var configuration = RelayServerConfiguration(storage: .postgres(url: postgres.url), logger: quietLogger)
     configuration.port = 0
     let east = try await RelayServer(configuration: configuration), west = try await RelayServer(configuration: configuration)
@@ -27,19 +26,19 @@ struct RelayPostgresTests {
     let eastURL = "ws://127.0.0.1:\(try await east.port)", westURL = "ws://127.0.0.1:\(try await west.port)"
 
     try writeNotes(phone, 1...10)
-    _ = try await RelayTransport(url: eastURL, configuration: clientConfiguration(key)).sync(phone)
+    _ = try await RelayTransport(url: eastURL, configuration: clientConfiguration()).sync(phone)
     // What was stored through one relay is served by the other.
-    let pulled = try await RelayTransport(url: westURL, configuration: clientConfiguration(key)).sync(laptop)
-    #expect(pulled.received.appliedEvents == 4)  // the table, the group, the laptop's admission, the notes
+    let pulled = try await RelayTransport(url: westURL, configuration: clientConfiguration()).sync(laptop)
+    #expect(pulled.received.appliedEvents == 5)  // the table, the group, its first key epoch, the laptop's admission, the notes
     #expect(try laptop.notesDigest() == phone.notesDigest())
 
     // A device watching through one relay gets what another device pushes through the other, without polling.
-    let watching = SyncEngine(for: laptop, transport: try RelayTransport(url: westURL, configuration: clientConfiguration(key)))
+    let watching = SyncEngine(for: laptop, transport: try RelayTransport(url: westURL, configuration: clientConfiguration()))
     watching.start()
     defer { watching.stop() }
     try await Task.sleep(for: .milliseconds(300))
     try writeNotes(phone, 11...12)
-    _ = try await RelayTransport(url: eastURL, configuration: clientConfiguration(key)).sync(phone)
+    _ = try await RelayTransport(url: eastURL, configuration: clientConfiguration()).sync(phone)
     #expect(try await eventually { try laptop.noteCount() == 12 }, "the relay the laptop watches through never pushed the phone's news")
     #expect(try laptop.notesDigest() == phone.notesDigest())
   }

@@ -20,10 +20,9 @@ struct RelayRefusalTests {
     try phone.createGroup()
     try enroll(laptop, with: phone, in: directory)
     for id in 1...4 { try writeNotes(phone, [id]) }
-    let key = SyncKey.generate()
     let storePath = directory.path("relay.sqlite")
     try await withRelay(relayConfiguration(storePath)) { url, _ in
-      _ = try await RelayTransport(url: url, configuration: clientConfiguration(key)).sync(phone)
+      _ = try await RelayTransport(url: url, configuration: clientConfiguration()).sync(phone)
     }
     // The second note's event, damaged where the relay keeps it.
     let damaged = try await phone.read { db in
@@ -39,7 +38,7 @@ struct RelayRefusalTests {
     #expect(changed == 1)
     try store.close()
     try await withRelay(relayConfiguration(storePath)) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       let first = try await transport.sync(laptop)
       #expect(first.received.refused.map(\.sequence) == [try #require(damaged)], "\(first.received.refused)")
       #expect(first.received.refused.allSatisfy { $0.origin == phone.peerID && !$0.settled })

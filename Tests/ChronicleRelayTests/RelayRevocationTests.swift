@@ -18,10 +18,9 @@ struct RelayRevocationTests {
     try phone.createGroup()
     try enroll(laptop, with: phone, in: directory)
     try enroll(tablet, with: phone, in: directory)
-    let key = SyncKey.generate()
     let store = directory.path("relay.sqlite")
     try await withRelay(relayConfiguration(store)) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       try writeNotes(phone, 1...3)
       for device in [phone, laptop, tablet, phone] { _ = try await transport.sync(device) }
 
@@ -61,9 +60,8 @@ struct RelayRevocationTests {
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
     try enroll(laptop, with: phone, in: directory)
-    let key = SyncKey.generate()
     try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       for device in [phone, laptop, phone] { _ = try await transport.sync(device) }
       let phoneSync = SyncEngine(for: phone, transport: transport), laptopSync = SyncEngine(for: laptop, transport: transport)
       let failures = FailureLog()

@@ -68,9 +68,9 @@ func withRelay<T>(_ configuration: RelayServerConfiguration, _ body: (_ url: Str
   }
 }
 
-/// A client configuration with the group's key and short timeouts.
-func clientConfiguration(_ key: SyncKey) -> RelayConfiguration {
-  var configuration = RelayConfiguration(key: key, logger: quietLogger)
+/// A client configuration with short timeouts.
+func clientConfiguration() -> RelayConfiguration {
+  var configuration = RelayConfiguration(logger: quietLogger)
   configuration.handshakeTimeout = .seconds(20)
   configuration.responseTimeout = .seconds(20)
   configuration.reconnectDelay = .milliseconds(50)

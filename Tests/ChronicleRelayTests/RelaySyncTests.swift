@@ -17,14 +17,13 @@ struct RelaySyncTests {
     try phone.createGroup()
     let invitation = try phone.invite()
     try laptop.join(invitation)
-    let key = SyncKey.generate()
     try writeNotes(phone, 1...20)
     try writeNotes(laptop, 100...104)
 
     try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       let first = try await transport.sync(phone)
-      #expect(first.sentEvents == 3)  // the table, the group, the notes
+      #expect(first.sentEvents == 4)  // the table, the group, its first key epoch, the notes
       await #expect {
         _ = try await transport.sync(laptop)
       } throws: { error in
@@ -64,7 +63,6 @@ extension RelaySyncTests {
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
     try enroll(laptop, with: phone, in: directory)
-    let key = SyncKey.generate()
     let secrets = (1...40).map { "secret-\($0)-\(UUID().uuidString)" }
     try await phone.write { db in
       for (index, secret) in secrets.enumerated() {
@@ -73,7 +71,7 @@ extension RelaySyncTests {
     }
     let storePath = directory.path("relay.sqlite")
     try await withRelay(relayConfiguration(storePath)) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(phone)
       _ = try await transport.sync(laptop)
     }
@@ -89,8 +87,15 @@ extension RelaySyncTests {
     #expect(stored.range(of: Data("CREATE TABLE notes".utf8)) == nil)
     let relayStore = try DatabaseQueue(path: storePath)
     let sealed = try await relayStore.read { db in try Data.fetchAll(db, sql: "SELECT sealed FROM relay_events") }
-    #expect(sealed.count == 6)  // the phone: its table, the group, the laptop's admission, the notes; the laptop: its table, its join request
-    for blob in sealed { #expect(blob.prefix(4) != Data("CHRE".utf8), "an event is stored in the clear") }
+    // The phone: its table, the group, its first key epoch, the laptop's
+    // admission, the notes; the laptop: its table, its join request.
+    #expect(sealed.count == 7)
+    for blob in sealed {
+      // Sealed (form 1), or a signed membership event in the clear (form 0), which carries no data.
+      let isMembership = blob.first == 0 && (try? MembershipEvent(verifying: Array(blob.dropFirst()))) != nil
+      #expect(blob.first == 1 || isMembership, "an event is stored in the clear")
+      #expect(blob.dropFirst().prefix(4) != Data("CHRE".utf8) || isMembership, "an event is stored in the clear")
+    }
   }
 
   @Test func devicesOutsideTheGroupAreRefusedAndNothingIsStored() async throws {
@@ -98,11 +103,10 @@ extension RelaySyncTests {
     let phone = try makeDevice(directory, "phone"), stranger = try makeDevice(directory, "stranger")
     let loner = try makeDevice(directory, "loner")
     let group = try phone.createGroup()
-    let key = SyncKey.generate()
     try writeNotes(phone, 1...5)
     try writeNotes(stranger, 50...55)
     try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(phone)
       // In no group: told to create or join one.
       await #expect(throws: RelayError.notInAGroup) { try await transport.sync(loner) }
@@ -125,31 +129,6 @@ extension RelaySyncTests {
       #expect(try laptop.notesDigest() == phone.notesDigest())
     }
   }
-
-  /// Events that do not open are refused one by one, recorded, and not
-  /// counted as held: the same device with the group's key takes them.
-  @Test func aDeviceWithAnotherKeyFileCannotReadAndAppliesNothing() async throws {
-    let directory = try TemporaryDirectory()
-    let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
-    try phone.createGroup()
-    try enroll(laptop, with: phone, in: directory)
-    try writeNotes(phone, 1...5)
-    let groupKey = SyncKey.generate()
-    try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
-      _ = try await RelayTransport(url: url, configuration: clientConfiguration(groupKey)).sync(phone)
-      let before = try laptop.fingerprintOfLog()
-      let wrongKey = try RelayTransport(url: url, configuration: clientConfiguration(.generate()))
-      let refused = try await wrongKey.sync(laptop).received.refused
-      #expect(!refused.isEmpty)
-      #expect(refused.allSatisfy { $0.origin == phone.peerID && $0.reason.contains("different key file") && !$0.settled }, "\(refused)")
-      #expect(try laptop.refusedEvents().count == refused.count)
-      #expect(try laptop.fingerprintOfLog() == before)
-      #expect(try laptop.noteCount() == 0)
-      _ = try await RelayTransport(url: url, configuration: clientConfiguration(groupKey)).sync(laptop)
-      #expect(try laptop.noteCount() == 5)
-      #expect(try laptop.refusedEvents().isEmpty)
-    }
-  }
 }
 
 extension RelaySyncTests {
@@ -162,9 +141,8 @@ extension RelaySyncTests {
     try phone.createGroup()
     try enroll(laptop, with: phone, in: directory, as: .reader)
     try writeNotes(phone, 1...5)
-    let key = SyncKey.generate()
     try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
-      let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(phone)
       let pulled = try await transport.sync(laptop)
       #expect(pulled.sentEvents == 0)

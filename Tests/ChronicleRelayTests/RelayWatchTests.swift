@@ -14,7 +14,6 @@ struct RelayWatchTests {
     let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop")
     try phone.createGroup()
     try enroll(laptop, with: phone, in: directory)
-    let key = SyncKey.generate()
     var configuration = relayConfiguration(directory.path("relay.sqlite"))
 
     let (first, firstRun) = try await startRelayOnAReservedPort(&configuration)
@@ -23,7 +22,7 @@ struct RelayWatchTests {
     // two full runs of four under load (the cause is not found yet).
     defer { withExtendedLifetime(first) {} }
     let url = "ws://127.0.0.1:\(configuration.port)"
-    let transport = try RelayTransport(url: url, configuration: clientConfiguration(key))
+    let transport = try RelayTransport(url: url, configuration: clientConfiguration())
     let phoneSync = SyncEngine(for: phone, transport: transport), laptopSync = SyncEngine(for: laptop, transport: transport)
     let failures = FailureLog()
     let watch = Task {

@@ -110,7 +110,7 @@ struct MembershipAttackTests: ThreePeers {
     // A relay, which takes membership events from anyone's hello, resolves
     // them the same way: a stays revoked, c is no member.
     let signed = try a.serializedEvents(beyond: VersionVector()).compactMap { try? MembershipEvent(verifying: $0) }
-    #expect(signed.count == 6)  // the creation, b's request, its admission, the revocation, two creations again
+    #expect(signed.count == 7)  // the creation, its first key epoch, b's request, its admission, the revocation, two creations again
     var roster = GroupRoster(group: group)
     roster.add(signed.shuffled())
     #expect(roster.members[a.peerID]?.isActive == false)

@@ -8,20 +8,42 @@ import Foundation
 func runMembershipBenchmark(sizes: [Int], batch workload: SyncWorkload, repeats: Int, folder: URL) throws {
   print("\nmembership: resolving a group's history, and admitting a member's batch beside the same batch in no group (best of \(repeats))")
   print("group".padding(toLength: 40, withPad: " ", startingAt: 0) + "events   resolve ms   per event µs")
+  var rekeys: [(size: Int, active: Int, founder: ChronicleDatabase, member: ChronicleDatabase)] = []
   for size in sizes {
     let (founder, devices) = try makeGroup(of: size, in: folder)
     let events = try founder.membershipEvents()
     guard let group = try founder.group else { throw BenchmarkFailure("the group was not created") }
     let history = MembershipHistory(group: group, events: events)
     var state = history.resolve()
-    let resolve = try (0..<repeats).map { _ in try measure { state = history.resolve() } }.min()!
+    let resolve = (0..<repeats).map { _ in measure { state = history.resolve() } }.min()!
     let active = state.members.values.filter(\.isActive).count
     guard active == size - size / 10, state.refused.isEmpty else {
       throw BenchmarkFailure("the group of \(size) resolved to \(active) active members, \(state.refused.count) refused")
     }
     print("\(size) devices, \(size / 10) revoked, \(size / 5) role changes".padding(toLength: 40, withPad: " ", startingAt: 0)
       + String(format: "%6d   %10.2f   %12.1f", events.count, resolve * 1e3, resolve / Double(events.count) * 1e6))
-    _ = devices
+    rekeys.append((size, active, founder, devices[1]))
+  }
+
+  // A new key epoch: the admin's change (a key sealed to every active
+  // member, signed, the history resolved again), a member receiving it, and
+  // that member opening its keys (every epoch granted to it).
+  print("rekey".padding(toLength: 40, withPad: " ", startingAt: 0) + "write ms   receive ms   open keys ms")
+  for (size, active, founder, member) in rekeys {
+    try exchange(founder, member)
+    var write = Double.infinity, receive = Double.infinity, open = Double.infinity
+    for _ in 0..<repeats {
+      write = min(write, try measure { try founder.rekey() })
+      let change = try founder.serializedEvents(beyond: member.versionVector())
+      receive = min(receive, try measure { _ = try member.applyRemote(serializedEvents: change, source: "bench") })
+      var keyring: GroupKeyring?
+      open = min(open, try measure { keyring = try member.groupKeyring() })
+      guard let keyring, keyring.sealingEpoch == keyring.currentEpoch, keyring.sealingEpoch != nil else {
+        throw BenchmarkFailure("the member of a group of \(size) was not granted the new epoch's key")
+      }
+    }
+    print("\(size) devices (\(active) active)".padding(toLength: 40, withPad: " ", startingAt: 0)
+      + String(format: "%8.2f   %10.2f   %12.2f", write * 1e3, receive * 1e3, open * 1e3))
   }
 
   // A member's batch of data events, applied by another member of a group

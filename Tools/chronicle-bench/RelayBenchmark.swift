@@ -33,7 +33,7 @@ func runRelayBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) asyn
   let key = SyncKey.generate()
   var quiet = Logger(label: "bench")
   quiet.logLevel = .error
-  var client = RelayConfiguration(key: key, logger: quiet)
+  var client = RelayConfiguration(logger: quiet)
   client.responseTimeout = .seconds(600)
 
   // Direct TCP, the reference.

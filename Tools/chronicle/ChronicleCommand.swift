@@ -16,7 +16,7 @@ struct ChronicleCommand: AsyncParsableCommand {
     subcommands: [
       Init.self, SQL.self, Log.self, Show.self, Replay.self, Step.self, Diff.self, Blame.self, Verify.self, Rebuild.self, Adopt.self, MigrateKeys.self, Compact.self, Clone.self,
       Sync.self, Keygen.self, Serve.self, Relay.self, Peers.self, Export.self, Import.self, Parked.self, Refused.self, Demo.self,
-      Identity.self, Group.self, Invite.self, Join.self, Members.self, Role.self, Revoke.self,
+      Identity.self, Group.self, Invite.self, Join.self, Members.self, Role.self, Revoke.self, Rekey.self,
     ])
 
   /// Parses and runs the command, mapping every way out to the exit statuses above.

@@ -155,3 +155,20 @@ struct Role: ParsableCommand {
     }
   }
 }
+
+struct Rekey: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Start a new key epoch for this database's group: a new content key, sealed to each active member's device; an admin's change.",
+    discussion: "A revocation starts one by itself. Devices seal what they send to a relay with the new key once they receive this change.")
+
+  @Argument(help: "The SQLite file.") var database: String
+
+  func run() {
+    reportingErrors {
+      let db = try Chronicle.open(path: database)
+      try db.rekey()
+      let active = try db.members().filter { $0.isActive && $0.publicKey != nil }.count
+      print("started a new key epoch, sealed to \(active) active member\(active == 1 ? "" : "s"); sync to hand it out")
+    }
+  }
+}

@@ -29,12 +29,8 @@ struct NetworkOptions: ParsableArguments {
 
   func configuration(label: String) throws -> NetworkSyncConfiguration {
     guard let key else { throw ValidationError("--key FILE is required: the group key file (create one with chronicle keygen FILE)") }
-    guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown --log-level '\(logLevel)'") }
-    var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
-    logger.logLevel = level
-    var configuration = NetworkSyncConfiguration(key: try SyncKey(contentsOf: URL(fileURLWithPath: key)), logger: logger)
-    guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-    configuration.frameTimeout = .milliseconds(Int64(timeout * 1000))
+    var configuration = NetworkSyncConfiguration(key: try SyncKey(contentsOf: URL(fileURLWithPath: key)), logger: try logger(label: label))
+    configuration.frameTimeout = try frameTimeout()
     if let rateLimit { configuration.maxSendRate = try Self.bytes(rateLimit, option: "--rate-limit") }
     if let maxFrameSize {
       configuration.maxFrameSize = try Self.bytes(maxFrameSize, option: "--max-frame-size")
@@ -42,6 +38,18 @@ struct NetworkOptions: ParsableArguments {
     }
     if let maxEventSize { configuration.maxEventSize = try Self.bytes(maxEventSize, option: "--max-event-size") }
     return configuration
+  }
+
+  func logger(label: String) throws -> Logger {
+    guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+    var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+    logger.logLevel = level
+    return logger
+  }
+
+  func frameTimeout() throws -> Duration {
+    guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+    return .milliseconds(Int64(timeout * 1000))
   }
 
   static func bytes(_ text: String, option: String) throws -> Int {

@@ -74,14 +74,20 @@ struct RelaySync {
 
   func run() async throws {
     let db = try Chronicle.open(path: database)
-    let base = try network.configuration(label: "chronicle.sync")
-    var configuration = RelayConfiguration(key: base.key, logger: base.logger)
-    configuration.responseTimeout = base.frameTimeout
+    if network.key != nil {
+      printError("note: --key is not used with --relay: events are sealed with the group's own keys, which each member is granted in its membership events")
+    }
+    var configuration = RelayConfiguration(logger: try network.logger(label: "chronicle.sync"))
+    configuration.responseTimeout = try network.frameTimeout()
     let transport = try RelayTransport(url: url, configuration: configuration)
     guard watch else {
       let report = try await transport.sync(db)
       print("synced through the relay at \(url)")
       print("sent \(report.sentEvents) events")
+      if let unpushed = report.unpushed {
+        printError("some of this device's events were not sent: \(unpushed)")
+        throw ExitCode(1)
+      }
       print("received \(report.received.appliedEvents + report.received.duplicateEvents) events: merged \(report.received.appliedEvents) (\(report.received.rowChanges) row changes), \(report.received.duplicateEvents) already held")
       if report.received.parkedRows > 0 { print("\(report.received.parkedRows) rows parked (see chronicle parked)") }
       if printRefused(report.received.refused, database: database) { throw ExitCode(1) }

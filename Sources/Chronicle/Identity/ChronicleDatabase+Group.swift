@@ -53,6 +53,8 @@ extension ChronicleDatabase {
       created = group
       return [.createGroup(group: group, nonce: nonce, founders: founders)]
     }
+    // The group's first key epoch, sealed to the founding members with keys.
+    try rekey()
     return created!
   }
 
@@ -114,8 +116,11 @@ extension ChronicleDatabase {
   public func addMember(publicKey: [UInt8], as role: MemberRole = .writer) throws {
     guard publicKey.count == 32 else { throw ChronicleError.membership("a device's public key is 32 bytes, this one is \(publicKey.count)") }
     try writeMembership { db, peer in
-      try Self.requireActiveAdmin(peer, GroupMembership(db: db))
-      return [.add(device: PeerID(publicKey: publicKey), publicKey: publicKey, role: role, invitation: nil)]
+      let membership = GroupMembership(db: db)
+      try Self.requireActiveAdmin(peer, membership)
+      let device = PeerID(publicKey: publicKey)
+      let keys = try membership.history().flatMap { sharingHeldKeys(with: device, publicKey: publicKey, state: $0.resolve()) }
+      return [.add(device: device, publicKey: publicKey, role: role, invitation: nil)] + (keys.map { [$0] } ?? [])
     }
   }
 
@@ -158,7 +163,10 @@ extension ChronicleDatabase {
       // The last event the log holds of it (events refused here are not
       // counted; those it lacks below are admitted when they come).
       let last = max(try EventLog.lastSequence(db, origin: device), try LogBaseline.Header.read(db)?.vector[device] ?? 0)
-      return [.revoke(device: device, afterSequence: last)]
+      // A new key epoch in the same change: the revoked device is granted
+      // nothing written from here on.
+      let newEpoch = try membership.history()?.resolve().newEpoch(excluding: device)
+      return [.revoke(device: device, afterSequence: last)] + (newEpoch.map { [$0] } ?? [])
     }
   }
 
@@ -186,7 +194,9 @@ extension ChronicleDatabase {
               !state.withdrawnInvitations.contains(request.invitation.id)
         else { return [] }
         admitted += 1
+        let keys = sharingHeldKeys(with: request.device, publicKey: request.publicKey, state: state)
         return [.add(device: request.device, publicKey: request.publicKey, role: request.invitation.role, invitation: request.invitation.id)]
+          + (keys.map { [$0] } ?? [])
       }
     }
     return admitted
@@ -263,15 +273,17 @@ extension ChronicleDatabase {
   /// no event), built on the membership events this database has applied;
   /// signs it at once, and resolves the member list with it, in one
   /// transaction. A change the member list refuses is not written.
-  private func writeMembership(_ make: (Database, PeerID) throws -> [MembershipChange]) throws {
+  func writeMembership(_ make: (Database, PeerID) throws -> [MembershipChange]) throws {
     let session = self.session
     let state = device.withLock { $0 }
     guard let key = state.key else {
       throw ChronicleError.deviceKeyMissing(path: DeviceKey.fileURL(forDatabaseAt: path).path, peer: state.peer)
     }
+    var wrote = false
     try writer.write { db in
       let changes = try make(db, state.peer)
       guard let first = changes.first else { return }
+      wrote = true
       let membership = GroupMembership(db: db)
       var written = changes
       switch first {
@@ -291,12 +303,12 @@ extension ChronicleDatabase {
       }
     }
     // Events refused for good may be admitted under the new member list.
-    _ = try readmitRefusedEvents(after: MergeReport())
+    if wrote { _ = try readmitRefusedEvents(after: MergeReport()) }
   }
 
   /// The group, when `peer` is one of its active admins.
   @discardableResult
-  private static func requireActiveAdmin(_ peer: PeerID, _ membership: GroupMembership) throws -> UUID {
+  static func requireActiveAdmin(_ peer: PeerID, _ membership: GroupMembership) throws -> UUID {
     guard let group = try membership.group() else {
       throw ChronicleError.membership("this database is in no group yet: create one first (createGroup(), chronicle group create DB)")
     }

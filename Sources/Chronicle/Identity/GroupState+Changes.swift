@@ -72,11 +72,11 @@ extension GroupState {
     // A change checks everything before it changes anything: one change
     // applies in place; several apply to a copy, kept only when all apply.
     if event.changes.count == 1 {
-      try apply(floored(event.changes[0]), by: writer, at: event.timestamp)
+      try apply(floored(event.changes[0]), by: writer, at: event.timestamp, in: event.hash)
       return
     }
     var trial = self
-    for change in event.changes { try trial.apply(floored(change), by: writer, at: event.timestamp) }
+    for change in event.changes { try trial.apply(floored(change), by: writer, at: event.timestamp, in: event.hash) }
     self = trial
   }
 
@@ -85,7 +85,9 @@ extension GroupState {
     !members.values.contains { $0.device != device && $0.isActiveAdmin && $0.publicKey != nil }
   }
 
-  private mutating func apply(_ change: MembershipChange, by writer: PeerID, at timestamp: HLCTimestamp) throws(MembershipRefusal) {
+  private mutating func apply(
+    _ change: MembershipChange, by writer: PeerID, at timestamp: HLCTimestamp, in event: MembershipHash
+  ) throws(MembershipRefusal) {
     switch change {
     case .add(let device, let publicKey, let role, let invitation):
       if device.isKeyDerived, PeerID(publicKey: publicKey) != device {
@@ -127,11 +129,35 @@ extension GroupState {
         throw MembershipRefusal("invitation \(id.uuidString.lowercased()) admitted \(device.shortDescription) already")
       }
       withdrawnInvitations.insert(id)
+    case .shareKeys(let ephemeral, let grants):
+      try share(grants, ephemeral: ephemeral, in: event)
     case .createGroup:
       throw MembershipRefusal("the group was created already")
     case .join, .builtOn, .older:
       throw MembershipRefusal("\(change) is not a change of an admin")
     }
+  }
+
+  /// Records the grants of a ``MembershipChange/shareKeys(ephemeral:grants:)``:
+  /// one naming no epoch starts the one `event` names. A grant to a device
+  /// revoked meanwhile (concurrently) is kept, so that the epoch counts as
+  /// exposed, and changes nothing else.
+  private mutating func share(_ shared: [KeyGrant], ephemeral: [UInt8], in event: MembershipHash) throws(MembershipRefusal) {
+    guard !shared.isEmpty, ephemeral.count == 32 else { throw MembershipRefusal("it shares no key") }
+    var started = false
+    for (index, grant) in shared.enumerated() {
+      let epoch = grant.epoch ?? event
+      if grant.epoch == nil {
+        started = true
+      } else if grants[epoch] == nil {
+        throw MembershipRefusal("it shares a key of epoch \(epoch), which no change it builds on started")
+      }
+      guard members[grant.device] != nil else { throw MembershipRefusal("it grants a key to device \(grant.device), which is not a member") }
+      if grants[epoch, default: [:]][grant.device] == nil {
+        grants[epoch, default: [:]][grant.device] = HeldGrant(grant: grant, index: index, ephemeral: ephemeral)
+      }
+    }
+    if started { epochs.append(event) }
   }
 
   /// A request an admin may admit: with a sound invitation into this group

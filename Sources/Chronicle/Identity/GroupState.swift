@@ -33,8 +33,41 @@ package struct GroupState: Sendable {
   /// The events no other event builds on: what the next one names.
   package var heads: [MembershipHash] = []
   package var joinRequests: [JoinRequest] = []
+  /// The group's content-key epochs, in the order they started (the hashes
+  /// of the events that started them): the last is the current one, which
+  /// new data is sealed with.
+  package var epochs: [MembershipHash] = []
+  /// Each epoch's key as sealed to each device an admin granted it to
+  /// (revoked devices included: what they were once given).
+  package var grants: [MembershipHash: [PeerID: HeldGrant]] = [:]
+
+  /// A grant as a change carried it: what opening it takes.
+  package struct HeldGrant: Sendable {
+    package var grant: KeyGrant
+    package var index: Int
+    package var ephemeral: [UInt8]
+  }
 
   package init(group: UUID) { self.group = group }
+
+  /// The current key epoch; nil before the group's first.
+  package var currentEpoch: MembershipHash? { epochs.last }
+
+  /// Whether the current epoch's key was granted to a device that is revoked
+  /// now (two admins that revoked two devices concurrently each granted
+  /// their new key to the device the other revoked): then a new epoch is due.
+  package var isCurrentEpochExposed: Bool {
+    guard let epoch = currentEpoch else { return false }
+    return grants[epoch, default: [:]].keys.contains { members[$0]?.isActive != true }
+  }
+
+  /// Active members with a key that hold no grant of the current epoch (one
+  /// added concurrently with the change that started it).
+  package var membersLackingCurrentKey: [GroupMember] {
+    guard let epoch = currentEpoch else { return [] }
+    let granted = grants[epoch, default: [:]]
+    return members.values.filter { $0.isActive && $0.publicKey != nil && granted[$0.device] == nil }.sorted { $0.device < $1.device }
+  }
 
   /// Whether the group's creation is known.
   package var isCreated: Bool { founder != nil }

@@ -33,6 +33,12 @@ public enum MembershipChange: Hashable, Sendable {
   case changeRole(device: PeerID, role: MemberRole)
   /// The writer, an admin, withdraws an invitation before it is used.
   case withdrawInvitation(UUID)
+  /// The writer, an admin, shares group content keys: each grant is one
+  /// epoch's key sealed to one member's device, with `ephemeral` (the
+  /// writer's one-time X25519 public key for this change). A grant naming no
+  /// epoch starts a new one, named by this event's hash: a revocation
+  /// carries one for every remaining member, and so does a rekey.
+  case shareKeys(ephemeral: [UInt8], grants: [KeyGrant])
   /// The membership events the writer had applied when it wrote this one
   /// (the heads of the group's history it builds on); first in every
   /// membership event but a creation or a join request.
@@ -56,6 +62,9 @@ extension MembershipChange: CustomStringConvertible {
     case .revoke(let device, let after): "revoke \(device.shortDescription) after :\(after)"
     case .changeRole(let device, let role): "make \(device.shortDescription) \(role)"
     case .withdrawInvitation(let id): "withdraw invitation \(id.uuidString.lowercased().prefix(8))"
+    case .shareKeys(_, let grants):
+      (grants.contains { $0.epoch == nil } ? "start a key epoch, " : "")
+        + "share keys with \(Set(grants.map(\.device)).sorted().map(\.shortDescription).joined(separator: ", "))"
     case .builtOn(let heads): "after \(heads.isEmpty ? "nothing" : heads.map(\.description).joined(separator: ", "))"
     case .older(let kind, _): "a membership change of an older Chronicle (kind \(kind)), ignored"
     }
@@ -99,6 +108,7 @@ extension EventCodec {
     // invitation is of the older size (152 bytes).
     case olderCreateGroup = 0x01, olderAdd = 0x02
     case join = 0x03, revoke = 0x04, builtOn = 0x05, createGroup = 0x06, add = 0x07, changeRole = 0x08, withdrawInvitation = 0x09
+    case shareKeys = 0x0A
   }
 
   static func writeMembership(_ change: MembershipChange, to writer: inout BinaryWriter) {
@@ -144,6 +154,20 @@ extension EventCodec {
     case .withdrawInvitation(let id):
       writer.writeByte(MembershipKind.withdrawInvitation.rawValue)
       writer.writeBytes(PeerID(id).bytes)
+    case .shareKeys(let ephemeral, let grants):
+      writer.writeByte(MembershipKind.shareKeys.rawValue)
+      writer.writeBytes(ephemeral)
+      writer.writeVarint(grants.count)
+      for grant in grants {
+        if let epoch = grant.epoch {
+          writer.writeByte(1)
+          writer.writeBytes(epoch.bytes)
+        } else {
+          writer.writeByte(0)
+        }
+        writer.writeBytes(grant.device.bytes)
+        writer.writeBytes(grant.sealed)
+      }
     case .builtOn(let heads):
       writer.writeByte(MembershipKind.builtOn.rawValue)
       writer.writeVarint(heads.count)
@@ -225,6 +249,22 @@ extension EventCodec {
       return .changeRole(device: try peer(), role: try role())
     case .withdrawInvitation:
       return .withdrawInvitation(try peer().uuid)
+    case .shareKeys:
+      let ephemeral = Array(try reader.readBytes(32))
+      let count = try reader.readLength()
+      guard count <= reader.remaining / (1 + 16 + KeyGrant.sealedSize) else { throw reader.error(.truncated) }
+      var grants: [KeyGrant] = []
+      for _ in 0..<count {
+        let flagOffset = reader.offset
+        let epoch: MembershipHash?
+        switch try reader.readByte() {
+        case 0: epoch = nil
+        case 1: epoch = MembershipHash(bytes: try reader.readBytes(32))!
+        case let other: throw EventFormatError(problem: .valueOutOfRange("epoch flag \(other)"), region: .body, offset: flagOffset)
+        }
+        grants.append(KeyGrant(epoch: epoch, device: try peer(), sealed: Array(try reader.readBytes(KeyGrant.sealedSize))))
+      }
+      return .shareKeys(ephemeral: ephemeral, grants: grants)
     case .builtOn:
       let count = try reader.readLength()
       var heads: [MembershipHash] = []

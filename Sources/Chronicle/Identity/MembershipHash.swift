@@ -12,7 +12,7 @@ import Crypto
 public struct MembershipHash: Hashable, Comparable, Sendable, CustomStringConvertible {
   public let bytes: [UInt8]
 
-  init?(bytes: some Collection<UInt8>) {
+  package init?(bytes: some Collection<UInt8>) {
     guard bytes.count == 32 else { return nil }
     self.bytes = Array(bytes)
   }

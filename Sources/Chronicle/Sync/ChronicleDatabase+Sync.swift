@@ -412,6 +412,10 @@ extension ChronicleDatabase {
     var (report, membershipChanged) = try mergeRefusing(batch, refused: refusals, source: source, planned: planned)
     report.duplicateEvents += events.count(where: isHeldRefused)
     guard membershipChanged else { return report }
+    // An admin's device shares the group's current key with members that
+    // lack it, or starts a new epoch when the current one reached a device
+    // revoked since.
+    try tendGroupKeys()
     return try readmitRefusedEvents(after: report)
   }
 

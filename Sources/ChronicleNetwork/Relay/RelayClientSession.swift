@@ -1,5 +1,6 @@
 import Chronicle
 import Foundation
+import Synchronization
 import WSCore
 
 /// One connection of a device to a relay: the handshake, the push of this
@@ -12,7 +13,24 @@ struct RelayClientSession: Sendable {
   let key: DeviceKey
   let group: UUID
   let membership: [[UInt8]]
-  let cipher: RelayEventCipher
+  /// The group keys this session seals and opens with, refreshed as
+  /// membership events arrive.
+  let keys = SessionKeys()
+
+  final class SessionKeys: Sendable {
+    private let cipher = Mutex<RelayEventCipher?>(nil)
+    /// The group's history as the relay handed it in its welcome.
+    private let received = Mutex<[MembershipEvent]>([])
+
+    var current: RelayEventCipher? { cipher.withLock { $0 } }
+
+    func refresh(_ database: ChronicleDatabase, adding welcome: [MembershipEvent]? = nil) async throws {
+      if let welcome { received.withLock { $0 = welcome } }
+      let history = received.withLock { $0 }
+      let keyring = try await offload { try database.groupKeyring(adding: history) }
+      cipher.withLock { $0 = keyring.map(RelayEventCipher.init) }
+    }
+  }
 
   /// The messages from the relay, with the deadline for each.
   struct Incoming {
@@ -46,26 +64,33 @@ struct RelayClientSession: Sendable {
       version: RelayMessage.protocolVersion, group: group, device: me, publicKey: key.publicKey,
       signature: key.signature(for: transcript), membership: membership))
     let welcome = try await incoming.next("welcome", within: configuration.handshakeTimeout)
-    guard case .welcome(let relayVector, let maxEventBytes, let joinRequests) = welcome else { throw unexpected(welcome, waitingFor: "a welcome") }
-    let session = Pushing(maxEventBytes: maxEventBytes)
-    if !joinRequests.isEmpty {
-      // An admin's device admits the requests the relay holds (its own
-      // clock decides whether each invitation is still valid), and tells the
-      // relay at once, so the new devices are admitted at their next connection.
-      let admitted = try await offload { [database] in
-        try database.admitJoinRequests(received: joinRequests.compactMap { try? MembershipEvent(verifying: $0) })
-      }
-      if admitted > 0 {
-        try await link.send(.membership(try await offload { [database] in try database.membershipEvents().map(\.bytes) }))
-      }
+    guard case .welcome(let relayVector, let maxEventBytes, let joinRequests, let history) = welcome else {
+      throw unexpected(welcome, waitingFor: "a welcome")
     }
+    let session = Pushing(maxEventBytes: maxEventBytes)
+    // An admin's device admits the requests the relay holds (its own clock
+    // decides whether each invitation is still valid) and tends the group's
+    // keys (a first epoch for a group of an older Chronicle, the current
+    // key for members that lack it), and tells the relay at once, so the new
+    // devices are admitted and granted at their next connection.
+    let changed = try await offload { [database] in
+      let admitted = try database.admitJoinRequests(received: joinRequests.compactMap { try? MembershipEvent(verifying: $0) })
+      return try database.tendGroupKeys() || admitted > 0
+    }
+    if changed {
+      try await link.send(.membership(try await offload { [database] in try database.membershipEvents().map(\.bytes) }))
+    }
+    // The history the relay holds carries the grants of keys this device may
+    // not have merged yet (its own admission among them); each is checked.
+    try await keys.refresh(database, adding: history.compactMap { try? MembershipEvent(verifying: $0) })
 
     var report = RelaySyncReport()
     var pushedThrough = relayVector[me]
     // A reader pushes nothing: every member would refuse its writes.
     let isReader = try await offload { [database] in try database.ownRole() == .reader }
     if push, !isReader {
-      (report.sentEvents, pushedThrough) = try await pushOwnEvents(after: pushedThrough, session, link: link, incoming: &incoming)
+      (report.sentEvents, pushedThrough, report.unpushed) = try await pushOwnEvents(
+        after: pushedThrough, session, link: link, incoming: &incoming)
     }
     guard pull else {
       try await link.send(.bye)
@@ -75,6 +100,17 @@ struct RelayClientSession: Sendable {
     try await link.send(.pull(vector, live: live != nil))
     guard let live else {
       try await receive(&incoming, into: &report, live: nil)
+      // What was pulled may have made this device write (an admin admits
+      // a request, shares a key with a member that lacks it) or granted the
+      // key a push waited for: the relay gets it now, not at the next sync.
+      let membershipNow = try await offload { [database] in try database.membershipEvents().map(\.bytes) }
+      if membershipNow.count > membership.count { try await link.send(.membership(membershipNow)) }
+      if push, !isReader {
+        try await keys.refresh(database)
+        let sent: Int
+        (sent, pushedThrough, report.unpushed) = try await pushOwnEvents(after: pushedThrough, session, link: link, incoming: &incoming)
+        report.sentEvents += sent
+      }
       try await link.send(.bye)
       return report
     }
@@ -90,11 +126,13 @@ struct RelayClientSession: Sendable {
   /// Pushes this device's events after `start`, a page at a time, each
   /// acknowledged before the next; returns how many the relay stored and
   /// the last sequence pushed.
-  private func pushOwnEvents(after start: UInt64, _ session: Pushing, link: RelayLink, incoming: inout Incoming) async throws -> (Int, UInt64) {
+  private func pushOwnEvents(
+    after start: UInt64, _ session: Pushing, link: RelayLink, incoming: inout Incoming
+  ) async throws -> (stored: Int, through: UInt64, unpushed: String?) {
     var through = start, stored = 0
     while true {
-      let page = try await nextPage(after: through, session)
-      guard let last = page.last else { return (stored, through) }
+      let (page, unpushed) = try await nextPage(after: through, session)
+      guard let last = page.last else { return (stored, through, unpushed) }
       try await link.send(.push(page))
       let answer = try await incoming.next("stored report", within: configuration.responseTimeout)
       guard case .stored(let upTo, let new) = answer else { throw unexpected(answer, waitingFor: "a stored report") }
@@ -103,6 +141,7 @@ struct RelayClientSession: Sendable {
       }
       stored += new
       through = last.sequence
+      if let unpushed { return (stored, through, unpushed) }
     }
   }
 
@@ -112,17 +151,25 @@ struct RelayClientSession: Sendable {
   private func pushAsWritten(after start: UInt64, _ session: Pushing, link: RelayLink, pushesEvents: Bool) async throws {
     var through = start
     var membershipSent = membership.count
+    var waitingForKey: String?
     for await _ in database.logGrowth(pollInterval: configuration.localPollInterval) {
-      while pushesEvents {
-        let page = try await nextPage(after: through, session)
-        guard let last = page.last else { break }
-        try await link.send(.push(page))
-        through = last.sequence
-      }
       let current = try await offload { [database] in try database.membershipEvents().map(\.bytes) }
       if current.count > membershipSent {
         try await link.send(.membership(current))
         membershipSent = current.count
+        // A new epoch (a revocation, a rekey) or a grant: seal with it from here on.
+        try await keys.refresh(database)
+      }
+      while pushesEvents {
+        let (page, unpushed) = try await nextPage(after: through, session)
+        if let unpushed, unpushed != waitingForKey {
+          configuration.logger.notice("events wait to be pushed", metadata: ["reason": "\(unpushed)"])
+        }
+        waitingForKey = unpushed
+        guard let last = page.last else { break }
+        try await link.send(.push(page))
+        through = last.sequence
+        if unpushed != nil { break }
       }
     }
   }
@@ -132,18 +179,32 @@ struct RelayClientSession: Sendable {
     var maxEventBytes: Int
   }
 
-  private func nextPage(after sequence: UInt64, _ session: Pushing) async throws -> [SealedEvent] {
-    let page = try await offload { [database, configuration] in
-      try database.ownEvents(after: sequence, maxEvents: 1_000, maxBytes: configuration.pushBatchBytes)
-    }
+  /// This device's next events after `sequence`, sealed; and why the page
+  /// stops short when it does (a data event while this device holds no key
+  /// of the group's current epoch: it waits, and what came before it goes).
+  private func nextPage(after sequence: UInt64, _ session: Pushing) async throws -> (page: [SealedEvent], unpushed: String?) {
     let me = database.peerID
-    return try page.map { event in
-      let sealed = try cipher.seal(event.bytes, origin: me, sequence: event.sequence)
+    let (page, membership) = try await offload { [database, configuration] in
+      let page = try database.ownEvents(after: sequence, maxEvents: 1_000, maxBytes: configuration.pushBatchBytes)
+      let membership = page.isEmpty ? [] : Set(try database.membershipEvents().filter { $0.origin == me }.map(\.sequence))
+      return (page, membership)
+    }
+    guard !page.isEmpty else { return ([], nil) }
+    guard let cipher = keys.current else { throw RelayError.notInAGroup }
+    var sealedPage: [SealedEvent] = []
+    for event in page {
+      let sealed: SealedEvent
+      do {
+        sealed = try cipher.seal(event.bytes, origin: me, sequence: event.sequence, isMembership: membership.contains(event.sequence))
+      } catch let error as RelayError {
+        return (sealedPage, error.description)
+      }
       guard sealed.sealed.count <= session.maxEventBytes else {
         throw RelayError.eventTooLarge(event: "\(me.shortDescription):\(event.sequence)", size: sealed.sealed.count, limit: session.maxEventBytes)
       }
-      return sealed
+      sealedPage.append(sealed)
     }
+    return (sealedPage, nil)
   }
 
   /// Receives the pull: applies events in batches until the relay has sent
@@ -152,39 +213,84 @@ struct RelayClientSession: Sendable {
   ///
   /// An event that does not open is recorded as refused (by the origin and
   /// sequence the relay routed it by, which nothing proves: it is not
-  /// counted as held) and the rest applies without it.
+  /// counted as held) and the rest applies without it. One sealed with the
+  /// key of an epoch this device holds no grant of waits: each applied batch
+  /// may carry the grant (a revocation's new epoch, a share), and it is
+  /// opened then; what still waits when the relay has sent all it held is
+  /// recorded as refused (asked for again at the next sync).
   private func receive(_ incoming: inout Incoming, into report: inout RelaySyncReport, live: RelayTransport.LiveHooks?) async throws {
     var pending = Received(), caughtUp = false
+    var awaitingKey: [(event: SealedEvent, epoch: MembershipHash)] = [], awaitingBytes = 0
     let source = "relay:\(url)"
+    /// Applies what is pending, then what the keys it brought open.
+    func flush() async throws -> MergeReport {
+      var merged = try await apply(pending, source: source)
+      pending = Received()
+      guard !awaitingKey.isEmpty else { return merged }
+      try await keys.refresh(database)
+      let waiting = awaitingKey
+      awaitingKey = []
+      awaitingBytes = 0
+      for (event, _) in waiting { open(event) }
+      if !pending.isEmpty {
+        merged.add(try await apply(pending, source: source))
+        pending = Received()
+      }
+      return merged
+    }
+    func open(_ event: SealedEvent) {
+      let routed = EventID(origin: event.origin, sequence: event.sequence)
+      guard let cipher = keys.current else {
+        pending.unreadable.append((routed, "this device holds none of its group's keys", event.sealed.count))
+        return
+      }
+      do throws(RelayEventCipher.OpenFailure) {
+        let bytes = try cipher.open(event)
+        // The seal binds the origin and sequence the relay routed it by;
+        // the event inside must name the same.
+        guard let named = EventCodec.eventID(of: bytes), named == routed else {
+          let found = EventCodec.eventID(of: bytes).map { "names \($0)" } ?? "does not read"
+          pending.unreadable.append((routed, "it opens, but the event inside \(found): its writer sealed a damaged or foreign event", event.sealed.count))
+          return
+        }
+        pending.events.append(bytes)
+        pending.bytes += bytes.count
+      } catch {
+        switch error {
+        case .keyNotHeld(let epoch):
+          // Bounded: beyond, it is recorded at once (and asked for again).
+          if awaitingKey.count < configuration.applyBatchEvents * 10, awaitingBytes < configuration.applyBatchBytes * 64 {
+            awaitingKey.append((event, epoch))
+            awaitingBytes += event.sealed.count
+          } else {
+            pending.unreadable.append((routed, Self.keyNotHeld(epoch), event.sealed.count))
+          }
+        case .unreadable(let reason):
+          pending.unreadable.append((routed, reason, event.sealed.count))
+        }
+      }
+    }
     while true {
       let message = try await incoming.next("events", within: caughtUp ? nil : configuration.responseTimeout)
       switch message {
       case .events(let sealed):
-        for event in sealed {
-          let routed = EventID(origin: event.origin, sequence: event.sequence)
-          do {
-            let bytes = try cipher.open(event)
-            // The seal binds the origin and sequence the relay routed it by;
-            // the event inside must name the same.
-            guard let named = EventCodec.eventID(of: bytes), named == routed else {
-              let found = EventCodec.eventID(of: bytes).map { "names \($0)" } ?? "does not read"
-              pending.unreadable.append((routed, "it opens, but the event inside \(found): its writer sealed a damaged or foreign event", event.sealed.count))
-              continue
-            }
-            pending.events.append(bytes)
-            pending.bytes += bytes.count
-          } catch RelayError.unreadableEvent(_, let reason) {
-            pending.unreadable.append((routed, reason, event.sealed.count))
-          }
-        }
+        for event in sealed { open(event) }
         if caughtUp || pending.bytes >= configuration.applyBatchBytes || pending.events.count >= configuration.applyBatchEvents {
-          let merged = try await apply(pending, source: source)
+          let merged = try await flush()
           report.received.add(merged)
-          pending = Received()
           if caughtUp { live?.applied(merged) }
         }
       case .caughtUp:
         guard !caughtUp else { throw unexpected(message, waitingFor: "events") }
+        if !pending.isEmpty || !awaitingKey.isEmpty {
+          report.received.add(try await flush())
+        }
+        // Still without a key: refused for now, asked for again next time.
+        for (event, epoch) in awaitingKey {
+          pending.unreadable.append((EventID(origin: event.origin, sequence: event.sequence), Self.keyNotHeld(epoch), event.sealed.count))
+        }
+        awaitingKey = []
+        awaitingBytes = 0
         if !pending.isEmpty {
           report.received.add(try await apply(pending, source: source))
           pending = Received()
@@ -205,6 +311,10 @@ struct RelayClientSession: Sendable {
     }
   }
 
+  private static func keyNotHeld(_ epoch: MembershipHash) -> String {
+    "it is sealed with the key of the group's epoch \(epoch), which this device was not granted: an admin's device shares it with every active member when it next syncs (a device revoked before that epoch is never granted it)"
+  }
+
   /// Events received and not applied yet.
   private struct Received {
     var events: [[UInt8]] = []
@@ -214,7 +324,8 @@ struct RelayClientSession: Sendable {
   }
 
   private func apply(_ received: Received, source: String) async throws -> MergeReport {
-    try await offload { [database] in
+    guard !received.isEmpty else { return MergeReport() }
+    return try await offload { [database] in
       var report = received.events.isEmpty ? MergeReport() : try database.applyRemote(serializedEvents: received.events, source: source)
       report.refused += try database.recordUnreadableEvents(received.unreadable, source: source)
       return report

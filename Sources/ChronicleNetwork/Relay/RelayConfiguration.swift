@@ -3,10 +3,11 @@ import Foundation
 import Logging
 
 /// Settings of a device syncing through a relay (``RelayTransport``).
+///
+/// No key file is needed: events are sealed with the group's content keys,
+/// which an admin's device grants each member in the group's membership
+/// events (see ``RelayEventCipher``), so the relay cannot read them.
 public struct RelayConfiguration: Sendable {
-  /// The group's key (`chronicle keygen`, copied to every device): events are
-  /// sealed with it before they leave the device, so the relay cannot read them.
-  public var key: SyncKey
   /// The largest message accepted from the relay, and so the largest event
   /// that can be synced. Use the relay's `--max-event-size` or more.
   public var maxMessageBytes = 65 << 20
@@ -34,8 +35,7 @@ public struct RelayConfiguration: Sendable {
   /// Where connections and failures are logged.
   public var logger: Logger
 
-  public init(key: SyncKey, logger: Logger = Logger(label: "chronicle.relay.client")) {
-    self.key = key
+  public init(logger: Logger = Logger(label: "chronicle.relay.client")) {
     self.logger = logger
   }
 }
@@ -48,6 +48,9 @@ public struct RelaySyncReport: Sendable {
   public var received = MergeReport()
   public var bytesSent = 0
   public var bytesReceived = 0
+  /// Why some of this device's events were not pushed (this device holds no
+  /// key of the group's current epoch yet); nil when all were.
+  public var unpushed: String?
 
   public init() {}
 }

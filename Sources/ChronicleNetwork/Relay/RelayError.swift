@@ -19,6 +19,9 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
   case protocolViolation(relay: String, reason: String)
   /// An event from the relay does not open with the group's key.
   case unreadableEvent(String, reason: String)
+  /// This device holds no key of its group's current epoch, so it cannot
+  /// seal its data for the relay (it still receives).
+  case noGroupKey(String)
   /// The relay sent nothing for too long.
   case timedOut(relay: String, waitingFor: String, seconds: Double)
   /// The connection ended before the session did.
@@ -31,7 +34,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .refused(_, _, let retryable): retryable
     case .timedOut, .connectionClosed, .unreachable: true
-    case .invalidURL, .notInAGroup, .deviceKeyMissing, .protocolViolation, .unreadableEvent, .eventTooLarge: false
+    case .invalidURL, .notInAGroup, .deviceKeyMissing, .protocolViolation, .unreadableEvent, .eventTooLarge, .noGroupKey: false
     }
   }
 
@@ -51,6 +54,8 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
       "\(relay) broke the relay protocol: \(reason). Nothing of the batch in progress was applied."
     case .unreadableEvent(let event, let reason):
       "event \(event) from the relay is unreadable: \(reason)."
+    case .noGroupKey(let reason):
+      "this device cannot seal its events for the relay: \(reason)"
     case .timedOut(let relay, let waitingFor, let seconds):
       "\(relay) sent no \(waitingFor) within \(String(format: "%g", seconds)) s; sync again to resume"
     case .connectionClosed(let relay, let waitingFor):

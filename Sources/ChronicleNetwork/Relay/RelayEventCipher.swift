@@ -2,52 +2,104 @@ import Chronicle
 import Crypto
 import Foundation
 
-/// Seals events with the group's key before they reach a relay, and opens
-/// them on the devices that receive them: the relay stores and forwards
-/// ciphertext it cannot read.
+/// Seals events with the group's current content key before they reach a
+/// relay, and opens them on the devices that receive them: the relay stores
+/// and forwards ciphertext it cannot read.
 ///
-/// ChaCha20-Poly1305 under a key derived from the group key and the group's
-/// id (HKDF-SHA256), with a random nonce per event. The event's group,
-/// origin and sequence are authenticated with it, so a relay cannot pass
-/// one event off as another (or as another group's).
+/// Two forms, told apart by their first byte:
+/// - `0x01`, epoch (32 bytes), nonce, ciphertext, tag: a data event, sealed
+///   with ChaCha20-Poly1305 under a key derived (HKDF-SHA256) from the key
+///   of that epoch (``GroupKeyring``) and the group's id, with a random
+///   nonce. The group, origin, sequence and epoch are authenticated with it,
+///   so a relay cannot pass one event off as another, or as another group's.
+/// - `0x00` and the signed event: a membership event, which the relay reads
+///   in the clear anyway (it admits devices by it) and which carries the
+///   sealed grants of the keys a device needs to open the rest.
+///
+/// Each revocation starts a new epoch whose key the revoked device is not
+/// granted: what is sealed after it, it cannot open.
 package struct RelayEventCipher: Sendable {
-  private let keyBytes: [UInt8]
-  private let group: UUID
-  private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+  package private(set) var keyring: GroupKeyring
+  private var derived: [MembershipHash: [UInt8]] = [:]
 
-  /// Bytes a sealed event adds to its event: nonce and tag.
-  package static let overhead = 12 + 16
+  /// Bytes a sealed data event adds to its event: form, epoch, nonce and tag.
+  package static let overhead = 1 + 32 + 12 + 16
 
-  package init(key: SyncKey, group: UUID) {
-    self.group = group
-    keyBytes = HKDF<SHA256>.deriveKey(
-      inputKeyMaterial: key.key, salt: PeerID(group).bytes, info: Array("chronicle relay events v1".utf8), outputByteCount: 32
+  private static let clearForm: UInt8 = 0, sealedForm: UInt8 = 1
+
+  package init(keyring: GroupKeyring) {
+    self.keyring = keyring
+    for (epoch, key) in keyring.keys { derived[epoch] = Self.derive(key, group: keyring.group) }
+  }
+
+  private static func derive(_ epochKey: [UInt8], group: UUID) -> [UInt8] {
+    HKDF<SHA256>.deriveKey(
+      inputKeyMaterial: SymmetricKey(data: epochKey), salt: PeerID(group).bytes, info: Array("chronicle relay events v2".utf8),
+      outputByteCount: 32
     ).withUnsafeBytes { Array($0) }
   }
 
-  package func seal(_ event: [UInt8], origin: PeerID, sequence: UInt64) throws -> SealedEvent {
-    let box = try ChaChaPoly.seal(event, using: key, authenticating: associatedData(origin, sequence))
-    return SealedEvent(origin: origin, sequence: sequence, sealed: Array(box.combined))
+  /// Whether this device holds the key new data is sealed with.
+  package var canSealData: Bool { keyring.sealingEpoch != nil }
+
+  /// Whether it holds the key of `epoch`.
+  package func holds(_ epoch: MembershipHash) -> Bool { derived[epoch] != nil }
+
+  /// `event` as the relay stores it: a membership event (`isMembership`) in
+  /// the clear, any other sealed with the current epoch's key.
+  ///
+  /// - Throws: ``RelayError/noGroupKey(_:)`` for a data event while this
+  ///   device holds no key of the group's current epoch.
+  package func seal(_ event: [UInt8], origin: PeerID, sequence: UInt64, isMembership: Bool) throws -> SealedEvent {
+    if isMembership {
+      return SealedEvent(origin: origin, sequence: sequence, sealed: [Self.clearForm] + event)
+    }
+    guard let epoch = keyring.sealingEpoch, let key = derived[epoch] else {
+      throw RelayError.noGroupKey(
+        keyring.currentEpoch == nil
+          ? "the group has no key epoch yet: an admin's device starts one when it next syncs (or chronicle rekey DB on it)"
+          : "this device was not granted the key of the group's current epoch \(keyring.currentEpoch!) yet: an admin's device shares it when it next syncs")
+    }
+    let box = try ChaChaPoly.seal(event, using: SymmetricKey(data: key), authenticating: associatedData(origin, sequence, epoch))
+    return SealedEvent(origin: origin, sequence: sequence, sealed: [Self.sealedForm] + epoch.bytes + Array(box.combined))
+  }
+
+  /// Why a sealed event does not open.
+  package enum OpenFailure: Error {
+    /// Sealed with the key of an epoch this device holds no grant of (yet).
+    case keyNotHeld(MembershipHash)
+    /// Not sealed with this group's keys for that origin and sequence, or damaged.
+    case unreadable(String)
   }
 
   /// The event inside `sealed`.
-  ///
-  /// - Throws: ``RelayError/unreadableEvent(_:reason:)`` when it was not
-  ///   sealed with this group's key for that origin and sequence.
-  package func open(_ sealed: SealedEvent) throws -> [UInt8] {
-    do {
-      let box = try ChaChaPoly.SealedBox(combined: sealed.sealed)
-      return Array(try ChaChaPoly.open(box, using: key, authenticating: associatedData(sealed.origin, sealed.sequence)))
-    } catch {
-      throw RelayError.unreadableEvent(
-        "\(sealed.origin.shortDescription):\(sealed.sequence)",
-        reason: "it does not open with this group's key (a different key file than the device that wrote it, or altered on the way)")
+  package func open(_ sealed: SealedEvent) throws(OpenFailure) -> [UInt8] {
+    guard let form = sealed.sealed.first else { throw .unreadable("it is empty") }
+    let body = sealed.sealed.dropFirst()
+    switch form {
+    case Self.clearForm:
+      let event = Array(body)
+      guard let membership = try? MembershipEvent(verifying: event),
+            membership.origin == sealed.origin, membership.sequence == sealed.sequence
+      else { throw .unreadable("it travels in the clear, but is not a signed membership event of \(sealed.origin.shortDescription):\(sealed.sequence)") }
+      return event
+    case Self.sealedForm:
+      guard body.count >= 32 + 12 + 16, let epoch = MembershipHash(bytes: body.prefix(32)) else { throw .unreadable("it is truncated") }
+      guard let key = derived[epoch] else { throw .keyNotHeld(epoch) }
+      do {
+        let box = try ChaChaPoly.SealedBox(combined: body.dropFirst(32))
+        return Array(try ChaChaPoly.open(box, using: SymmetricKey(data: key), authenticating: associatedData(sealed.origin, sealed.sequence, epoch)))
+      } catch {
+        throw .unreadable("it does not open with the key of epoch \(epoch) for that origin and sequence (altered on the way, or sealed as another event)")
+      }
+    default:
+      throw .unreadable("it is of an unknown form (\(form)): a newer Chronicle sealed it, or it is damaged")
     }
   }
 
-  private func associatedData(_ origin: PeerID, _ sequence: UInt64) -> [UInt8] {
-    var data = Array("chronicle relay v1".utf8) + PeerID(group).bytes + origin.bytes
+  private func associatedData(_ origin: PeerID, _ sequence: UInt64, _ epoch: MembershipHash) -> [UInt8] {
+    var data = Array("chronicle relay v2".utf8) + PeerID(keyring.group).bytes + origin.bytes
     withUnsafeBytes(of: sequence.bigEndian) { data += $0 }
-    return data
+    return data + epoch.bytes
   }
 }

@@ -27,8 +27,11 @@ package enum RelayMessage: Equatable, Sendable {
   case hello(version: UInt8, group: UUID, device: PeerID, publicKey: [UInt8], signature: [UInt8], membership: [[UInt8]])
   /// Relay: admitted; what it holds of the group, the largest sealed event
   /// it accepts, and the join requests waiting for an admin (signed
-  /// membership events, in the clear), for an admin's device to admit.
-  case welcome(VersionVector, maxEventBytes: Int, joinRequests: [[UInt8]])
+  /// membership events, in the clear), for an admin's device to admit; and,
+  /// for a member, the group's membership history the relay holds (which
+  /// carries the sealed grants of the group's keys: a device opens the
+  /// events it pulls with them).
+  case welcome(VersionVector, maxEventBytes: Int, joinRequests: [[UInt8]], membership: [[UInt8]])
   /// Device: its own events, the next in its sequence.
   case push([SealedEvent])
   /// Relay: it holds the device's events up to `upTo`, `new` of them just stored.
@@ -50,7 +53,7 @@ package enum RelayMessage: Equatable, Sendable {
   /// Device: done.
   case bye
 
-  package static let protocolVersion: UInt8 = 2
+  package static let protocolVersion: UInt8 = 3
   package static let nonceSize = 32
 
   private enum Kind: UInt8 {
@@ -80,12 +83,14 @@ package enum RelayMessage: Equatable, Sendable {
       writer.raw(signature)
       writer.varint(membership.count)
       for event in membership { writer.data(event) }
-    case .welcome(let vector, let maxEventBytes, let joinRequests):
+    case .welcome(let vector, let maxEventBytes, let joinRequests, let membership):
       writer.byte(Kind.welcome.rawValue)
       Self.write(vector, to: &writer)
       writer.varint(maxEventBytes)
       writer.varint(joinRequests.count)
       for event in joinRequests { writer.data(event) }
+      writer.varint(membership.count)
+      for event in membership { writer.data(event) }
     case .push(let events):
       writer.byte(Kind.push.rawValue)
       Self.write(events, to: &writer)
@@ -144,7 +149,13 @@ package enum RelayMessage: Equatable, Sendable {
       guard count <= reader.remaining else { throw WireReader.Malformed(description: "welcome claims \(count) join requests, more than its bytes hold") }
       var requests: [[UInt8]] = []
       for _ in 0..<count { requests.append(try reader.data()) }
-      self = .welcome(vector, maxEventBytes: maxEventBytes, joinRequests: requests)
+      let membershipCount = try reader.varint()
+      guard membershipCount <= reader.remaining else {
+        throw WireReader.Malformed(description: "welcome claims \(membershipCount) membership events, more than its bytes hold")
+      }
+      var membership: [[UInt8]] = []
+      for _ in 0..<membershipCount { membership.append(try reader.data()) }
+      self = .welcome(vector, maxEventBytes: maxEventBytes, joinRequests: requests, membership: membership)
     case .push:
       self = .push(try Self.events(&reader))
     case .stored:

@@ -8,13 +8,14 @@ import WSClient
 /// server that stores the group's events and hands each device what it
 /// lacks, so devices sync without ever being online together.
 ///
-/// Events are sealed with the group's key before they leave the device; the
-/// relay stores and forwards ciphertext. It admits a device only when the
+/// Events are sealed with the group's current content key before they leave
+/// the device (each revocation starts a new one, which the revoked device is
+/// not granted); the relay stores and forwards ciphertext. It admits a device only when the
 /// group's member list (which it learns from the members' signed membership
 /// events) names it.
 ///
 /// ```swift
-/// let relay = try RelayTransport(url: "wss://relay.example.com", configuration: RelayConfiguration(key: key))
+/// let relay = try RelayTransport(url: "wss://relay.example.com", configuration: RelayConfiguration())
 /// try await relay.sync(database)                  // once
 /// SyncEngine(for: database, transport: relay).start()  // stay connected
 /// ```
@@ -123,8 +124,7 @@ public struct RelayTransport: LiveSyncTransport {
     guard let group else { throw RelayError.notInAGroup }
     guard let key = database.deviceKey else { throw RelayError.deviceKeyMissing(path: (try? database.identity.keyFile.path) ?? database.path + "-device.key") }
     let client = RelayClientSession(
-      url: url, configuration: configuration, database: database, key: key, group: group, membership: membership,
-      cipher: RelayEventCipher(key: configuration.key, group: group))
+      url: url, configuration: configuration, database: database, key: key, group: group, membership: membership)
     let outcome = Mutex<Result<RelaySyncReport, any Error>?>(nil)
     var webSocket = WebSocketClientConfiguration(
       maxFrameSize: 1 << 20, closeTimeout: .seconds(2), autoPing: .enabled(timePeriod: .seconds(20)))
@@ -159,8 +159,8 @@ public struct RelayTransport: LiveSyncTransport {
 }
 
 extension SyncTransport where Self == RelayTransport {
-  /// Syncs through the relay at `url` (`ws://HOST:PORT` or `wss://HOST`), with the group's key.
-  public static func relay(url: String, key: SyncKey) throws -> RelayTransport {
-    try RelayTransport(url: url, configuration: RelayConfiguration(key: key))
+  /// Syncs through the relay at `url` (`ws://HOST:PORT` or `wss://HOST`).
+  public static func relay(url: String) throws -> RelayTransport {
+    try RelayTransport(url: url, configuration: RelayConfiguration())
   }
 }

@@ -2,9 +2,12 @@ import Crypto
 import Foundation
 
 /// Seals frames after the handshake: ChaCha20-Poly1305 with one key per
-/// direction, derived from the group key and both sides' nonces (HKDF-SHA256),
-/// and a counter as nonce. A frame that was altered, replayed, reordered or
-/// dropped fails to open.
+/// direction, derived (HKDF-SHA256) from the group key, the X25519 secret of
+/// both sides' ephemeral keys and the handshake's transcript, and a counter
+/// as nonce. A frame that was altered, replayed, reordered or dropped fails
+/// to open. The ephemeral keys are forgotten when the session ends, so
+/// recorded traffic stays closed to anyone who later holds the group key
+/// file (a revoked device, a lost laptop): forward secrecy.
 struct SessionCipher {
   enum Role { case client, server }
 
@@ -16,12 +19,13 @@ struct SessionCipher {
   /// Bytes a sealed frame adds to its plaintext.
   static let overhead = 16
 
-  init(groupKey: SymmetricKey, transcript: [UInt8], role: Role) {
+  init(groupKey: SymmetricKey, ephemeralSecret: [UInt8], transcript: [UInt8], role: Role) {
+    let inputKey = SymmetricKey(data: groupKey.withUnsafeBytes { Array($0) } + ephemeralSecret)
     func derive(_ label: String) -> SymmetricKey {
-      HKDF<SHA256>.deriveKey(inputKeyMaterial: groupKey, salt: transcript, info: Array(label.utf8), outputByteCount: 32)
+      HKDF<SHA256>.deriveKey(inputKeyMaterial: inputKey, salt: transcript, info: Array(label.utf8), outputByteCount: 32)
     }
-    let clientToServer = derive("chronicle-sync v1 client to server")
-    let serverToClient = derive("chronicle-sync v1 server to client")
+    let clientToServer = derive("chronicle-sync v5 client to server")
+    let serverToClient = derive("chronicle-sync v5 server to client")
     (sendKey, receiveKey) = role == .client ? (clientToServer, serverToClient) : (serverToClient, clientToServer)
   }
 

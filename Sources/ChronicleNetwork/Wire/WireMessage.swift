@@ -57,10 +57,13 @@ enum WireMessage: Equatable {
   case blobsStored(count: Int, bytes: Int)
 
   static let magic: [UInt8] = Array("CHRN".utf8)
-  static let protocolVersion: UInt8 = 4
-  /// The oldest version a peer of this one still speaks: a server answers a
-  /// client of version 2 in version 2 (without `working` and `ready`).
-  static let oldestProtocolVersion: UInt8 = 2
+  static let protocolVersion: UInt8 = 5
+  /// The oldest version a peer of this one still speaks. Version 5 made each
+  /// hello's nonce an ephemeral X25519 key, mixed into the session's keys:
+  /// older versions, whose sessions anyone holding the group key file could
+  /// read from recorded traffic, are refused.
+  static let oldestProtocolVersion: UInt8 = 5
+  /// The hello's and challenge's nonce: the sender's ephemeral X25519 public key.
   static let nonceSize = 32
   /// The first byte of a failure message, the one message accepted unsealed at any time.
   static let failureTag = Kind.failure.rawValue
