@@ -252,4 +252,30 @@ struct RefusedEventTests: ThreePeers {
     #expect(try a.read { db in try String.fetchAll(db, sql: "SELECT name FROM tags ORDER BY id") } == ["urgent", "soon"])
     #expect(try a.refusedEvents().isEmpty)
   }
+
+  /// The same in a bundle of several batches (`chronicle import`, folder
+  /// segments), which merges in one transaction: the constraint failure
+  /// used to fail the whole bundle at every import.
+  @Test func aRowBreakingAUniqueConstraintInAMultiBatchBundleIsRefusedAlone() throws {
+    let d = try openSyncPeer(directory, name: "d.sqlite", clock: clock, bundleBatchEvents: 2)
+    for peer in [d, b] {
+      try peer.write { db in try db.execute(sql: "CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE) STRICT") }
+    }
+    clock.advance(by: 1)
+    try d.write { db in try db.execute(sql: "INSERT INTO tags VALUES (1, 'urgent')") }
+    for id in 1...3 { try insert(b, id, "before \(id)") }
+    clock.advance(by: 1)
+    try b.write { db in try db.execute(sql: "INSERT INTO tags VALUES (2, 'urgent')") }
+    for id in 4...6 { try insert(b, id, "after \(id)") }
+    let report = try push(b, to: d)  // 8 events: 4 batches of 2
+    #expect(report.refused.count == 1 && report.refused[0].reason.contains("UNIQUE"), "\(report.refused)")
+    #expect(try names(d).count == 6)
+    #expect(try d.refusedEvents().count == 1)
+    clock.advance(by: 1)
+    try b.write { db in try db.execute(sql: "UPDATE tags SET name = 'soon' WHERE id = 2") }
+    let resolved = try push(b, to: d)
+    #expect(resolved.refused.isEmpty, "\(resolved.refused)")
+    #expect(try d.read { db in try String.fetchAll(db, sql: "SELECT name FROM tags ORDER BY id") } == ["urgent", "soon"])
+    #expect(try d.refusedEvents().isEmpty)
+  }
 }

@@ -18,14 +18,22 @@ package struct GroupKeyring: Sendable {
 }
 
 extension GroupState {
-  /// The keys of the epochs granted to `device`, opened with `key`.
+  /// The keys of the epochs granted to `device`, opened with `key`. New
+  /// data is sealed with the current epoch's key, unless it reached a device
+  /// that is no active member (two concurrent revocations): then with the
+  /// last epoch before it that reached none, and with none while there is
+  /// none (until an admin's device starts a new one).
   func keyring(of device: PeerID, key: DeviceKey) -> GroupKeyring {
     var keys: [MembershipHash: [UInt8]] = [:]
-    for (epoch, granted) in grants {
-      guard let held = granted[device] else { continue }
-      keys[epoch] = EpochKeySealing.open(held.grant, index: held.index, ephemeral: held.ephemeral, group: group, with: key)
+    for granted in [unappliedGrants, grants] {
+      for (epoch, byDevice) in granted {
+        guard let held = byDevice[device],
+              let opened = EpochKeySealing.open(held.grant, index: held.index, ephemeral: held.ephemeral, group: group, with: key)
+        else { continue }
+        keys[epoch] = opened
+      }
     }
-    let sealing = currentEpoch.flatMap { keys[$0] != nil ? $0 : nil }
+    let sealing = epochs.last { grants[$0]?[device] != nil && keys[$0] != nil && !isExposed($0) }
     return GroupKeyring(group: group, sealingEpoch: sealing, currentEpoch: currentEpoch, keys: keys)
   }
 
@@ -103,9 +111,12 @@ extension ChronicleDatabase {
       guard try db.tableExists("chronicle_membership_events"), let state = try membership.history()?.resolve(), state.isCreated,
             state.members[peer]?.isActiveAdmin == true, state.members[peer]?.publicKey == key.publicKey
       else { return [] }
-      if state.currentEpoch == nil || state.isCurrentEpochExposed {
+      // No epoch, one a device outside the group holds, or one this admin
+      // was not granted (it cannot share it): a new one, for every member.
+      if state.currentEpoch == nil || state.isCurrentEpochExposed || state.keyring(of: peer, key: key).sealingEpoch != state.currentEpoch {
+        guard let change = state.newEpoch() else { return [] }
         wrote = true
-        return state.newEpoch().map { [$0] } ?? []
+        return [change]
       }
       let lacking = state.membersLackingCurrentKey
       guard !lacking.isEmpty, let epoch = state.currentEpoch, let current = state.keyring(of: peer, key: key).key(of: epoch),

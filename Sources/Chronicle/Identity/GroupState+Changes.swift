@@ -139,25 +139,36 @@ extension GroupState {
   }
 
   /// Records the grants of a ``MembershipChange/shareKeys(ephemeral:grants:)``:
-  /// one naming no epoch starts the one `event` names. A grant to a device
-  /// revoked meanwhile (concurrently) is kept, so that the epoch counts as
-  /// exposed, and changes nothing else.
+  /// one naming no epoch starts the one `event` names. A grant never refuses
+  /// the change that carries it (a revocation beside it must hold whatever
+  /// became of the devices and epochs it names): one to a device that is no
+  /// member (its addition turned out void) or revoked meanwhile is kept, so
+  /// that the epoch counts as exposed; one of an epoch no applied change
+  /// started is kept too, and opens what was sealed with it, no more.
   private mutating func share(_ shared: [KeyGrant], ephemeral: [UInt8], in event: MembershipHash) throws(MembershipRefusal) {
     guard !shared.isEmpty, ephemeral.count == 32 else { throw MembershipRefusal("it shares no key") }
     var started = false
     for (index, grant) in shared.enumerated() {
       let epoch = grant.epoch ?? event
-      if grant.epoch == nil {
-        started = true
-      } else if grants[epoch] == nil {
-        throw MembershipRefusal("it shares a key of epoch \(epoch), which no change it builds on started")
-      }
-      guard members[grant.device] != nil else { throw MembershipRefusal("it grants a key to device \(grant.device), which is not a member") }
+      if grant.epoch == nil { started = true }
       if grants[epoch, default: [:]][grant.device] == nil {
         grants[epoch, default: [:]][grant.device] = HeldGrant(grant: grant, index: index, ephemeral: ephemeral)
       }
     }
     if started { epochs.append(event) }
+  }
+
+  /// Keeps the grants of changes not applied whose writer is a member with
+  /// the key that signed them (see ``unappliedGrants``).
+  mutating func collectUnappliedGrants(from events: some Sequence<MembershipEvent>, applied: Set<MembershipHash>) {
+    for event in events where !applied.contains(event.hash) {
+      guard let writer = members[event.origin], writer.publicKey == event.signer else { continue }
+      for case .shareKeys(let ephemeral, let shared) in event.changes {
+        for (index, grant) in shared.enumerated() where unappliedGrants[grant.epoch ?? event.hash, default: [:]][grant.device] == nil {
+          unappliedGrants[grant.epoch ?? event.hash, default: [:]][grant.device] = HeldGrant(grant: grant, index: index, ephemeral: ephemeral)
+        }
+      }
+    }
   }
 
   /// A request an admin may admit: with a sound invitation into this group

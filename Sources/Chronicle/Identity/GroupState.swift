@@ -53,13 +53,23 @@ package struct GroupState: Sendable {
   /// The current key epoch; nil before the group's first.
   package var currentEpoch: MembershipHash? { epochs.last }
 
+  /// Grants carried by changes that were not applied (void or refused) but
+  /// signed by a member with the key it was added with: what data sealed
+  /// while such a change looked valid to its sealer was sealed with. They
+  /// open data (whose authenticity its signature proves), and never decide
+  /// the epoch new data is sealed with.
+  package var unappliedGrants: [MembershipHash: [PeerID: HeldGrant]] = [:]
+
+  /// Whether `epoch`'s key was granted to a device that is no active member
+  /// now (revoked, or added by a change that turned out void).
+  package func isExposed(_ epoch: MembershipHash) -> Bool {
+    grants[epoch, default: [:]].keys.contains { members[$0]?.isActive != true }
+  }
+
   /// Whether the current epoch's key was granted to a device that is revoked
   /// now (two admins that revoked two devices concurrently each granted
   /// their new key to the device the other revoked): then a new epoch is due.
-  package var isCurrentEpochExposed: Bool {
-    guard let epoch = currentEpoch else { return false }
-    return grants[epoch, default: [:]].keys.contains { members[$0]?.isActive != true }
-  }
+  package var isCurrentEpochExposed: Bool { currentEpoch.map(isExposed) ?? false }
 
   /// Active members with a key that hold no grant of the current epoch (one
   /// added concurrently with the change that started it).

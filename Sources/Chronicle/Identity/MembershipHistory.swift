@@ -119,6 +119,7 @@ package struct MembershipHistory: Sendable {
     for hash in complete { named.formUnion(events[hash]?.parents ?? []) }
     resolved.heads = complete.subtracting(named).sorted()
     resolved.joinRequests = requests.sorted { $0.hash < $1.hash }.compactMap(resolved.pendingRequest)
+    resolved.collectUnappliedGrants(from: changes.values, applied: complete)
     return resolved
   }
 

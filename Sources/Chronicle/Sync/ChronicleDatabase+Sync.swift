@@ -106,6 +106,9 @@ extension ChronicleDatabase {
   /// A bundle of more than a batch of events (about a thousand, or 1 MiB)
   /// is decoded and merged a batch at a time, still in one transaction:
   /// memory holds the bundle's bytes and one batch, whatever its length.
+  /// When a row breaks a constraint of this database, the bundle is merged
+  /// again a batch per transaction, and the event that brings the row is
+  /// refused alone.
   public func applyRemote(bundle bytes: [UInt8], source: String) throws -> MergeReport {
     switch try EventBundle.envelope(bytes, source: source) {
     case .incomplete(let declared, let found):
@@ -187,6 +190,7 @@ extension ChronicleDatabase {
           try RefusedEvents(db: db).record(refusals, source: source, now: clock.wallTime)
           report.refused = refusals.map { RefusedEvent($0, source: source) }
           if refusals.contains(where: \.settled) { try VersionVector.saveCheckpoint(db) }
+          if try Self.keepMembershipHistory(of: refusals, db) { membershipChanged = true }
           return report
         }
         return membershipChanged ? try readmitRefusedEvents(after: report) : report
@@ -196,9 +200,39 @@ extension ChronicleDatabase {
         excluded.formUnion(ids)
         refusals += refused.refusals
         membershipChanged = false
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+        // A row breaks a constraint of this database: the bundle is merged a
+        // batch at a time instead, each finding the event that brings it by
+        // halves and refusing it alone, as a batch from any transport does.
+        var report = MergeReport()
+        var unrecorded = refusals
+        var conflicting: [IncomingEvent] = []
+        for batch in batches {
+          let events = try serialized.decoded(batch, source: source).filter { !excluded.contains($0.event.id) }
+          let merged = try applyRemote(events, refused: unrecorded, source: source)
+          unrecorded = []
+          let refusedForConstraints = Set(
+            merged.refused.filter { $0.reason.hasPrefix(Self.constraintRefusal) }.map { EventID(origin: $0.origin, sequence: $0.sequence) })
+          conflicting += events.filter { refusedForConstraints.contains($0.event.id) }
+          report.add(merged)
+        }
+        // A later event of the bundle may have resolved the conflict (the
+        // row renamed in another batch): those refused are tried once more.
+        if !conflicting.isEmpty {
+          var retried = try applyRemote(conflicting, source: source)
+          let stillRefused = Set(retried.refused.map { EventID(origin: $0.origin, sequence: $0.sequence) })
+          let taken = Set(conflicting.map(\.event.id)).subtracting(stillRefused)
+          report.refused.removeAll { taken.contains(EventID(origin: $0.origin, sequence: $0.sequence)) }
+          retried.refused = []
+          report.add(retried)
+        }
+        return report
       }
     }
   }
+
+  /// How the reason of an event refused for a row that breaks a constraint starts.
+  static let constraintRefusal = "a row it writes breaks a constraint of this database"
 
   /// Records events received from `source` that could not be read at all
   /// (a sealed event that does not open, for one), and returns them as a
@@ -449,7 +483,7 @@ extension ChronicleDatabase {
           guard let event = batch.first else { throw error }
           refusals.append(EventRefusal(
             event,
-            reason: "a row it writes breaks a constraint of this database (\(error.message ?? "\(error)")): "
+            reason: Self.constraintRefusal + " (\(error.message ?? "\(error)")): "
               + "change the conflicting value on one device; it is taken at the sync after",
             settled: false))
           batch = []
@@ -518,8 +552,27 @@ extension ChronicleDatabase {
       try RefusedEvents(db: db).record(refused, source: source, now: clock.wallTime)
       report.refused = refused.map { RefusedEvent($0, source: source) }
       if refused.contains(where: \.settled) { try VersionVector.saveCheckpoint(db) }
+      if try Self.keepMembershipHistory(of: refused, db) { membershipChanged = true }
     }
     return (report, membershipChanged)
+  }
+
+  /// Keeps the membership events among settled refusals (a revoked admin's
+  /// late changes) in the group's history, whose rules void or refuse them
+  /// themselves: a change that builds on one would otherwise wait for it
+  /// here for good, while devices that took it before the revocation
+  /// applied it, and the member lists would differ. Returns whether the
+  /// history gained any.
+  static func keepMembershipHistory(of refusals: [EventRefusal], _ db: Database) throws -> Bool {
+    let membership = GroupMembership(db: db)
+    guard try db.tableExists("chronicle_membership_events"), let group = try membership.group() else { return false }
+    var stored = false
+    for refusal in refusals where refusal.settled {
+      guard let bytes = refusal.kept, let event = try? MembershipEvent(stored: bytes), event.otherGroup(than: group) == nil else { continue }
+      if try membership.store(event) { stored = true }
+    }
+    if stored { try membership.resolve() }
+    return stored
   }
 
   /// Admits and merges received events, inside the caller's transaction.

@@ -152,15 +152,20 @@ struct RelayClientSession: Sendable {
     var through = start
     var membershipSent = membership.count
     var waitingForKey: String?
-    for await _ in database.logGrowth(pollInterval: configuration.localPollInterval) {
+    /// Tells the relay of membership events the log gained, and seals with
+    /// what they bring (a revocation's new epoch, a grant) from then on.
+    func sendMembershipGained() async throws {
       let current = try await offload { [database] in try database.membershipEvents().map(\.bytes) }
-      if current.count > membershipSent {
-        try await link.send(.membership(current))
-        membershipSent = current.count
-        // A new epoch (a revocation, a rekey) or a grant: seal with it from here on.
-        try await keys.refresh(database)
-      }
+      guard current.count > membershipSent else { return }
+      try await link.send(.membership(current))
+      membershipSent = current.count
+      try await keys.refresh(database)
+    }
+    for await _ in database.logGrowth(pollInterval: configuration.localPollInterval) {
+      try await sendMembershipGained()
       while pushesEvents {
+        // Checked before each page: a revocation merged meanwhile changes the key.
+        try await sendMembershipGained()
         let (page, unpushed) = try await nextPage(after: through, session)
         if let unpushed, unpushed != waitingForKey {
           configuration.logger.notice("events wait to be pushed", metadata: ["reason": "\(unpushed)"])
