@@ -81,7 +81,10 @@ func runRelayBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) asyn
       _ = try await transport.send(from: source)  // the admin's device admits it
       result.pull = min(result.pull, try await measureAsync {
         let report = try await transport.fetch(into: device)
-        guard report.merged.appliedEvents >= events else { throw BenchmarkFailure("relay pull applied \(report.merged.appliedEvents) of \(events) events") }
+        guard report.merged.appliedEvents >= events else {
+          throw BenchmarkFailure(
+            "relay pull applied \(report.merged.appliedEvents) of \(events) events; \(report.merged.refused.count) refused, first: \(report.merged.refused.first.map(\.reason) ?? "none")")
+        }
       })
       try check(device, equals: expected)
       result.peakMemory = max(result.peakMemory, relay.peakMemory)

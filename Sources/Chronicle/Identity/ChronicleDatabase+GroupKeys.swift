@@ -12,7 +12,11 @@ package struct GroupKeyring: Sendable {
   package let sealingEpoch: MembershipHash?
   /// The group's current epoch, held here or not.
   package let currentEpoch: MembershipHash?
+  /// Every key this device opens data with: its applied grants' and those
+  /// of changes that turned out void or refused.
   package let keys: [MembershipHash: [UInt8]]
+  /// The keys of its applied grants only: what it seals with and shares.
+  let appliedKeys: [MembershipHash: [UInt8]]
 
   package func key(of epoch: MembershipHash) -> [UInt8]? { keys[epoch] }
 }
@@ -24,17 +28,20 @@ extension GroupState {
   /// last epoch before it that reached none, and with none while there is
   /// none (until an admin's device starts a new one).
   func keyring(of device: PeerID, key: DeviceKey) -> GroupKeyring {
-    var keys: [MembershipHash: [UInt8]] = [:]
-    for granted in [unappliedGrants, grants] {
+    func opened(_ granted: [MembershipHash: [PeerID: HeldGrant]]) -> [MembershipHash: [UInt8]] {
+      var keys: [MembershipHash: [UInt8]] = [:]
       for (epoch, byDevice) in granted {
         guard let held = byDevice[device],
               let opened = EpochKeySealing.open(held.grant, index: held.index, ephemeral: held.ephemeral, group: group, with: key)
         else { continue }
         keys[epoch] = opened
       }
+      return keys
     }
-    let sealing = epochs.last { grants[$0]?[device] != nil && keys[$0] != nil && !isExposed($0) }
-    return GroupKeyring(group: group, sealingEpoch: sealing, currentEpoch: currentEpoch, keys: keys)
+    let applied = opened(grants)
+    let keys = opened(unappliedGrants).merging(applied) { _, applied in applied }
+    let sealing = epochs.last { applied[$0] != nil && !isExposed($0) }
+    return GroupKeyring(group: group, sealingEpoch: sealing, currentEpoch: currentEpoch, keys: keys, appliedKeys: applied)
   }
 
   /// One change granting each of `keys` (nil epoch: the epoch the change
@@ -78,6 +85,30 @@ extension ChronicleDatabase {
     }
   }
 
+  /// Takes a group's membership events received outside its log (a relay's
+  /// welcome hands a member the group's history before its events) into
+  /// this database's history, so that the member list is known before the
+  /// events it decides on arrive; they join the log itself when their
+  /// origin's events do. Only events of this database's group; their
+  /// signatures are checked by the caller. Returns whether any was new.
+  @discardableResult
+  package func learnMembershipHistory(_ events: [MembershipEvent]) throws -> Bool {
+    guard !events.isEmpty else { return false }
+    let stored = try writer.write { db in
+      let membership = GroupMembership(db: db)
+      guard try db.tableExists("chronicle_membership_events"), let group = try membership.group() else { return false }
+      var stored = false
+      for event in events where event.otherGroup(than: group) == nil {
+        if try membership.store(event) { stored = true }
+      }
+      if stored { try membership.resolve() }
+      return stored
+    }
+    // Events refused for good may be admitted under the new member list.
+    if stored { _ = try readmitRefusedEvents(after: MergeReport()) }
+    return stored
+  }
+
   /// Starts a new key epoch (an admin's change): a new group content key,
   /// sealed to each active member's device, that new data is sealed with
   /// from then on. A revocation does it by itself; this is for a key
@@ -119,7 +150,7 @@ extension ChronicleDatabase {
         return [change]
       }
       let lacking = state.membersLackingCurrentKey
-      guard !lacking.isEmpty, let epoch = state.currentEpoch, let current = state.keyring(of: peer, key: key).key(of: epoch),
+      guard !lacking.isEmpty, let epoch = state.currentEpoch, let current = state.keyring(of: peer, key: key).appliedKeys[epoch],
             let change = GroupState.sharing([(epoch, current)], with: lacking, group: state.group)
       else { return [] }
       wrote = true
@@ -133,7 +164,7 @@ extension ChronicleDatabase {
   func sharingHeldKeys(with device: PeerID, publicKey: [UInt8], state: GroupState) -> MembershipChange? {
     guard let key = deviceKey else { return nil }
     let keyring = state.keyring(of: peerID, key: key)
-    let keys = state.epochs.compactMap { epoch in keyring.key(of: epoch).map { (epoch: Optional(epoch), key: $0) } }
+    let keys = state.epochs.compactMap { epoch in keyring.appliedKeys[epoch].map { (epoch: Optional(epoch), key: $0) } }
     let member = GroupMember(device: device, publicKey: publicKey, role: .reader, addedBy: nil, addedAt: HLCTimestamp(rawValue: 0), admission: .added)
     return GroupState.sharing(keys, with: [member], group: state.group)
   }

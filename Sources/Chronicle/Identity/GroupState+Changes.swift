@@ -164,6 +164,9 @@ extension GroupState {
     for event in events where !applied.contains(event.hash) {
       guard let writer = members[event.origin], writer.publicKey == event.signer else { continue }
       for case .shareKeys(let ephemeral, let shared) in event.changes {
+        if writer.isActiveAdmin {
+          for grant in shared where members[grant.device]?.isActive != true { unappliedExposures.insert(grant.epoch ?? event.hash) }
+        }
         for (index, grant) in shared.enumerated() where unappliedGrants[grant.epoch ?? event.hash, default: [:]][grant.device] == nil {
           unappliedGrants[grant.epoch ?? event.hash, default: [:]][grant.device] = HeldGrant(grant: grant, index: index, ephemeral: ephemeral)
         }

@@ -63,8 +63,13 @@ package struct GroupState: Sendable {
   /// Whether `epoch`'s key was granted to a device that is no active member
   /// now (revoked, or added by a change that turned out void).
   package func isExposed(_ epoch: MembershipHash) -> Bool {
-    grants[epoch, default: [:]].keys.contains { members[$0]?.isActive != true }
+    unappliedExposures.contains(epoch) || grants[epoch, default: [:]].keys.contains { members[$0]?.isActive != true }
   }
+
+  /// Epochs an active admin granted, in a change that was not applied (an
+  /// admission refused because another admin used the invitation first),
+  /// to a device that is no active member.
+  package var unappliedExposures: Set<MembershipHash> = []
 
   /// Whether the current epoch's key was granted to a device that is revoked
   /// now (two admins that revoked two devices concurrently each granted

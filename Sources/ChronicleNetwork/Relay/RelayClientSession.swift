@@ -68,6 +68,12 @@ struct RelayClientSession: Sendable {
       throw unexpected(welcome, waitingFor: "a welcome")
     }
     let session = Pushing(maxEventBytes: maxEventBytes)
+    // The history the relay holds carries the grants of keys this device may
+    // not have merged yet (its own admission among them), and says who is a
+    // member before the events it decides on arrive (a group created after
+    // its founder wrote its data sends the creation last); each is checked.
+    let verifiedHistory = history.compactMap { try? MembershipEvent(verifying: $0) }
+    try await offload { [database] in _ = try database.learnMembershipHistory(verifiedHistory) }
     // An admin's device admits the requests the relay holds (its own clock
     // decides whether each invitation is still valid) and tends the group's
     // keys (a first epoch for a group of an older Chronicle, the current
@@ -80,9 +86,7 @@ struct RelayClientSession: Sendable {
     if changed {
       try await link.send(.membership(try await offload { [database] in try database.membershipEvents().map(\.bytes) }))
     }
-    // The history the relay holds carries the grants of keys this device may
-    // not have merged yet (its own admission among them); each is checked.
-    try await keys.refresh(database, adding: history.compactMap { try? MembershipEvent(verifying: $0) })
+    try await keys.refresh(database, adding: verifiedHistory)
 
     var report = RelaySyncReport()
     var pushedThrough = relayVector[me]
