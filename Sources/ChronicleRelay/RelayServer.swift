@@ -2,8 +2,10 @@ import Chronicle
 import ChronicleNetwork
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// An always-on relay for groups of Chronicle devices: it stores the sealed
@@ -15,9 +17,16 @@ import ServiceLifecycle
 ///
 /// HTTP and WebSocket on one port:
 /// - `GET /v1/sync`: the relay protocol (a WebSocket; `Schemas/SYNC-PROTOCOL.md`).
-/// - `GET /health`: `ok` while the store answers.
+/// - `GET /health`: `ok` while the store answers, `not ok` otherwise (the
+///   detail goes to the log).
 /// - `GET /metrics`: Prometheus metrics (connections, events and bytes in
-///   and out, refusals by kind).
+///   and out, refusals by kind), for the holder of
+///   ``RelayServerConfiguration/metricsToken`` only.
+///
+/// Every connection counts against ``RelayServerConfiguration/maxConnections``
+/// and ``RelayServerConfiguration/maxConnectionsPerAddress``, and is closed
+/// when it sends nothing the relay answers within
+/// ``RelayServerConfiguration/requestTimeout``.
 ///
 /// ```swift
 /// let relay = try await RelayServer(configuration: RelayServerConfiguration(storage: .sqlite(path: "relay.sqlite")))
@@ -67,11 +76,24 @@ public final class RelayServer: Sendable {
         _ = try await core.store.lastPosition(of: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
         return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
       } catch {
-        return Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "store unavailable: \(error)\n")))
+        // The detail is for the operator's log, not for whoever asks.
+        logger.warning("health check failed: the store does not answer", metadata: ["error": "\(error)"])
+        return Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "not ok\n")))
       }
     }
-    router.get("/metrics") { _, _ -> Response in
-      Response(
+    let metricsToken = configuration.metricsToken
+    router.get("/metrics") { request, _ -> Response in
+      guard let metricsToken else {
+        return Response(
+          status: .notFound,
+          body: ResponseBody(byteBuffer: ByteBuffer(string: "metrics are off: start the relay with a metrics token (chronicle relay --metrics-token-file FILE)\n")))
+      }
+      guard let given = request.headers[.authorization], BearerToken.matches(given, metricsToken) else {
+        return Response(
+          status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
+          body: ResponseBody(byteBuffer: ByteBuffer(string: "metrics need the relay's metrics token: Authorization: Bearer TOKEN\n")))
+      }
+      return Response(
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
         body: ResponseBody(byteBuffer: ByteBuffer(string: core.metrics.text)))
     }
@@ -82,11 +104,23 @@ public final class RelayServer: Sendable {
       let link = RelayLink(peerName: "device", outbound: outbound)
       await RelaySession(relay: core, link: link, logger: logger).run(inbound)
     }
+    let connections = ConnectionGuard(
+      limits: .init(
+        total: configuration.maxConnections ?? OpenFileLimit.connectionsByDefault,
+        perAddress: configuration.maxConnectionsPerAddress, requestTimeout: configuration.requestTimeout),
+      metrics: core.metrics)
+    let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+      http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
+      ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2)))
+    let webSocketResponder = sockets.buildResponder()
+    let server = HTTPServerBuilder { responder in
+      GuardedChildChannel(
+        base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
+        connections: connections, logger: logger)
+    }
     let app = Application(
       router: router,
-      server: .http1WebSocketUpgrade(
-        webSocketRouter: sockets,
-        configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2)))),
+      server: server,
       configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "chronicle-relay"),
       onServerRunning: { [listeningPort] channel in
         let port = channel.localAddress?.port ?? 0

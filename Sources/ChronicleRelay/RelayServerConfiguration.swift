@@ -28,6 +28,24 @@ public struct RelayServerConfiguration: Sendable {
   /// seconds allowed); nil: no limit. A push over it is refused, to be
   /// retried later; nothing of it is stored.
   public var maxPushBytesPerSecond: Int?
+  /// The most connections open at once. Nil: the process's limit on open
+  /// files less 64 (kept for the store and logs). When all are taken, a new
+  /// connection takes the place of the oldest one the relay has not
+  /// answered yet; answered ones (a device syncing) are never evicted.
+  public var maxConnections: Int?
+  /// The most connections open at once from one IP address (devices behind
+  /// one NAT share an address).
+  public var maxConnectionsPerAddress = 128
+  /// A connection must send a request the relay answers (an HTTP request, or
+  /// a WebSocket upgrade) within this time of opening, or it is closed:
+  /// idle sockets, requests sent a byte at a time, bytes that are not HTTP.
+  public var requestTimeout: Duration = .seconds(10)
+  /// An HTTP connection left idle this long between requests is closed.
+  public var idleTimeout: Duration = .seconds(60)
+  /// The bearer token `GET /metrics` asks for (`Authorization: Bearer
+  /// TOKEN`). Nil: metrics are not served (they tell whoever reaches the
+  /// port how many devices connect and what the relay refuses).
+  public var metricsToken: String?
   /// A device must identify itself within this time of connecting.
   public var handshakeTimeout: Duration = .seconds(10)
   /// Each call to the store must answer within this time; past it, the

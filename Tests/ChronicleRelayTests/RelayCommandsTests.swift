@@ -16,6 +16,23 @@ struct RelayCommandsTests {
     try await offThePool { try flow() }
   }
 
+  @Test func metricsAskForTheTokenInTheTokenFile() async throws {
+    let directory = try TemporaryDirectory()
+    let short = directory.path("short.token")
+    try "abc\n".write(toFile: short, atomically: true, encoding: .utf8)
+    let refused = try chronicle("relay", "--data", directory.path("relay.sqlite"), "--port", "0", "--metrics-token-file", short)
+    #expect(refused.status != 0 && refused.errors.contains("is 3 characters: use at least 16"), "\(refused.errors)")
+    let tokenFile = directory.path("metrics.token")
+    try "0123456789abcdef0123\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+    let relay = try ChildProcess(
+      "chronicle", ["relay", "--data", directory.path("relay.sqlite"), "--port", "0", "--metrics-token-file", tokenFile, "--request-timeout", "2"])
+    let url = String(try relay.waitForLine(containing: "relay listening on").split(separator: " ").last!)
+    #expect(try await httpGet(url, "/metrics").status == 401)
+    let metrics = try await httpGet(url, "/metrics", token: "0123456789abcdef0123")
+    #expect(metrics.status == 200 && metrics.body.contains("chronicle_relay_connections"), "\(metrics)")
+    #expect(relay.stop() == 0)
+  }
+
   func flow() throws {
     let directory = try TemporaryDirectory()
     let (phone, laptop) = (directory.path("phone.sqlite"), directory.path("laptop.sqlite"))

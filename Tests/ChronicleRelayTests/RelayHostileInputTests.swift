@@ -80,7 +80,9 @@ struct RelayHostileInputTests {
       #expect(try setup.storeContents() == before)
       try await setup.othersStillSync(url)
       // Counted, by kind, beside the traffic; and the relay is healthy.
-      let metrics = try await httpGet(url, "/metrics")
+      #expect(try await httpGet(url, "/metrics").status == 401)
+      #expect(try await httpGet(url, "/metrics", token: "test-metrics-token-012345678X").status == 401)
+      let metrics = try await httpGet(url, "/metrics", token: testMetricsToken)
       #expect(metrics.status == 200)
       #expect(metrics.body.contains(#"chronicle_relay_refusals_total{reason="malformed"} 2"#), "\(metrics.body)")
       #expect(metrics.body.contains(#"chronicle_relay_refusals_total{reason="protocol"} 1"#))

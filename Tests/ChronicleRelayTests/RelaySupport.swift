@@ -48,6 +48,7 @@ func relayConfiguration(_ path: String) -> RelayServerConfiguration {
   var configuration = RelayServerConfiguration(storage: .sqlite(path: path), logger: quietLogger)
   configuration.port = 0
   configuration.handshakeTimeout = .seconds(20)
+  configuration.metricsToken = testMetricsToken
   return configuration
 }
 
@@ -144,12 +145,18 @@ func eventually(within limit: Duration = .seconds(60), _ condition: () throws ->
   return try condition()
 }
 
-/// The body of an HTTP GET of `path` on the relay at `url` (a ws:// address).
-func httpGet(_ url: String, _ path: String) async throws -> (status: Int, body: String) {
+/// The body of an HTTP GET of `path` on the relay at `url` (a ws:// address),
+/// with `token` as its bearer token.
+func httpGet(_ url: String, _ path: String, token: String? = nil) async throws -> (status: Int, body: String) {
   let address = try #require(URL(string: url.replacingOccurrences(of: "ws://", with: "http://") + path))
-  let (data, response) = try await URLSession.shared.data(from: address)
+  var request = URLRequest(url: address)
+  if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+  let (data, response) = try await URLSession.shared.data(for: request)
   return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
 }
+
+/// The metrics token test relays are given.
+let testMetricsToken = "test-metrics-token-0123456789"
 
 /// ``eventually(within:_:)`` for a condition that awaits.
 func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws -> Bool {

@@ -10,10 +10,11 @@ struct Relay: AsyncParsableCommand {
     abstract: "Run a relay: an always-on server the devices of any number of groups sync through (until SIGINT or SIGTERM).",
     discussion: """
       Prints 'relay listening on ws://HOST:PORT' when ready. Devices sync with: \
-      chronicle sync DB --relay ws://HOST:PORT --key FILE [--watch]. The relay stores events sealed \
-      with each group's key, which it never has, and admits only the devices of each group's member list. \
+      chronicle sync DB --relay ws://HOST:PORT [--watch]. The relay stores events sealed \
+      with each group's keys, which it never has, and admits only the devices of each group's member list. \
       Serve it behind a TLS-terminating proxy (devices then use wss://). GET /health and GET /metrics \
-      (Prometheus) are on the same port.
+      (Prometheus, with --metrics-token-file) are on the same port. Connections are capped in all and \
+      per address; one that sends no request the relay answers within --request-timeout is closed.
       """)
 
   @Option(help: "The relay's SQLite store (created when missing), for a single relay process.") var data: String?
@@ -24,6 +25,10 @@ struct Relay: AsyncParsableCommand {
   @Option(help: "The most bytes one group may store (suffixes k, m, g); no quota when omitted.") var groupQuota: String?
   @Option(help: "The most bytes one connection may push per second (suffixes k, m); no limit when omitted.") var maxPushRate: String?
   @Option(help: "Seconds a store call may take before devices are told to retry (PostgreSQL restarting).") var storeTimeout: Double = 10
+  @Option(help: "The most connections open at once; by default the process's open-file limit less 64.") var maxConnections: Int?
+  @Option(help: "The most connections open at once from one IP address.") var maxConnectionsPerAddress = 128
+  @Option(help: "Seconds a new connection has to send a request the relay answers.") var requestTimeout: Double = 10
+  @Option(help: "A file holding the bearer token GET /metrics asks for; metrics are off without it.") var metricsTokenFile: String?
   @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
 
   func run() async throws {
@@ -44,6 +49,21 @@ struct Relay: AsyncParsableCommand {
     configuration.maxPushBytesPerSecond = try maxPushRate.map { try Self.size($0, option: "--max-push-rate") }
     guard storeTimeout > 0 else { throw ValidationError("--store-timeout must be positive") }
     configuration.storeTimeout = .milliseconds(Int64(storeTimeout * 1000))
+    if let maxConnections {
+      guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+      configuration.maxConnections = maxConnections
+    }
+    guard maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections-per-address must be positive") }
+    configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
+    guard requestTimeout > 0 else { throw ValidationError("--request-timeout must be positive") }
+    configuration.requestTimeout = .milliseconds(Int64(requestTimeout * 1000))
+    if let metricsTokenFile {
+      let token = try String(contentsOfFile: metricsTokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+      guard token.count >= 16 else {
+        throw ValidationError("the metrics token in \(metricsTokenFile) is \(token.count) characters: use at least 16 (for example: openssl rand -hex 32 > \(metricsTokenFile))")
+      }
+      configuration.metricsToken = token
+    }
     configuration.stopsOnTerminationSignals = true
     let relay = try await RelayServer(configuration: configuration)
     let announce = Task {
