@@ -141,6 +141,50 @@ struct RelayHostileInputTests {
     }
   }
 
+  @Test func messagesOfMillionsOfTinyEntriesAreRefusedBeforeTheyAreDecoded() async throws {
+    let setup = try Setup()
+    let phone = setup.phone
+    try await withRelay(relayConfiguration(setup.store)) { url, _ in
+      _ = try await RelayTransport(url: url, configuration: clientConfiguration()).sync(phone)
+      let before = try setup.storeContents()
+      // Before anyone is identified: a 4 MB hello of 2 million one-byte "membership events".
+      try await withRawConnection(url) { connection in
+        _ = try await connection.receive()
+        let empty = RelayMessage.hello(
+          version: RelayMessage.protocolVersion, group: UUID(), device: phone.peerID, publicKey: [UInt8](repeating: 1, count: 32),
+          signature: [UInt8](repeating: 1, count: 64), membership: []
+        ).encoded()
+        var writer = WireWriter()
+        writer.raw(Array(empty.dropLast()))  // all but its count of membership events, 0
+        writer.varint(2_000_000)
+        for _ in 0..<2_000_000 { writer.data([7]) }
+        try await connection.sendRaw(writer.bytes)
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("hello claims 2000000 membership events, more than its bytes hold") == true, "\(String(describing: message))")
+      }
+      // A member's push of 5,000 events: over the count any message may hold, whatever their size.
+      try await withRawConnection(url) { connection in
+        _ = try await connection.identify(as: phone)
+        let events = (6...5_005).map { SealedEvent(origin: phone.peerID, sequence: UInt64($0), sealed: [UInt8](repeating: 7, count: 64)) }
+        try await connection.send(.push(events))
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains("claims 5000 events in one message, over the limit of 4096") == true, "\(String(describing: message))")
+      }
+      // And one of events shorter than any sealed event.
+      try await withRawConnection(url) { connection in
+        _ = try await connection.identify(as: phone)
+        try await connection.send(.push([
+          SealedEvent(origin: phone.peerID, sequence: 6, sealed: [UInt8](repeating: 7, count: 200)),
+          SealedEvent(origin: phone.peerID, sequence: 7, sealed: []),
+        ]))
+        let message = Self.refusal(try await connection.receive())
+        #expect(message?.contains(":7 is 0 bytes, shorter than any sealed event") == true, "\(String(describing: message))")
+      }
+      #expect(try setup.storeContents() == before)
+      try await setup.othersStillSync(url)
+    }
+  }
+
   @Test func anOversizedEventIsRefusedWithTheLimitAndNothingOfThePushIsStored() async throws {
     let setup = try Setup()
     let phone = setup.phone

@@ -55,6 +55,17 @@ package enum RelayMessage: Equatable, Sendable {
 
   package static let protocolVersion: UInt8 = 3
   package static let nonceSize = 32
+  /// The most events one push or events message holds (devices and relays
+  /// send at most 1,000): checked before any is decoded, so a message of
+  /// millions of empty events costs nothing.
+  package static let maxEventsPerMessage = 4_096
+  /// The fewest bytes a sealed event has: a data event's form, epoch, nonce
+  /// and tag (``RelayEventCipher/overhead``); a membership event in the
+  /// clear is longer still.
+  package static let minSealedEventBytes = 61
+  /// The fewest bytes a signed membership event has: its signature block
+  /// (key and signature, 96 bytes) and CRC alone take 100.
+  package static let minMembershipEventBytes = 100
 
   private enum Kind: UInt8 {
     case challenge = 1, hello, welcome
@@ -137,10 +148,7 @@ package enum RelayMessage: Equatable, Sendable {
       let device = try Self.peer(&reader)
       let publicKey = try reader.raw(32)
       let signature = try reader.raw(64)
-      let count = try reader.varint()
-      guard count <= reader.remaining else { throw WireReader.Malformed(description: "hello claims \(count) membership events, more than its bytes hold") }
-      var membership: [[UInt8]] = []
-      for _ in 0..<count { membership.append(try reader.data()) }
+      let membership = try Self.membershipEvents(&reader, in: "hello")
       self = .hello(version: version, group: group, device: device, publicKey: publicKey, signature: signature, membership: membership)
     case .welcome:
       let vector = try Self.vector(&reader)
@@ -149,12 +157,7 @@ package enum RelayMessage: Equatable, Sendable {
       guard count <= reader.remaining else { throw WireReader.Malformed(description: "welcome claims \(count) join requests, more than its bytes hold") }
       var requests: [[UInt8]] = []
       for _ in 0..<count { requests.append(try reader.data()) }
-      let membershipCount = try reader.varint()
-      guard membershipCount <= reader.remaining else {
-        throw WireReader.Malformed(description: "welcome claims \(membershipCount) membership events, more than its bytes hold")
-      }
-      var membership: [[UInt8]] = []
-      for _ in 0..<membershipCount { membership.append(try reader.data()) }
+      let membership = try Self.membershipEvents(&reader, in: "welcome")
       self = .welcome(vector, maxEventBytes: maxEventBytes, joinRequests: requests, membership: membership)
     case .push:
       self = .push(try Self.events(&reader))
@@ -169,11 +172,7 @@ package enum RelayMessage: Equatable, Sendable {
     case .caughtUp:
       self = .caughtUp
     case .membership:
-      let count = try reader.varint()
-      guard count <= reader.remaining else { throw WireReader.Malformed(description: "claims \(count) membership events, more than its bytes hold") }
-      var events: [[UInt8]] = []
-      for _ in 0..<count { events.append(try reader.data()) }
-      self = .membership(events)
+      self = .membership(try Self.membershipEvents(&reader, in: "membership update"))
     case .failure:
       let retryable = try reader.byte() == 1
       self = .failure(String(decoding: try reader.data(), as: UTF8.self), retryable: retryable)
@@ -234,14 +233,45 @@ package enum RelayMessage: Equatable, Sendable {
 
   private static func events(_ reader: inout WireReader) throws(WireReader.Malformed) -> [SealedEvent] {
     let count = try reader.varint()
-    guard count <= reader.remaining / 18 else { throw WireReader.Malformed(description: "claims \(count) events, more than its bytes hold") }
+    guard count <= maxEventsPerMessage else {
+      throw WireReader.Malformed(description: "claims \(count) events in one message, over the limit of \(maxEventsPerMessage)")
+    }
+    // Origin, a sequence and a length of at least a byte each, and the sealed bytes.
+    guard count <= reader.remaining / (16 + 1 + 1 + minSealedEventBytes) else {
+      throw WireReader.Malformed(description: "claims \(count) events, more than its bytes hold")
+    }
     var events: [SealedEvent] = []
     events.reserveCapacity(count)
     for _ in 0..<count {
       let origin = try peer(&reader)
       let sequence = try reader.varint()
       guard sequence > 0 else { throw WireReader.Malformed(description: "event sequence 0") }
-      events.append(SealedEvent(origin: origin, sequence: UInt64(sequence), sealed: try reader.data()))
+      let sealed = try reader.data()
+      guard sealed.count >= minSealedEventBytes else {
+        throw WireReader.Malformed(description: "event \(origin.shortDescription):\(sequence) is \(sealed.count) bytes, shorter than any sealed event")
+      }
+      events.append(SealedEvent(origin: origin, sequence: UInt64(sequence), sealed: sealed))
+    }
+    return events
+  }
+
+  /// A count, then that many signed membership events, none shorter than
+  /// the shortest there can be: checked against the bytes left before any is
+  /// read, so a message cannot claim millions of them.
+  private static func membershipEvents(_ reader: inout WireReader, in message: String) throws(WireReader.Malformed) -> [[UInt8]] {
+    let count = try reader.varint()
+    guard count <= reader.remaining / (1 + minMembershipEventBytes) else {
+      throw WireReader.Malformed(description: "\(message) claims \(count) membership events, more than its bytes hold")
+    }
+    var events: [[UInt8]] = []
+    events.reserveCapacity(count)
+    for index in 0..<count {
+      let event = try reader.data()
+      guard event.count >= minMembershipEventBytes else {
+        throw WireReader.Malformed(
+          description: "membership event \(index) of the \(message) is \(event.count) bytes, shorter than any signed membership event")
+      }
+      events.append(event)
     }
     return events
   }
