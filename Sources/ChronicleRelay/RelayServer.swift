@@ -102,7 +102,8 @@ public final class RelayServer: Sendable {
       var logger = context.logger
       logger[metadataKey: "connection"] = "\(UUID().uuidString.prefix(8).lowercased())"
       let link = RelayLink(peerName: "device", outbound: outbound)
-      await RelaySession(relay: core, link: link, logger: logger).run(inbound)
+      let token = context.request.headers[GroupCreationToken.header].map(GroupCreationToken.init(text:))
+      await RelaySession(relay: core, link: link, creationToken: token, logger: logger).run(inbound)
     }
     let connections = ConnectionGuard(
       limits: .init(

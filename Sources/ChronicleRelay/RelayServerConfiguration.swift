@@ -46,6 +46,12 @@ public struct RelayServerConfiguration: Sendable {
   /// TOKEN`). Nil: metrics are not served (they tell whoever reaches the
   /// port how many devices connect and what the relay refuses).
   public var metricsToken: String?
+  /// Whether anyone may start a group on this relay. Off (the default): a
+  /// group's first connection must bring a token the operator created
+  /// (``RelayServer/createGroupCreationToken(in:groups:logger:)``,
+  /// `chronicle relay token create`); a relay on the open internet is
+  /// otherwise free storage for whoever finds it.
+  public var openGroups = false
   /// A device must identify itself within this time of connecting.
   public var handshakeTimeout: Duration = .seconds(10)
   /// Each call to the store must answer within this time; past it, the

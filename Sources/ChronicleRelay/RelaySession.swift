@@ -11,6 +11,8 @@ import WSCore
 struct RelaySession {
   let relay: RelayCore
   let link: RelayLink
+  /// The group creation token the connection brought, if any.
+  let creationToken: GroupCreationToken?
   var logger: Logger
 
   /// Why the relay ends a session; the device is told `message`.
@@ -166,6 +168,20 @@ struct RelaySession {
       } catch {
         throw Refusal(kind: "bad_membership", message: "a membership event it sent is refused: \(error)")
       }
+    }
+    if admitting != nil, roster.history.events.isEmpty, !relay.configuration.openGroups {
+      // A group this relay does not hold yet: starting it takes a token, spent before anything is stored.
+      guard let creationToken else {
+        throw Refusal(
+          kind: "creation_token",
+          message: "this relay does not hold group \(group) and starts groups only with a creation token from its operator (chronicle relay token create): give it to the founder's device (chronicle sync --relay URL --creation-token TOKEN), or sync the founder's device first if the group is on this relay already")
+      }
+      guard try await relay.store.spendCreationToken(hash: creationToken.hash) else {
+        throw Refusal(
+          kind: "creation_token",
+          message: "the creation token it brought is not one this relay's operator created, or it has started all the groups it was made for: ask the operator for another (chronicle relay token create)")
+      }
+      logger.info("group started with a creation token")
     }
     let added = roster.add(brought)
     try await relay.store.addMembershipEvents(added, to: group)

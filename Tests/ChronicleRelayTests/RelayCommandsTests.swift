@@ -51,7 +51,13 @@ struct RelayCommandsTests {
     let url = String(try relay.waitForLine(containing: "relay listening on").split(separator: " ").last!)
     #expect(url.hasPrefix("ws://127.0.0.1:"))
 
-    let pushed = try chronicle("sync", phone, "--relay", url, "--key", key)
+    // The relay starts the group for the holder of a token its operator created.
+    let tokenless = try chronicle("sync", phone, "--relay", url)
+    #expect(tokenless.status != 0 && tokenless.errors.contains("chronicle relay token create"), "\(tokenless.errors)")
+    let created = try chronicle("relay", "token", "create", "--data", directory.path("relay.sqlite"))
+    let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(created.status == 0 && token.hasPrefix("chronicle-group-token-"), "\(created.errors)")
+    let pushed = try chronicle("sync", phone, "--relay", url, "--key", key, "--creation-token", token)
     #expect(pushed.status == 0, "\(pushed.errors)")
     #expect(pushed.errors.contains("--key is not used with --relay"), "\(pushed.errors)")
     // The table, its row, the group's creation and its first key epoch.
@@ -89,7 +95,10 @@ struct RelayCommandsTests {
 
   @Test func theRelayStoreSchemasAreTheVersionedFiles() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    for (name, embedded) in [("sqlite-001.sql", RelaySchema.sqlite001), ("postgres-001.sql", RelaySchema.postgres001)] {
+    for (name, embedded) in [
+      ("sqlite-001.sql", RelaySchema.sqlite001), ("postgres-001.sql", RelaySchema.postgres001),
+      ("sqlite-002.sql", RelaySchema.sqlite002), ("postgres-002.sql", RelaySchema.postgres002),
+    ] {
       let text = try String(contentsOf: root.appendingPathComponent("Schemas/relay/\(name)"), encoding: .utf8)
       #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == embedded.trimmingCharacters(in: .whitespacesAndNewlines), "\(name)")
     }

@@ -33,6 +33,7 @@ struct RelayConvergenceTests {
     let directory = try TemporaryDirectory()
     var configuration = RelayServerConfiguration(storage: .postgres(url: postgres.url), logger: quietLogger)
     configuration.port = 0
+    configuration.openGroups = true
     let relays = [try await RelayServer(configuration: configuration), try await RelayServer(configuration: configuration)]
     let running = relays.map { relay in Task { try await relay.run() } }
     defer { running.forEach { $0.cancel() } }

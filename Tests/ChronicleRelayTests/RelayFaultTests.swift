@@ -11,7 +11,7 @@ struct RelayFaultTests {
   /// Starts `chronicle relay` over `postgres` as its own process; returns it and its address.
   static func startRelay(_ postgres: TemporaryPostgres) throws -> (ChildProcess, String) {
     let process = try ChildProcess(
-      "chronicle", ["relay", "--postgres", postgres.url, "--port", "0", "--log-level", "error", "--store-timeout", "2"])
+      "chronicle", ["relay", "--postgres", postgres.url, "--port", "0", "--log-level", "error", "--store-timeout", "2", "--open-groups"])
     let line = try process.waitForLine(containing: "relay listening on")
     return (process, String(line.split(separator: " ").last!))
   }

@@ -141,6 +141,44 @@ struct RelayHostileInputTests {
     }
   }
 
+  @Test func groupsStartOnlyWithACreationTokenEachGoodForItsCountOfGroups() async throws {
+    let setup = try Setup()
+    var configuration = relayConfiguration(setup.store)
+    configuration.openGroups = false
+    try await withRelay(configuration) { url, _ in
+      func refusal(_ device: ChronicleDatabase, token: String?) async -> String {
+        var client = clientConfiguration()
+        client.creationToken = token
+        do {
+          _ = try await RelayTransport(url: url, configuration: client).sync(device)
+          return "synced"
+        } catch {
+          return "\(error)"
+        }
+      }
+      let empty = try setup.storeContents()
+      // No token, a made-up one, and a member's device that is not the founder: nothing is stored.
+      #expect(await refusal(setup.phone, token: nil).contains("starts groups only with a creation token from its operator"))
+      #expect(await refusal(setup.phone, token: GroupCreationToken.generate().text).contains("is not one this relay's operator created"))
+      #expect(await refusal(setup.laptop, token: nil).contains("starts groups only with a creation token"))
+      #expect(try setup.storeContents() == empty)
+
+      let token = try await RelayServer.createGroupCreationToken(in: .sqlite(path: setup.store), groups: 2, logger: quietLogger)
+      #expect(await refusal(setup.phone, token: token.text) == "synced")
+      // The group is on the relay now: its members need no token.
+      #expect(await refusal(setup.laptop, token: nil) == "synced")
+      #expect(try setup.laptop.notesDigest() == setup.phone.notesDigest())
+      // Good for two groups: a second one starts, a third does not.
+      let second = try makeDevice(setup.directory, "second"), third = try makeDevice(setup.directory, "third")
+      try second.createGroup()
+      try third.createGroup()
+      #expect(await refusal(second, token: token.text) == "synced")
+      #expect(await refusal(third, token: token.text).contains("has started all the groups it was made for"))
+      let metrics = try await httpGet(url, "/metrics", token: testMetricsToken).body
+      #expect(metrics.contains(#"chronicle_relay_refusals_total{reason="creation_token"} 4"#), "\(metrics)")
+    }
+  }
+
   @Test func messagesOfMillionsOfTinyEntriesAreRefusedBeforeTheyAreDecoded() async throws {
     let setup = try Setup()
     let phone = setup.phone

@@ -26,7 +26,20 @@ struct RelayPostgresTests {
     let eastURL = "ws://127.0.0.1:\(try await east.port)", westURL = "ws://127.0.0.1:\(try await west.port)"
 
     try writeNotes(phone, 1...10)
-    _ = try await RelayTransport(url: eastURL, configuration: clientConfiguration()).sync(phone)
+    // Neither relay starts a group for anyone: the founder brings a token the operator created.
+    let refusal = await #expect(throws: RelayError.self) {
+      try await RelayTransport(url: eastURL, configuration: clientConfiguration()).sync(phone)
+    }
+    #expect("\(refusal.map { "\($0)" } ?? "")".contains("starts groups only with a creation token"), "\(String(describing: refusal))")
+    let token = try await RelayServer.createGroupCreationToken(in: .postgres(url: postgres.url), logger: quietLogger)
+    var founding = clientConfiguration()
+    founding.creationToken = token.text
+    _ = try await RelayTransport(url: eastURL, configuration: founding).sync(phone)
+    // It started one group: through the other relay, it starts no second one.
+    let stranger = try makeDevice(directory, "stranger")
+    try stranger.createGroup()
+    let spent = await #expect(throws: RelayError.self) { try await RelayTransport(url: westURL, configuration: founding).sync(stranger) }
+    #expect("\(spent.map { "\($0)" } ?? "")".contains("has started all the groups it was made for"), "\(String(describing: spent))")
     // What was stored through one relay is served by the other.
     let pulled = try await RelayTransport(url: westURL, configuration: clientConfiguration()).sync(laptop)
     #expect(pulled.received.appliedEvents == 5)  // the table, the group, its first key epoch, the laptop's admission, the notes

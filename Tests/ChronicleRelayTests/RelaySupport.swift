@@ -49,6 +49,7 @@ func relayConfiguration(_ path: String) -> RelayServerConfiguration {
   configuration.port = 0
   configuration.handshakeTimeout = .seconds(20)
   configuration.metricsToken = testMetricsToken
+  configuration.openGroups = true
   return configuration
 }
 

@@ -14,7 +14,7 @@ struct RelayProcess {
   let url: String
 
   init(_ arguments: [String]) throws {
-    process = try ChildProcess("chronicle", ["relay", "--port", "0", "--log-level", "error"] + arguments)
+    process = try ChildProcess("chronicle", ["relay", "--port", "0", "--log-level", "error", "--open-groups"] + arguments)
     let line = try process.waitForLine(containing: "relay listening on")
     url = String(line.split(separator: " ").last!)
   }

@@ -14,8 +14,12 @@ struct Relay: AsyncParsableCommand {
       with each group's keys, which it never has, and admits only the devices of each group's member list. \
       Serve it behind a TLS-terminating proxy (devices then use wss://). GET /health and GET /metrics \
       (Prometheus, with --metrics-token-file) are on the same port. Connections are capped in all and \
-      per address; one that sends no request the relay answers within --request-timeout is closed.
-      """)
+      per address; one that sends no request the relay answers within --request-timeout is closed. \
+      A group starts on the relay only with a creation token from its operator (chronicle relay token \
+      create; the founder's device gives it with chronicle sync --relay URL --creation-token TOKEN), \
+      unless --open-groups lets anyone start one.
+      """,
+    subcommands: [RelayToken.self])
 
   @Option(help: "The relay's SQLite store (created when missing), for a single relay process.") var data: String?
   @Option(help: "A PostgreSQL database to store in instead (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE), shared by any number of relay processes.") var postgres: String?
@@ -29,6 +33,7 @@ struct Relay: AsyncParsableCommand {
   @Option(help: "The most connections open at once from one IP address.") var maxConnectionsPerAddress = 128
   @Option(help: "Seconds a new connection has to send a request the relay answers.") var requestTimeout: Double = 10
   @Option(help: "A file holding the bearer token GET /metrics asks for; metrics are off without it.") var metricsTokenFile: String?
+  @Flag(help: "Let any device start a group here, without a creation token (a relay on a trusted network).") var openGroups = false
   @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
 
   func run() async throws {
@@ -64,6 +69,7 @@ struct Relay: AsyncParsableCommand {
       }
       configuration.metricsToken = token
     }
+    configuration.openGroups = openGroups
     configuration.stopsOnTerminationSignals = true
     let relay = try await RelayServer(configuration: configuration)
     let announce = Task {
@@ -85,12 +91,47 @@ struct Relay: AsyncParsableCommand {
   }
 }
 
+/// `chronicle relay token create`: group creation tokens.
+struct RelayToken: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "token", abstract: "Group creation tokens of a relay.", subcommands: [Create.self])
+
+  /// Its store: `--data` or `--postgres`, given as to `chronicle relay`.
+  @ParentCommand var relay: Relay
+
+  struct Create: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Create a token that starts groups on the relay; prints it (the store keeps only its hash).",
+      discussion: """
+        chronicle relay token create (--data FILE | --postgres URL) [--groups N]. Give the token to the \
+        person whose device founds the group: chronicle sync DB --relay URL --creation-token TOKEN. The relay need not be running; every relay process sharing the store honours it.
+        """)
+
+    @ParentCommand var token: RelayToken
+    @Option(help: "How many groups the token may start.") var groups = 1
+
+    func run() async throws {
+      let storage: RelayServerConfiguration.Storage
+      switch (token.relay.data, token.relay.postgres) {
+      case (let path?, nil): storage = .sqlite(path: path)
+      case (nil, let url?): storage = .postgres(url: url)
+      default: throw ValidationError("give exactly one of --data FILE or --postgres URL: the store of the relay the token is for")
+      }
+      guard groups > 0 else { throw ValidationError("--groups must be 1 or more") }
+      let logger = Logger(label: "chronicle.relay") { StreamLogHandler.standardError(label: $0) }
+      let token = try await RelayServer.createGroupCreationToken(in: storage, groups: groups, logger: logger)
+      print(token)
+    }
+  }
+}
+
 /// Syncs through a relay for `sync --relay`, once or (`--watch`) until stopped.
 struct RelaySync {
   var database: String
   var url: String
   var network: NetworkOptions
   var watch: Bool
+  var creationToken: String?
 
   func run() async throws {
     let db = try Chronicle.open(path: database)
@@ -99,6 +140,7 @@ struct RelaySync {
     }
     var configuration = RelayConfiguration(logger: try network.logger(label: "chronicle.sync"))
     configuration.responseTimeout = try network.frameTimeout()
+    configuration.creationToken = creationToken
     let transport = try RelayTransport(url: url, configuration: configuration)
     guard watch else {
       let report = try await transport.sync(db)

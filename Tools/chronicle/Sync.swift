@@ -10,6 +10,7 @@ struct Sync: AsyncParsableCommand {
   @Option(help: "The shared folder (each peer writes its own subfolder).") var folder: String?
   @Option(help: "A peer running chronicle serve, as HOST:PORT.") var peer: String?
   @Option(help: "A relay (chronicle relay), as ws://HOST:PORT or wss://HOST.") var relay: String?
+  @Option(help: "With --relay: a group creation token from the relay's operator, for the founder's device to start the group there.") var creationToken: String?
   @Flag(help: "With --relay: stay connected, sending writes as they happen and merging the group's as they arrive, until SIGINT or SIGTERM.") var watch = false
   @Flag(help: "Print progress lines on stderr even when it is not a terminal.") var progress = false
   @Option(help: "With --folder: seconds a file may stay shorter than its header declares (still arriving) before it is reported as damaged.") var damagedAfter: Double = 60
@@ -20,13 +21,14 @@ struct Sync: AsyncParsableCommand {
       throw ValidationError("give exactly one of --folder DIR, --peer HOST:PORT or --relay URL")
     }
     if watch, relay == nil { throw ValidationError("--watch works with --relay only") }
+    if creationToken != nil, relay == nil { throw ValidationError("--creation-token works with --relay only") }
     guard damagedAfter >= 0 else { throw ValidationError("--damaged-after must be 0 or more seconds") }
   }
 
   func run() async {
     if let relay {
       do {
-        try await RelaySync(database: database, url: relay, network: network, watch: watch).run()
+        try await RelaySync(database: database, url: relay, network: network, watch: watch, creationToken: creationToken).run()
       } catch {
         fail(error)
       }

@@ -32,8 +32,16 @@ public struct RelayConfiguration: Sendable {
   /// other processes (events written through this process's database are
   /// pushed as soon as they commit).
   public var localPollInterval: Duration = .seconds(1)
+  /// A group creation token from the relay's operator: needed once, by the
+  /// founder's device, on the connection that starts the group on a relay
+  /// that does not start groups for anyone (the default). Sent on every
+  /// connection; the relay spends it only to start a group.
+  public var creationToken: String?
   /// Where connections and failures are logged.
   public var logger: Logger
+
+  /// The header of the WebSocket upgrade request that carries ``creationToken``.
+  package static let creationTokenHeader = "Chronicle-Creation-Token"
 
   public init(logger: Logger = Logger(label: "chronicle.relay.client")) {
     self.logger = logger

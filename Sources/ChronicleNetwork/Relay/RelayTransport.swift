@@ -1,5 +1,6 @@
 import Chronicle
 import Foundation
+import HTTPTypes
 import Logging
 import Synchronization
 import WSClient
@@ -129,6 +130,9 @@ public struct RelayTransport: LiveSyncTransport {
     var webSocket = WebSocketClientConfiguration(
       maxFrameSize: 1 << 20, closeTimeout: .seconds(2), autoPing: .enabled(timePeriod: .seconds(20)))
     webSocket.additionalHeaders[.userAgent] = "chronicle"
+    if let token = configuration.creationToken, let header = HTTPField.Name(RelayConfiguration.creationTokenHeader) {
+      webSocket.additionalHeaders[header] = token
+    }
     do {
       try await WebSocketClient.connect(url: url, configuration: webSocket, logger: configuration.logger) { inbound, outbound, _ in
         let link = RelayLink(peerName: "relay \(url)", outbound: outbound)

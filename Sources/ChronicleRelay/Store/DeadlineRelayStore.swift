@@ -54,6 +54,10 @@ struct DeadlineRelayStore: RelayStore {
   func events(of group: UUID, after position: Int64, through last: Int64?, limit: Int, maxBytes: Int) async throws -> [PositionedEvent] {
     try await bounded { try await base.events(of: group, after: position, through: last, limit: limit, maxBytes: maxBytes) }
   }
+  func addCreationToken(hash: [UInt8], groups: Int) async throws {
+    try await bounded { try await base.addCreationToken(hash: hash, groups: groups) }
+  }
+  func spendCreationToken(hash: [UInt8]) async throws -> Bool { try await bounded { try await base.spendCreationToken(hash: hash) } }
   func usage(of group: UUID) async throws -> (events: Int, bytes: Int) {
     let usage = try await bounded { let (events, bytes) = try await base.usage(of: group); return [events, bytes] }
     return (usage[0], usage[1])

@@ -63,14 +63,29 @@ package final class PostgresRelayStore: RelayStore {
       let rows = try await connection.query("SELECT coalesce(max(version), 0) FROM relay_schema", logger: logger)
       var version = 0
       for try await (current) in rows.decode(Int.self) { version = current }
-      guard version < 1 else { return }
-      for statement in RelaySchema.postgres001.components(separatedBy: ";\n") {
-        let sql = statement.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
-        guard !sql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { continue }
-        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+      for (number, schema) in [(1, RelaySchema.postgres001), (2, RelaySchema.postgres002)] where number > version {
+        for statement in schema.components(separatedBy: ";\n") {
+          let sql = statement.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
+          guard !sql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { continue }
+          try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+        try await connection.query("INSERT INTO relay_schema (version) VALUES (\(number))", logger: logger)
       }
-      try await connection.query("INSERT INTO relay_schema (version) VALUES (1)", logger: logger)
     }
+  }
+
+  package func addCreationToken(hash: [UInt8], groups: Int) async throws {
+    try await client.query(
+      "INSERT INTO relay_creation_tokens (token_hash, groups_left) VALUES (\(ByteBuffer(bytes: hash)), \(Int32(clamping: groups)))", logger: logger)
+  }
+
+  package func spendCreationToken(hash: [UInt8]) async throws -> Bool {
+    let rows = try await client.query(
+      "UPDATE relay_creation_tokens SET groups_left = groups_left - 1 WHERE token_hash = \(ByteBuffer(bytes: hash)) AND groups_left > 0 RETURNING 1",
+      logger: logger)
+    var spent = false
+    for try await _ in rows.decode(Int32.self) { spent = true }
+    return spent
   }
 
   package func membershipEvents(of group: UUID) async throws -> [[UInt8]] {

@@ -33,6 +33,11 @@ package protocol RelayStore: Sendable {
   /// group, through this process or (for a shared store) another, until
   /// `close()`.
   func observeChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async throws
+  /// Records a group creation token (its SHA-256) good for `groups` groups.
+  func addCreationToken(hash: [UInt8], groups: Int) async throws
+  /// Takes one group from the token whose SHA-256 is `hash`; false when no
+  /// such token is stored or it has none left. Atomic across relay processes.
+  func spendCreationToken(hash: [UInt8]) async throws -> Bool
   func close() async throws
 }
 

@@ -17,7 +17,24 @@ package final class SQLiteRelayStore: RelayStore {
     pool = try DatabasePool(path: path, configuration: configuration)
     var migrator = DatabaseMigrator()
     migrator.registerMigration("001") { db in try db.execute(sql: RelaySchema.sqlite001) }
+    migrator.registerMigration("002") { db in try db.execute(sql: RelaySchema.sqlite002) }
     try migrator.migrate(pool)
+  }
+
+  package func addCreationToken(hash: [UInt8], groups: Int) async throws {
+    try await pool.write { db in
+      try db.execute(
+        sql: "INSERT INTO relay_creation_tokens (token_hash, groups_left, created_at) VALUES (?, ?, datetime('now'))",
+        arguments: [Data(hash), groups])
+    }
+  }
+
+  package func spendCreationToken(hash: [UInt8]) async throws -> Bool {
+    try await pool.write { db in
+      try db.execute(
+        sql: "UPDATE relay_creation_tokens SET groups_left = groups_left - 1 WHERE token_hash = ? AND groups_left > 0", arguments: [Data(hash)])
+      return db.changesCount == 1
+    }
   }
 
   package func membershipEvents(of group: UUID) async throws -> [[UInt8]] {
