@@ -202,6 +202,7 @@ let package = Package(
         .product(name: "WSCore", package: "swift-websocket"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
       ]
     ),
     .testTarget(

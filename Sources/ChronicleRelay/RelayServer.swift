@@ -97,19 +97,20 @@ public final class RelayServer: Sendable {
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
         body: ResponseBody(byteBuffer: ByteBuffer(string: core.metrics.text)))
     }
-    let sockets = Router(context: BasicWebSocketRequestContext.self)
-    sockets.ws("/v1/sync") { inbound, outbound, context in
-      var logger = context.logger
-      logger[metadataKey: "connection"] = "\(UUID().uuidString.prefix(8).lowercased())"
-      let link = RelayLink(peerName: "device", outbound: outbound)
-      let token = context.request.headers[GroupCreationToken.header].map(GroupCreationToken.init(text:))
-      await RelaySession(relay: core, link: link, creationToken: token, logger: logger).run(inbound)
-    }
     let connections = ConnectionGuard(
       limits: .init(
         total: configuration.maxConnections ?? OpenFileLimit.connectionsByDefault,
         perAddress: configuration.maxConnectionsPerAddress, requestTimeout: configuration.requestTimeout),
       metrics: core.metrics)
+    let sockets = Router(context: RelayRequestContext.self)
+    sockets.ws("/v1/sync") { inbound, outbound, context in
+      var logger = context.logger
+      logger[metadataKey: "connection"] = "\(UUID().uuidString.prefix(8).lowercased())"
+      let link = RelayLink(peerName: "device", outbound: outbound)
+      let token = context.request.headers[GroupCreationToken.header].map(GroupCreationToken.init(text:))
+      let channel = context.requestContext.channel
+      await RelaySession(relay: core, link: link, creationToken: token, logger: logger) { connections.admitted(channel) }.run(inbound)
+    }
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(
       http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),
       ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2)))

@@ -36,10 +36,13 @@ public struct RelayServerConfiguration: Sendable {
   /// The most connections open at once from one IP address (devices behind
   /// one NAT share an address).
   public var maxConnectionsPerAddress = 128
-  /// A connection must send a request the relay answers (an HTTP request, or
-  /// a WebSocket upgrade) within this time of opening, or it is closed:
-  /// idle sockets, requests sent a byte at a time, bytes that are not HTTP.
-  public var requestTimeout: Duration = .seconds(10)
+  /// A connection must become a member's session (a WebSocket whose hello
+  /// the relay accepts) within this time of opening, or it is closed: idle
+  /// sockets, requests sent a byte at a time, bytes that are not HTTP,
+  /// WebSockets that never prove a member; a `GET /health` or `/metrics`
+  /// is answered, and its connection closed at this time too. Until then a
+  /// connection may be evicted for a newcomer when the slots are taken.
+  public var requestTimeout: Duration = .seconds(15)
   /// An HTTP connection left idle this long between requests is closed.
   public var idleTimeout: Duration = .seconds(60)
   /// The bearer token `GET /metrics` asks for (`Authorization: Bearer

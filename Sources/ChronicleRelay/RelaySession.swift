@@ -14,6 +14,10 @@ struct RelaySession {
   /// The group creation token the connection brought, if any.
   let creationToken: GroupCreationToken?
   var logger: Logger
+  /// Called once the hello is accepted: the connection is a member's
+  /// session, which the relay's connection limits never evict. False: it
+  /// was evicted meanwhile.
+  var admitted: @Sendable () -> Bool = { true }
 
   /// Why the relay ends a session; the device is told `message`.
   struct Refusal: Error {
@@ -106,6 +110,7 @@ struct RelaySession {
       ? roster.state.joinRequests.compactMap { roster.history.events[$0.event]?.bytes } : []
     // A member gets the group's history: its key grants open what it pulls.
     let history = roster.members[device]?.isActive == true ? roster.history.events.values.sorted { $0.hash < $1.hash }.map(\.bytes) : []
+    guard admitted() else { throw CancellationError() }
     try await link.send(.welcome(
       try await relay.store.vector(of: group), maxEventBytes: relay.configuration.maxEventBytes, joinRequests: requests, membership: history))
     logger.info("device connected")
@@ -159,6 +164,14 @@ struct RelaySession {
     _ membership: [[UInt8]], to group: UUID, logger: Logger, admitting: (device: PeerID, publicKey: [UInt8])?
   ) async throws -> GroupRoster {
     var roster = try await RelayMembers.load(group, from: relay.store)
+    // A group this relay does not hold yet starts only with a token: asked
+    // for before anything the device sent is decoded.
+    let starting = admitting != nil && roster.history.events.isEmpty && !relay.configuration.openGroups
+    if starting, creationToken == nil {
+      throw Refusal(
+        kind: "creation_token",
+        message: "this relay does not hold group \(group) and starts groups only with a creation token from its operator (chronicle relay token create): give it to the founder's device (chronicle sync --relay URL --creation-token TOKEN), or sync the founder's device first if the group is on this relay already")
+    }
     var brought: [MembershipEvent] = []
     for bytes in membership {
       // Those the relay holds already (verified when stored) need no second check.
@@ -169,13 +182,22 @@ struct RelaySession {
         throw Refusal(kind: "bad_membership", message: "a membership event it sent is refused: \(error)")
       }
     }
-    if admitting != nil, roster.history.events.isEmpty, !relay.configuration.openGroups {
-      // A group this relay does not hold yet: starting it takes a token, spent before anything is stored.
-      guard let creationToken else {
-        throw Refusal(
-          kind: "creation_token",
-          message: "this relay does not hold group \(group) and starts groups only with a creation token from its operator (chronicle relay token create): give it to the founder's device (chronicle sync --relay URL --creation-token TOKEN), or sync the founder's device first if the group is on this relay already")
+    var added = roster.add(brought)
+    if let (device, publicKey) = admitting, let problem = roster.refusal(of: device, publicKey: publicKey) {
+      let awaiting = roster.state.joinRequests.contains { $0.device == device }
+      // A device refused keeps nothing of a group it would start; of another,
+      // only what the member list applied or takes as a join request (its own
+      // request waits there for an admin): not events waiting for a history
+      // the relay lacks, which a stranger could send without end.
+      if starting || !awaiting {
+        throw Refusal(kind: awaiting ? "awaiting_admission" : "not_a_member", message: problem, retryable: awaiting)
       }
+      added = added.filter { !roster.state.waiting.contains($0.hash) }
+      try await relay.store.addMembershipEvents(added, to: group)
+      throw Refusal(kind: "awaiting_admission", message: problem, retryable: true)
+    }
+    if starting, let creationToken {
+      // The device is the group's founder: the token is spent before anything is stored.
       guard try await relay.store.spendCreationToken(hash: creationToken.hash) else {
         throw Refusal(
           kind: "creation_token",
@@ -183,16 +205,11 @@ struct RelaySession {
       }
       logger.info("group started with a creation token")
     }
-    let added = roster.add(brought)
     try await relay.store.addMembershipEvents(added, to: group)
     for event in added {
       if let reason = roster.state.refused[event.hash] {
         logger.notice("membership event not applied", metadata: ["event": "\(event.origin.shortDescription):\(event.sequence)", "reason": "\(reason)"])
       }
-    }
-    if let (device, publicKey) = admitting, let problem = roster.refusal(of: device, publicKey: publicKey) {
-      let waiting = roster.state.joinRequests.contains { $0.device == device }
-      throw Refusal(kind: waiting ? "awaiting_admission" : "not_a_member", message: problem, retryable: waiting)
     }
     return roster
   }

@@ -1,7 +1,8 @@
 import Chronicle
-import ChronicleRelay
+@testable import ChronicleRelay
 import Foundation
 import NIOCore
+import NIOEmbedded
 import NIOPosix
 import Testing
 
@@ -38,7 +39,7 @@ struct RelayConnectionLimitsTests {
     ]
   }()
 
-  @Test func socketsThatSendNoRequestAreClosedAfterTheRequestTimeoutAndAnsweredOnesAreKept() async throws {
+  @Test func connectionsThatAreNoMembersSessionAreClosedAfterTheRequestTimeoutAndSessionsAreKept() async throws {
     let directory = try TemporaryDirectory()
     let phone = try makeDevice(directory, "phone")
     try phone.createGroup()
@@ -50,14 +51,28 @@ struct RelayConnectionLimitsTests {
       for (what, bytes) in Self.notRequests {
         sockets.append((what, try await Self.openSocket(to: port, from: "127.0.0.2", sending: bytes)))
       }
-      // A WebSocket the relay answered (its challenge) and that then waits
-      // past the request timeout is a device being slow, not a stray socket.
+      // An HTTP client keeping its connection after an answer.
+      let health = try await Self.openSocket(to: port, from: "127.0.0.2", sending: Array("GET /health HTTP/1.1\r\nHost: relay\r\n\r\n".utf8))
+      sockets.append(("a health check, then nothing", health))
+      // A WebSocket that never proves a member is cut; a member's session
+      // that then waits past the request timeout is kept.
       try await withRawConnection(url) { connection in
+        _ = try await connection.receive()  // the challenge
         try await Task.sleep(for: .seconds(3))
+        #expect(try await connection.receive() == nil, "a WebSocket without a hello outlived the request timeout")
+      }
+      try await withRawConnection(url) { connection in
         guard case .welcome = try await connection.identify(as: phone) else {
-          Issue.record("an answered connection was cut by the request timeout")
+          Issue.record("the phone was not admitted")
           return
         }
+        try await Task.sleep(for: .seconds(3))
+        try await connection.send(.pull(VersionVector(), live: false))
+        var caughtUp = false
+        while let message = try await connection.receive() {
+          if case .caughtUp = message { caughtUp = true; break }
+        }
+        #expect(caughtUp, "a member's session was cut by the request timeout")
       }
       for (what, channel) in sockets {
         let closed = try await eventually(within: .seconds(10)) { !channel.isActive }
@@ -68,7 +83,7 @@ struct RelayConnectionLimitsTests {
     }
   }
 
-  @Test func floodsOfUnansweredSocketsNeverLockMembersOut() async throws {
+  @Test func floodsOfSocketsNeverLockMembersOut() async throws {
     let directory = try TemporaryDirectory()
     let phone = try makeDevice(directory, "phone")
     let laptop = try makeDevice(directory, "laptop")
@@ -78,40 +93,72 @@ struct RelayConnectionLimitsTests {
     var configuration = relayConfiguration(directory.path("relay.sqlite"))
     configuration.maxConnections = 40
     configuration.maxConnectionsPerAddress = 20
-    // Long: what frees slots here is the cap, not the timeout.
+    // Long: what frees slots here is the caps, not the timeout.
     configuration.requestTimeout = .seconds(120)
-    var kept: [any Channel] = []
+    var sockets: [String: [any Channel]] = [:]
     try await withRelay(configuration) { url, relay in
       let port = try await relay.port
-      var overTheCap: [any Channel] = []
       for address in ["127.0.0.2", "127.0.0.3", "127.0.0.4"] {
         for index in 0..<25 {
           let bytes = Self.notRequests[index % Self.notRequests.count].bytes
-          let channel = try await Self.openSocket(to: port, from: address, sending: bytes)
-          if index < 20 { kept.append(channel) } else { overTheCap.append(channel) }
+          sockets[address, default: []].append(try await Self.openSocket(to: port, from: address, sending: bytes))
         }
       }
-      // Past 20 from one address, a connection is closed at once.
-      for channel in overTheCap {
-        #expect(try await eventually(within: .seconds(10)) { !channel.isActive }, "a connection over the per-address cap is open")
+      // Past 20 from one address, a newcomer takes the slot of that address's oldest.
+      for (address, channels) in sockets {
+        #expect(try await eventually(within: .seconds(10)) { channels.filter(\.isActive).count <= 20 }, "\(address) holds more than its cap")
       }
-      // Every slot but a few is held by sockets that sent no request: the
+      // Every slot is held by sockets that are no member's session: the
       // members' devices still sync, and the health check answers, each
-      // taking the slot of the oldest unanswered socket.
+      // taking the slot of the oldest such socket.
       #expect(try await httpGet(url, "/health") == (200, "ok\n"))
       let transport = try RelayTransport(url: url, configuration: clientConfiguration())
       _ = try await transport.sync(phone)
       _ = try await transport.sync(laptop)
       #expect(try laptop.notesDigest() == phone.notesDigest())
+      let all = sockets.values.flatMap { $0 }
       // (This side sees an eviction once it reads the close.)
-      let evictedForMembers = try await eventually(within: .seconds(10)) { kept.filter(\.isActive).count < 40 }
-      #expect(evictedForMembers, "no unanswered socket was evicted for the members")
+      #expect(try await eventually(within: .seconds(10)) { all.filter(\.isActive).count < 40 }, "no socket was evicted for the members")
       let metrics = try await httpGet(url, "/metrics", token: testMetricsToken).body
-      #expect(metrics.contains(#"chronicle_relay_refusals_total{reason="connections_per_address"} 15"#), "\(metrics)")
-      #expect(metrics.contains(#"chronicle_relay_refusals_total{reason="evicted_unanswered"}"#), "\(metrics)")
+      #expect(metrics.contains(#"chronicle_relay_refusals_total{reason="evicted_unadmitted"}"#), "\(metrics)")
     }
-    // Stopping, the relay closed the sockets it never answered (it does not wait out their timeout).
-    #expect(try await eventually(within: .seconds(10)) { kept.allSatisfy { !$0.isActive } })
+    // Stopping, the relay closed the sockets that were no session (it does not wait out their timeout).
+    #expect(try await eventually(within: .seconds(10)) { sockets.values.flatMap { $0 }.allSatisfy { !$0.isActive } })
+  }
+
+  @Test func aFullAddressOrRelayRefusesNewcomersOnlyWhenEverySlotIsAMembersSession() throws {
+    let metrics = RelayMetrics()
+    let connections = ConnectionGuard(limits: .init(total: 3, perAddress: 2, requestTimeout: .seconds(10)), metrics: metrics)
+    func connected() throws -> EmbeddedChannel {
+      let channel = EmbeddedChannel()
+      try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 7440)).wait()
+      return channel
+    }
+    let channels = try (0..<6).map { _ in try connected() }
+    #expect(channels.allSatisfy { $0.isActive })
+    #expect(connections.admit(channels[0], address: "a") == nil)
+    #expect(connections.admit(channels[1], address: "a") == nil)
+    #expect(connections.admitted(channels[0]))
+    // The address is full: its newcomer takes the slot of its session-less one.
+    #expect(connections.admit(channels[2], address: "a") == nil)
+    #expect(!channels[1].isActive, "the waiting connection of the full address was not evicted")
+    #expect(!connections.admitted(channels[1]), "an evicted connection became a session")
+    #expect(connections.admitted(channels[2]))
+    // Both of the address's slots are sessions: refused.
+    #expect(connections.admit(channels[3], address: "a") == .tooManyFromAddress("a"))
+    // The relay is full once b arrives; the next newcomer evicts b, the only waiting one.
+    #expect(connections.admit(channels[4], address: "b") == nil)
+    #expect(connections.admit(channels[5], address: "c") == nil)
+    #expect(!channels[4].isActive)
+    #expect(connections.admitted(channels[5]))
+    #expect(connections.admit(try connected(), address: "d") == .full)
+    // Closing gives slots back, once each (an evicted one's was given back already).
+    connections.closed(channels[1], address: "a")
+    connections.closed(channels[4], address: "b")
+    #expect(connections.openConnections == 3)
+    connections.closed(channels[0], address: "a")
+    #expect(connections.openConnections == 2)
+    #expect(connections.admit(channels[3], address: "a") == nil)
   }
 
   @Test func metricsAreOffWithoutATokenAndTheHealthCheckTellsNoDetail() async throws {

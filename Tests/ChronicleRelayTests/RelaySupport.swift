@@ -48,6 +48,7 @@ func relayConfiguration(_ path: String) -> RelayServerConfiguration {
   var configuration = RelayServerConfiguration(storage: .sqlite(path: path), logger: quietLogger)
   configuration.port = 0
   configuration.handshakeTimeout = .seconds(20)
+  configuration.requestTimeout = .seconds(30)
   configuration.metricsToken = testMetricsToken
   configuration.openGroups = true
   return configuration

@@ -14,7 +14,7 @@ struct Relay: AsyncParsableCommand {
       with each group's keys, which it never has, and admits only the devices of each group's member list. \
       Serve it behind a TLS-terminating proxy (devices then use wss://). GET /health and GET /metrics \
       (Prometheus, with --metrics-token-file) are on the same port. Connections are capped in all and \
-      per address; one that sends no request the relay answers within --request-timeout is closed. \
+      per address; one that is no member's session within --request-timeout is closed. \
       A group starts on the relay only with a creation token from its operator (chronicle relay token \
       create; the founder's device gives it with chronicle sync --relay URL --creation-token TOKEN), \
       unless --open-groups lets anyone start one.
@@ -31,7 +31,7 @@ struct Relay: AsyncParsableCommand {
   @Option(help: "Seconds a store call may take before devices are told to retry (PostgreSQL restarting).") var storeTimeout: Double = 10
   @Option(help: "The most connections open at once; by default the process's open-file limit less 64.") var maxConnections: Int?
   @Option(help: "The most connections open at once from one IP address.") var maxConnectionsPerAddress = 128
-  @Option(help: "Seconds a new connection has to send a request the relay answers.") var requestTimeout: Double = 10
+  @Option(help: "Seconds a new connection has to become a member's session (an accepted hello); others are closed then.") var requestTimeout: Double = 15
   @Option(help: "A file holding the bearer token GET /metrics asks for; metrics are off without it.") var metricsTokenFile: String?
   @Flag(help: "Let any device start a group here, without a creation token (a relay on a trusted network).") var openGroups = false
   @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
@@ -52,7 +52,7 @@ struct Relay: AsyncParsableCommand {
     configuration.maxEventBytes = try Self.size(maxEventSize, option: "--max-event-size")
     configuration.groupQuotaBytes = try groupQuota.map { try Self.size($0, option: "--group-quota") }
     configuration.maxPushBytesPerSecond = try maxPushRate.map { try Self.size($0, option: "--max-push-rate") }
-    guard storeTimeout > 0 else { throw ValidationError("--store-timeout must be positive") }
+    guard storeTimeout > 0, storeTimeout <= 3600 else { throw ValidationError("--store-timeout must be between 0 and 3600 seconds") }
     configuration.storeTimeout = .milliseconds(Int64(storeTimeout * 1000))
     if let maxConnections {
       guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -60,7 +60,7 @@ struct Relay: AsyncParsableCommand {
     }
     guard maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections-per-address must be positive") }
     configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
-    guard requestTimeout > 0 else { throw ValidationError("--request-timeout must be positive") }
+    guard requestTimeout > 0, requestTimeout <= 3600 else { throw ValidationError("--request-timeout must be between 0 and 3600 seconds") }
     configuration.requestTimeout = .milliseconds(Int64(requestTimeout * 1000))
     if let metricsTokenFile {
       let token = try String(contentsOfFile: metricsTokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

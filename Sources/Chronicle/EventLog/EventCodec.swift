@@ -106,7 +106,10 @@ package enum EventCodec {
   }
 
   /// Parses a serialized event and keeps its serialized form.
-  static func decodeEncoded(_ bytes: [UInt8]) throws(EventFormatError) -> (event: ChangeEvent, encoded: Encoded) {
+  ///
+  /// `maxBodySize`: the largest body it inflates; a larger declared size is
+  /// refused before any is allocated.
+  static func decodeEncoded(_ bytes: [UInt8], maxBodySize: Int = maximumBodySize) throws(EventFormatError) -> (event: ChangeEvent, encoded: Encoded) {
     var reader = BinaryReader(bytes, context: .envelope)
     guard bytes.count >= magic.count, Array(bytes.prefix(magic.count)) == magic else {
       throw reader.error(bytes.count < magic.count ? .truncated : .badMagic)
@@ -129,7 +132,7 @@ package enum EventCodec {
     let epoch = try reader.readVarint()
     let sizeOffset = reader.offset
     let rawSize = try reader.readVarint()
-    guard rawSize <= UInt64(maximumBodySize) else {
+    guard rawSize <= UInt64(min(maxBodySize, maximumBodySize)) else {
       throw EventFormatError(problem: .tooLarge(Int(clamping: rawSize)), region: .envelope, offset: sizeOffset)
     }
     let storedSize = try reader.readLength()

@@ -51,13 +51,20 @@ package struct MembershipEvent: Sendable {
     try self.init(bytes, verifying: false)
   }
 
+  /// The largest body a membership event may declare (inflated): its
+  /// changes and grants take a few kilobytes even in a group of thousands,
+  /// and a relay decodes membership events before it knows the device.
+  package static let maxBodySize = 1 << 20
+
   private init(_ bytes: [UInt8], verifying: Bool) throws(Problem) {
     let event: ChangeEvent
     do {
-      event = try EventCodec.decodeEncoded(bytes).event
+      event = try EventCodec.decodeEncoded(bytes, maxBodySize: Self.maxBodySize).event
     } catch {
       throw .malformed("\(error)")
     }
+    // Stores keep sequences as signed 64-bit integers.
+    guard event.sequence <= UInt64(Int64.max) else { throw .malformed("its sequence \(event.sequence) is beyond 2^63 - 1") }
     guard bytes[4] >= 2 else { throw .unsigned }
     let signer: [UInt8]
     if verifying {

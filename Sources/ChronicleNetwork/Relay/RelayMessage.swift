@@ -66,6 +66,10 @@ package enum RelayMessage: Equatable, Sendable {
   /// The fewest bytes a signed membership event has: its signature block
   /// (key and signature, 96 bytes) and CRC alone take 100.
   package static let minMembershipEventBytes = 100
+  /// The most membership events one message lists.
+  package static let maxMembershipEventsPerMessage = 100_000
+  /// The most entries a version vector lists (one per device of a group).
+  package static let maxVectorEntries = 1_000_000
 
   private enum Kind: UInt8 {
     case challenge = 1, hello, welcome
@@ -153,10 +157,7 @@ package enum RelayMessage: Equatable, Sendable {
     case .welcome:
       let vector = try Self.vector(&reader)
       let maxEventBytes = try reader.varint()
-      let count = try reader.varint()
-      guard count <= reader.remaining else { throw WireReader.Malformed(description: "welcome claims \(count) join requests, more than its bytes hold") }
-      var requests: [[UInt8]] = []
-      for _ in 0..<count { requests.append(try reader.data()) }
+      let requests = try Self.membershipEvents(&reader, in: "welcome's join requests")
       let membership = try Self.membershipEvents(&reader, in: "welcome")
       self = .welcome(vector, maxEventBytes: maxEventBytes, joinRequests: requests, membership: membership)
     case .push:
@@ -216,6 +217,7 @@ package enum RelayMessage: Equatable, Sendable {
 
   private static func vector(_ reader: inout WireReader) throws(WireReader.Malformed) -> VersionVector {
     let count = try reader.varint()
+    guard count <= maxVectorEntries else { throw WireReader.Malformed(description: "vector claims \(count) entries, over the limit of \(maxVectorEntries)") }
     guard count <= reader.remaining / 17 else { throw WireReader.Malformed(description: "vector claims \(count) entries, more than its bytes hold") }
     var sequences: [PeerID: UInt64] = [:]
     for _ in 0..<count { sequences[try peer(&reader)] = UInt64(try reader.varint()) }
@@ -260,6 +262,9 @@ package enum RelayMessage: Equatable, Sendable {
   /// read, so a message cannot claim millions of them.
   private static func membershipEvents(_ reader: inout WireReader, in message: String) throws(WireReader.Malformed) -> [[UInt8]] {
     let count = try reader.varint()
+    guard count <= maxMembershipEventsPerMessage else {
+      throw WireReader.Malformed(description: "\(message) claims \(count) membership events, over the limit of \(maxMembershipEventsPerMessage)")
+    }
     guard count <= reader.remaining / (1 + minMembershipEventBytes) else {
       throw WireReader.Malformed(description: "\(message) claims \(count) membership events, more than its bytes hold")
     }

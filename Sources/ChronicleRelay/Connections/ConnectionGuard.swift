@@ -5,15 +5,16 @@ import Synchronization
 /// Decides which TCP connections a relay keeps: at most
 /// ``RelayServerConfiguration/maxConnections`` open in all and
 /// ``RelayServerConfiguration/maxConnectionsPerAddress`` from one address,
-/// and none that the relay has not answered within
-/// ``RelayServerConfiguration/requestTimeout`` (an idle socket, a request sent
-/// a byte at a time, bytes that are no HTTP).
+/// and none that has not become an admitted device session within
+/// ``RelayServerConfiguration/requestTimeout`` (an idle socket, a request
+/// sent a byte at a time, bytes that are no HTTP, a WebSocket that never
+/// proves a member, an HTTP client keeping its connection after an answer).
 ///
-/// When every slot is taken, a new connection takes the slot of the oldest
-/// connection still waiting for its first answer: sockets opened and left
-/// idle can delay a member's device by at most the request timeout, never
-/// lock it out. Connections the relay has answered (a WebSocket it upgraded,
-/// a member's live pull) are never evicted for a newcomer.
+/// When every slot is taken, or every slot of the newcomer's address, a new
+/// connection takes the slot of the oldest connection that is not an
+/// admitted session yet: sockets opened by anyone delay a member's device by
+/// at most the request timeout, never lock it out. Admitted sessions (a
+/// member syncing or watching) are never evicted for a newcomer.
 final class ConnectionGuard: Sendable {
   struct Limits: Sendable {
     var total: Int
@@ -39,7 +40,7 @@ final class ConnectionGuard: Sendable {
   private struct State {
     var open = 0
     var byAddress: [String: Int] = [:]
-    /// Admitted connections the relay has not answered yet, the ones a newcomer may evict.
+    /// Connections that are no admitted device session yet: the ones a newcomer may evict.
     var waiting: [ObjectIdentifier: Waiting] = [:]
     /// Evicted connections not closed yet: their slot is already free.
     var released: Set<ObjectIdentifier> = []
@@ -63,14 +64,20 @@ final class ConnectionGuard: Sendable {
   /// takes, if any, is closed here.
   func admit(_ channel: any Channel, address: String) -> Refusal? {
     let (refusal, evicted) = state.withLock { state -> (Refusal?, (any Channel)?) in
-      if state.byAddress[address, default: 0] >= limits.perAddress { return (.tooManyFromAddress(address), nil) }
       var evicted: (any Channel)?
-      if state.open >= limits.total {
-        guard let oldest = state.waiting.min(by: { $0.value.arrival < $1.value.arrival }) else { return (.full, nil) }
+      func evictOldest(from address: String?) -> Bool {
+        let candidates = state.waiting.filter { address == nil || $0.value.address == address }
+        guard let oldest = candidates.min(by: { $0.value.arrival < $1.value.arrival }) else { return false }
         state.waiting[oldest.key] = nil
         state.released.insert(oldest.key)
         state.release(address: oldest.value.address)
         evicted = oldest.value.channel
+        return true
+      }
+      if state.byAddress[address, default: 0] >= limits.perAddress {
+        guard evictOldest(from: address) else { return (.tooManyFromAddress(address), nil) }
+      } else if state.open >= limits.total {
+        guard evictOldest(from: nil) else { return (.full, nil) }
       }
       state.open += 1
       state.byAddress[address, default: 0] += 1
@@ -79,7 +86,7 @@ final class ConnectionGuard: Sendable {
       return (nil, evicted)
     }
     if let evicted {
-      metrics.refused("evicted_unanswered")
+      metrics.refused("evicted_unadmitted")
       evicted.close(promise: nil)
     }
     switch refusal {
@@ -90,9 +97,16 @@ final class ConnectionGuard: Sendable {
     return refusal
   }
 
-  /// The relay answered `channel`: it keeps its slot until it closes.
-  func answered(_ channel: any Channel) {
-    state.withLock { _ = $0.waiting.removeValue(forKey: ObjectIdentifier(channel)) }
+  /// `channel` is an admitted device session: it keeps its slot until it
+  /// closes. False when it was evicted meanwhile (it is closing).
+  @discardableResult
+  func admitted(_ channel: any Channel) -> Bool {
+    state.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(channel)) != nil }
+  }
+
+  /// Whether `channel` is still waiting to become an admitted session.
+  func isWaiting(_ channel: any Channel) -> Bool {
+    state.withLock { $0.waiting[ObjectIdentifier(channel)] != nil }
   }
 
   /// `channel`, admitted from `address`, closed.

@@ -2,9 +2,9 @@ import Logging
 import NIOCore
 
 /// First in each connection's pipeline: asks the relay's ``ConnectionGuard``
-/// for a slot when the connection opens, closes it when the relay has not
-/// answered it within the request timeout, and gives the slot back when it
-/// closes. Bytes pass through untouched.
+/// for a slot when the connection opens, closes it when it is no admitted
+/// device session within the request timeout, and gives the slot back when
+/// it closes. Bytes pass through untouched.
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
   typealias OutboundIn = ByteBuffer
@@ -14,8 +14,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
   private let logger: Logger
   private var started = false
   /// Set once admitted: the slot to give back.
-  private var admittedFrom: String?
-  private var answered = false
+  private var countedFrom: String?
   private var deadline: Scheduled<Void>?
 
   init(connections: ConnectionGuard, logger: Logger) {
@@ -41,29 +40,19 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
       context.close(promise: nil)
       return
     }
-    admittedFrom = address
+    countedFrom = address
     deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(connections.limits.requestTimeout)) { [self] in
       deadline = nil
-      guard !answered else { return }
+      guard connections.isWaiting(context.channel) else { return }
       connections.timedOut()
-      logger.debug("connection closed: no request the relay could answer in time", metadata: ["address": "\(address)"])
+      logger.debug("connection closed: not an admitted device session in time", metadata: ["address": "\(address)"])
       context.close(promise: nil)
     }
   }
 
-  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-    if !answered {
-      answered = true
-      deadline?.cancel()
-      deadline = nil
-      connections.answered(context.channel)
-    }
-    context.write(data, promise: promise)
-  }
-
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-    // The relay is stopping: a connection it never answered has nothing to finish.
-    if event is ChannelShouldQuiesceEvent, !answered {
+    // The relay is stopping: a connection that is no device session has nothing to finish.
+    if event is ChannelShouldQuiesceEvent, countedFrom != nil, connections.isWaiting(context.channel) {
       context.close(promise: nil)
       return
     }
@@ -73,8 +62,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
   func channelInactive(context: ChannelHandlerContext) {
     deadline?.cancel()
     deadline = nil
-    if let address = admittedFrom {
-      admittedFrom = nil
+    if let address = countedFrom {
+      countedFrom = nil
       connections.closed(context.channel, address: address)
     }
     context.fireChannelInactive()
