@@ -42,11 +42,7 @@ extension RelayServer {
     in storage: RelayServerConfiguration.Storage, groups: Int = 1, logger: Logger = Logger(label: "chronicle.relay")
   ) async throws -> GroupCreationToken {
     precondition(groups > 0, "a token starts at least one group")
-    let store: any RelayStore
-    switch storage {
-    case .sqlite(let path): store = try SQLiteRelayStore(path: path)
-    case .postgres(let url): store = try await PostgresRelayStore(url: url, logger: logger)
-    }
+    let store = try await storage.open(logger: logger)
     let token = GroupCreationToken.generate()
     do {
       try await store.addCreationToken(hash: token.hash, groups: groups)

@@ -40,11 +40,7 @@ public final class RelayServer: Sendable {
   /// Opens the store (creating its tables when missing); nothing listens until ``run()``.
   public init(configuration: RelayServerConfiguration) async throws {
     self.configuration = configuration
-    let store: any RelayStore
-    switch configuration.storage {
-    case .sqlite(let path): store = try SQLiteRelayStore(path: path)
-    case .postgres(let url): store = try await PostgresRelayStore(url: url, logger: configuration.logger)
-    }
+    let store = try await configuration.storage.open(logger: configuration.logger)
     core = RelayCore(store: DeadlineRelayStore(base: store, limit: configuration.storeTimeout), configuration: configuration)
   }
 

@@ -1,6 +1,7 @@
 import Chronicle
 import ChronicleNetwork
 import Foundation
+import Logging
 
 /// Where a relay keeps its groups' sealed events and member lists: one
 /// SQLite file (``SQLiteRelayStore``) by default, PostgreSQL to share one
@@ -100,6 +101,16 @@ package enum RelayStoreRefusal: Error, Equatable, CustomStringConvertible {
       "device \(origin)'s events must arrive in order: the relay holds them up to :\(expected - 1) and got :\(got)"
     case .quotaExceeded(let used, let adding, let quota):
       "the group's storage quota is full: it stores \(used) bytes, these events add \(adding), and the quota is \(quota) (ask the relay's operator to raise --group-quota)"
+    }
+  }
+}
+
+extension RelayServerConfiguration.Storage {
+  /// Opens the store this names (creating its tables when missing).
+  func open(logger: Logger) async throws -> any RelayStore {
+    switch self {
+    case .sqlite(let path): try SQLiteRelayStore(path: path)
+    case .postgres(let url): try await PostgresRelayStore(url: url, logger: logger)
     }
   }
 }
