@@ -133,7 +133,7 @@ struct RelaySession {
         try await store(events, from: device, in: group, as: roster.members[device], limit: &limit)
       case .membership(let events):
         // Applied at once; sessions of the group re-check their device (a revocation ends them).
-        guard events.count <= 100_000 else { throw Refusal(kind: "protocol", message: "\(events.count) membership events in one update") }
+        // (At most RelayMessage.maxMembershipEventsPerMessage: decoding checks.)
         try await apply(events, to: group, logger: logger, admitting: nil)
       case .pull(let vector, let live):
         guard !pulling else { throw Refusal(kind: "protocol", message: "a second pull on one connection") }
