@@ -9,25 +9,35 @@ enum EventStreams {
   /// Sends `outgoing` and waits for the receiver's report; returns how
   /// many events were sent and how many the receiver applied.
   static func send(
-    _ outgoing: OutgoingEvents, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration,
-    progress: (@Sendable (NetworkSyncProgress) -> Void)?
+    _ outgoing: OutgoingEvents, answering wants: [RouteWant] = [], over connection: inout FramedConnection,
+    configuration: NetworkSyncConfiguration, progress: (@Sendable (NetworkSyncProgress) -> Void)?
   ) async throws -> (sent: Int, applied: Int) {
     let oldest = connection.protocolVersion >= 4 ? outgoing.oldestTimestamp : nil
     try await connection.send(.offer(events: outgoing.count, bytes: outgoing.bytes, oldest: oldest))
     if connection.protocolVersion >= 3 { try await waitUntilReady(over: &connection, configuration: configuration, progress: progress) }
+    // Routes of events the receiver holds and would forward, that it asked for.
+    if connection.protocolVersion >= 6, !wants.isEmpty {
+      let answered = try await offload { [outgoing] in try outgoing.routes(answering: wants) }
+      if !answered.isEmpty { try await connection.send(.routes(answered)) }
+    }
     let start = ContinuousClock.now
     var cursor = outgoing
     var sentEvents = 0, sentBytes = 0
     var pacer = SendPacer(rate: configuration.maxSendRate)
     let frameLimit = configuration.maxFrameSize - SessionCipher.overhead - 64
     while true {
-      let (next, page) = try await offload { [cursor] in
+      let carriesRoutes = connection.protocolVersion >= 6
+      let (next, identified, routes) = try await offload { [cursor] in
         var next = cursor
-        let page = try next.nextPage(maxEvents: 4096, maxBytes: configuration.frameBytes)
-        return (next, page)
+        let page = try next.nextIdentifiedPage(maxEvents: 4096, maxBytes: configuration.frameBytes)
+        let routes = carriesRoutes ? try page.map { try next.routes(for: $0.map(\.id)) } ?? [] : []
+        return (next, page, routes)
       }
       cursor = next
-      guard let page else { break }
+      guard let page = identified?.map(\.bytes) else { break }
+      // Their origins' signatures for relays first: the receiver keeps them
+      // to forward the events to a relay.
+      if !routes.isEmpty { try await connection.send(.routes(routes)) }
       for piece in try pieces(page, frameLimit: frameLimit, maxEventSize: configuration.maxEventSize) {
         let size: Int
         switch piece {
@@ -157,6 +167,10 @@ enum EventStreams {
     return pieces
   }
 
+  /// The most routes a receiver holds before the events they are for are
+  /// applied (a sender sends a page's, at most 4,096, before its events).
+  static let maxPendingRoutes = 16_384
+
   /// Receives a stream and merges it into `database`, one transaction per
   /// batch; answers with what was applied. An event the database refuses
   /// (forged, unsigned, from a device revoked before it, ...) is recorded
@@ -186,9 +200,17 @@ enum EventStreams {
     /// An event arriving in parts, until it is whole.
     var partial: (total: Int, bytes: [UInt8])?
 
+    var pendingRoutes: [StoredEventRoute] = []
+
     func apply(_ batch: [[UInt8]]) async throws {
       do {
-        let merged = try await offload { try database.applyRemote(serializedEvents: batch, source: source) }
+        let routes = pendingRoutes
+        pendingRoutes = []
+        let merged = try await offload {
+          let merged = batch.isEmpty ? MergeReport() : try database.applyRemote(serializedEvents: batch, source: source)
+          try database.saveEventRoutes(routes)
+          return merged
+        }
         if !merged.refused.isEmpty {
           configuration.logger.warning(
             "refused events", metadata: ["from": "\(source)", "count": "\(merged.refused.count)", "first": "\(merged.refused[0])"])
@@ -217,6 +239,10 @@ enum EventStreams {
           receivedBytes += event.count
         }
         pending += events
+      case .routes(let routes):
+        // Kept once their events are applied (only routes of held events are).
+        pendingRoutes += routes.prefix(max(0, Self.maxPendingRoutes - pendingRoutes.count))
+        continue
       case .eventPart(let total, let bytes):
         let continuing = partial != nil
         var event = partial ?? (total, [])
@@ -247,7 +273,7 @@ enum EventStreams {
         guard receivedEvents == totalEvents else {
           throw connection.violation("the end of its stream after \(receivedEvents) of the \(totalEvents) events it offered")
         }
-        if !pending.isEmpty { try await apply(pending) }
+        if !pending.isEmpty || !pendingRoutes.isEmpty { try await apply(pending) }
         try await connection.send(.applied(events: report.appliedEvents, duplicates: report.duplicateEvents, rowChanges: report.rowChanges))
         return report
       default:

@@ -48,6 +48,6 @@ final class SessionExecutor: TaskExecutor, @unchecked Sendable {
 
 /// Runs blocking database work on NIO's blocking-work threads, off both the
 /// shared pool and the session threads.
-func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+package func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
   try await NIOThreadPool.singleton.runIfActive(work)
 }

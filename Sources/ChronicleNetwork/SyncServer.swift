@@ -244,12 +244,15 @@ public final class SyncServer: Sendable {
         // The vector tells what the group wrote and who wrote it: a device
         // that is not a member (yet) learns its own entry only, which is all
         // it needs to push its join request.
-        if try database.deviceRefusal(device.peer, publicKey: device.key) != nil {
+        let isMember = try database.deviceRefusal(device.peer, publicKey: device.key) == nil
+        if !isMember {
           vector = VersionVector([device.peer: vector[device.peer]])
         }
-        try await connection.send(.vector(vector))
+        // Routes it lacks, of events it would forward: asked of members only.
+        let wants = connection.protocolVersion >= 6 && isMember ? try await offload { [database] in try database.routeWants() } : []
+        try await connection.send(.vector(vector, wants: wants))
         report.received.add(try await EventStreams.receive(into: database, over: &connection, configuration: configuration, progress: nil))
-      case .vector(let vector):
+      case .vector(let vector, let wants):
         let outgoing: OutgoingEvents
         do {
           outgoing = try await offload { [database] in try OutgoingEvents(from: database, beyond: vector) }
@@ -262,7 +265,8 @@ public final class SyncServer: Sendable {
           await connection.sendFailureQuietly("the server refuses to send its events: \(error)")
           throw error
         }
-        let (sent, applied) = try await EventStreams.send(outgoing, over: &connection, configuration: configuration, progress: nil)
+        let (sent, applied) = try await EventStreams.send(
+          outgoing, answering: wants, over: &connection, configuration: configuration, progress: nil)
         report.sentEvents += sent
         report.remoteApplied += applied
       case .blobQuery(let hashes):

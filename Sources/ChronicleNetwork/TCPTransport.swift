@@ -138,13 +138,15 @@ public struct TCPTransport: SyncTransport {
       if push {
         try await connection.send(.vectorRequest)
         let answer = try await connection.receive("its version vector", within: configuration.frameTimeout)
-        guard case .vector(let vector) = answer else { throw connection.unexpected(answer, waitingFor: "its version vector") }
+        guard case .vector(let vector, let wants) = answer else { throw connection.unexpected(answer, waitingFor: "its version vector") }
         let outgoing = try await offload { try OutgoingEvents(from: database, beyond: vector) }
-        (report.sentEvents, report.remoteApplied) = try await EventStreams.send(outgoing, over: &connection, configuration: configuration, progress: progress)
+        (report.sentEvents, report.remoteApplied) = try await EventStreams.send(
+          outgoing, answering: wants, over: &connection, configuration: configuration, progress: progress)
       }
       if pull {
-        let vector = try await offload { try database.versionVector() }
-        try await connection.send(.vector(vector))
+        let carriesWants = connection.protocolVersion >= 6
+        let (vector, wants) = try await offload { (try database.versionVector(), carriesWants ? try database.routeWants() : []) }
+        try await connection.send(.vector(vector, wants: wants))
         report.received = try await EventStreams.receive(into: database, over: &connection, configuration: configuration, progress: progress)
       }
       try await connection.send(.bye)

@@ -15,7 +15,7 @@ struct RelayPull {
   let device: PeerID
   let publicKey: [UInt8]
 
-  func run(beyond vector: VersionVector, watching: AsyncStream<Void>?) async throws {
+  func run(beyond vector: VersionVector, wants: [RouteWant] = [], watching: AsyncStream<Void>?) async throws {
     let store = relay.store
     var generation = relay.hub.membershipGeneration(group)
     var members = try await RelayMembers.load(group, from: store)
@@ -24,6 +24,13 @@ struct RelayPull {
     if let problem = members.refusal(of: device, publicKey: publicKey) {
       throw RelaySession.Refusal(kind: "revoked_while_connected", message: problem)
     }
+    // The routes the device asked for (of events it holds and would forward), first.
+    var routes: [StoredEventRoute] = []
+    for want in wants where routes.count < RouteWant.maxAnswered && members.admits(want.origin, sequence: want.from) {
+      routes += try await store.routes(
+        of: want.origin, from: want.from, through: want.through, in: group, limit: RouteWant.maxAnswered - routes.count)
+    }
+    if !routes.isEmpty { try await link.send(.routes(routes)) }
     let last = try await store.lastPosition(of: group)
     var position = try await store.position(before: vector, in: group) ?? last
     while position < last {

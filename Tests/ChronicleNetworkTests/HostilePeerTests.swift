@@ -71,11 +71,11 @@ struct HostilePeerTests {
     try await withServer(server, configuration: configuration) { running in
       let answer = try await rawSession(port: running.port, [hello()]).answer
       // Length (4 bytes), plain envelope, challenge, version.
-      #expect(Array(answer.dropFirst(4).prefix(3)) == [0, 0x02, 5], "\(answer.prefix(8))")
+      #expect(Array(answer.dropFirst(4).prefix(3)) == [0, 0x02, WireMessage.protocolVersion], "\(answer.prefix(8))")
       for version: UInt8 in [1, 2, 4] {
         let tooOld = frame([0] + WireMessage.hello(version: version, peer: .generate(), nonce: ephemeralNonce()).encoded())
         let refusal = String(decoding: try await rawSession(port: running.port, [tooOld]).answer, as: UTF8.self)
-        #expect(refusal.contains("versions 5 to 5, not \(version): upgrade the older side"), "\(refusal)")
+        #expect(refusal.contains("versions 5 to \(WireMessage.protocolVersion), not \(version): upgrade the older side"), "\(refusal)")
       }
       // A nonce that is no usable X25519 key (all zeros: a low-order point) is refused.
       let zero = frame([0] + WireMessage.hello(version: 5, peer: .generate(), nonce: Array(repeating: 0, count: 32)).encoded())

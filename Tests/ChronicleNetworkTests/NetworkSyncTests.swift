@@ -201,7 +201,7 @@ struct NetworkSyncTests {
         _ = try await Handshake.client(&connection, database: stranger, configuration: configuration)
         try await connection.send(.vectorRequest)
         let answer = try await connection.receive("its version vector", within: configuration.frameTimeout)
-        guard case .vector(let vector) = answer else {
+        guard case .vector(let vector, _) = answer else {
           Issue.record("expected a vector, got \(answer)")
           return
         }

@@ -98,6 +98,7 @@ struct RelayCommandsTests {
     for (name, embedded) in [
       ("sqlite-001.sql", RelaySchema.sqlite001), ("postgres-001.sql", RelaySchema.postgres001),
       ("sqlite-002.sql", RelaySchema.sqlite002), ("postgres-002.sql", RelaySchema.postgres002),
+      ("sqlite-003.sql", RelaySchema.sqlite003), ("postgres-003.sql", RelaySchema.postgres003),
     ] {
       let text = try String(contentsOf: root.appendingPathComponent("Schemas/relay/\(name)"), encoding: .utf8)
       #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == embedded.trimmingCharacters(in: .whitespacesAndNewlines), "\(name)")

@@ -116,23 +116,39 @@ struct RelayHostileInputTests {
     }
   }
 
+  /// A member may forward another member's events, but only as their
+  /// origin signed them: anything else under another device's id (made up,
+  /// or signed by the forwarder) is left out, and nothing is stored; its own
+  /// events out of order are refused.
   @Test func aMemberCannotPushEventsUnderAnotherDevicesIdOrOutOfOrder() async throws {
     let setup = try Setup()
     let phone = setup.phone
     try await withRelay(relayConfiguration(setup.store)) { url, _ in
-      _ = try await RelayTransport(url: url, configuration: clientConfiguration()).sync(setup.phone)
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
+      _ = try await transport.sync(setup.phone)
+      _ = try await transport.sync(setup.laptop)
       let before = try setup.storeContents()
       let laptop = setup.laptop.peerID
-      try await withRawConnection(url) { connection in
-        _ = try await connection.identify(as: phone)
-        try await connection.send(.push([SealedEvent(origin: laptop, sequence: 1, sealed: Array(repeating: 7, count: 64))]))
-        let message = Self.refusal(try await connection.receive())
-        #expect(message?.contains("it pushed an event of device \(laptop)") == true, "\(String(describing: message))")
+      let group = try #require(try phone.group)
+      let phoneKey = try #require(phone.deviceKey)
+      let madeUp = SealedEvent(origin: laptop, sequence: 1, sealed: [1] + Array(repeating: 7, count: 80))
+      for forged in [madeUp, EventRoute.signed(madeUp, group: group, key: phoneKey)] {
+        try await withRawConnection(url) { connection in
+          _ = try await connection.identify(as: phone)
+          try await connection.send(.push([forged]))
+          let answer = try await connection.receive()
+          guard case .stored(_, let new) = answer else {
+            Issue.record("expected a stored report, got \(String(describing: answer))")
+            return
+          }
+          #expect(new == 0)
+        }
       }
       try await withRawConnection(url) { connection in
         _ = try await connection.identify(as: phone)
-        let phoneID = phone.peerID
-        try await connection.send(.push([SealedEvent(origin: phoneID, sequence: 9, sealed: Array(repeating: 7, count: 64))]))
+        let outOfOrder = EventRoute.signed(
+          SealedEvent(origin: phone.peerID, sequence: 9, sealed: [1] + Array(repeating: 7, count: 80)), group: group, key: phoneKey)
+        try await connection.send(.push([outOfOrder]))
         let message = Self.refusal(try await connection.receive())
         #expect(message?.contains("the relay holds them up to :5 and got :9") == true, "\(String(describing: message))")
       }

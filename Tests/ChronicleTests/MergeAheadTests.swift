@@ -288,7 +288,7 @@ struct MergeAheadTests {
 
   func incomingEvents(of source: ChronicleDatabase, for target: ChronicleDatabase) throws -> [IncomingEvent] {
     let bundle = EventBundle.encode(writer: source.peerID, events: try source.serializedEvents(beyond: target.versionVector()))
-    guard case .complete(_, let events) = try EventBundle.decode(bundle, source: "test") else { return [] }
+    guard case .complete(_, let events, _) = try EventBundle.decode(bundle, source: "test") else { return [] }
     return events
   }
 

@@ -70,7 +70,7 @@ func runRelayBenchmark(_ workload: SyncWorkload, repeats: Int, folder: URL) asyn
     for round in 0..<repeats {
       let storePath = folder.appendingPathComponent("relay-\(UUID()).sqlite").path
       if store == "PostgreSQL", round > 0 {
-        _ = try postgres.value("DROP TABLE relay_events, relay_origins, relay_memberships, relay_groups, relay_schema")
+        _ = try postgres.value("DROP TABLE relay_events, relay_origins, relay_memberships, relay_groups, relay_creation_tokens, relay_schema")
       }
       let relay = try RelayProcess(store == "PostgreSQL" ? ["--postgres", postgres.url] : ["--data", storePath])
       let transport = try RelayTransport(url: relay.url, configuration: client)

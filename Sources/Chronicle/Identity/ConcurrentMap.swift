@@ -3,7 +3,7 @@ import Dispatch
 extension Array where Element: Sendable {
   /// `transform` of every element, computed on all cores, in order. For
   /// CPU-bound work on independent elements (signing, checking signatures).
-  func concurrentMap<T: Sendable>(_ transform: @Sendable (Element) -> T) -> [T] {
+  package func concurrentMap<T: Sendable>(_ transform: @Sendable (Element) -> T) -> [T] {
     guard count > 1 else { return map(transform) }
     let slices = Swift.min(count, 64)
     let results = UnsafeMutableBufferPointer<T>.allocate(capacity: count)

@@ -69,6 +69,8 @@ extension ChronicleDatabase {
               DELETE FROM chronicle_members;
               DELETE FROM chronicle_membership_events;
               DELETE FROM chronicle_refused_events;
+              DELETE FROM chronicle_event_routes;
+              DELETE FROM chronicle_route_wants;
               """)
             try TrackedTables.removeAll(db)
             let meta = ChronicleMeta(db: db)

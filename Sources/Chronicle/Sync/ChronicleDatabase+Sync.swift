@@ -115,8 +115,12 @@ extension ChronicleDatabase {
       throw SyncError.badBundle(source: source, offset: found, reason: "truncated: \(found) of \(declared) bytes")
     case .complete(let serialized):
       let batches = Self.batches(of: serialized.events, maxEvents: bundleBatchEvents, maxBytes: Self.bundleBatchBytes)
-      guard batches.count > 1 else { return try applyRemote(try serialized.decoded(0..<serialized.events.count, source: source), source: source) }
-      return try applyRemote(serialized, inBatches: batches, source: source)
+      let report = batches.count > 1
+        ? try applyRemote(serialized, inBatches: batches, source: source)
+        : try applyRemote(try serialized.decoded(0..<serialized.events.count, source: source), source: source)
+      // The origins' signatures for relays: this database may forward the events.
+      try saveEventRoutes(serialized.routes)
+      return report
     }
   }
 
@@ -661,6 +665,13 @@ extension ChronicleDatabase {
     var file = try EventBundleFileWriter(to: url, writer: peerID)
     do {
       try forEachSerializedEvent(beyond: vector) { try file.append($0) }
+      // Their routes, for whoever imports the bundle to forward them to a
+      // relay: a second pass over the same events' ids, a page at a time.
+      var after: Int64 = 0
+      while let (ids, reached) = try eventIDs(beyond: vector, after: after, limit: 4_096) {
+        try file.append(routes: try eventRoutes(for: ids))
+        after = reached
+      }
       return try file.finish()
     } catch {
       file.abandon()

@@ -4,19 +4,28 @@ import Foundation
 /// shared folder's segment files hold. Layout in `Schemas/SYNC-PROTOCOL.md`.
 enum EventBundle {
   static let magic: [UInt8] = Array("CHRB".utf8)
-  static let version: UInt8 = 1
+  /// Version 1: events. Version 2: events, then their origins' routes
+  /// (``StoredEventRoute``), written only when there are routes to carry.
+  static let version: UInt8 = 2
   /// Size of everything before the first event.
   static let headerSize = 4 + 1 + 16 + 8 + 8
 
-  /// Serializes `events` (each already in the event format), written by `writer`.
-  static func encode(writer peer: PeerID, events: [[UInt8]]) -> [UInt8] {
-    var body = BinaryWriter(capacity: events.reduce(0) { $0 + $1.count + 4 })
+  /// Serializes `events` (each already in the event format), written by
+  /// `writer`, with `routes` for forwarding them to relays: version 2 when
+  /// given (even none: the writer could route them, they needed none),
+  /// version 1 when nil.
+  static func encode(writer peer: PeerID, events: [[UInt8]], routes: [StoredEventRoute]? = nil) -> [UInt8] {
+    var body = BinaryWriter(capacity: events.reduce(0) { $0 + $1.count + 4 } + (routes?.count ?? 0) * StoredEventRoute.encodedSize + 4)
     for event in events {
       body.writeVarint(event.count)
       body.writeBytes(event)
     }
+    if let routes {
+      body.writeVarint(routes.count)
+      for route in routes { body.writeBytes(route.encoded) }
+    }
     var writer = BinaryWriter(capacity: headerSize + body.bytes.count + 4)
-    writer.writeBytes(header(writer: peer, eventCount: events.count, bodySize: body.count))
+    writer.writeBytes(header(writer: peer, eventCount: events.count, bodySize: body.count, withRoutes: routes != nil))
     writer.writeBytes(body.bytes)
     writer.writeUInt32BigEndian(Zlib.crc32(writer.bytes[...]))
     return writer.bytes
@@ -24,10 +33,10 @@ enum EventBundle {
 
   /// Everything before the first event: magic, version, writer, how many
   /// events, and the whole file's size (header, events, checksum).
-  static func header(writer peer: PeerID, eventCount: Int, bodySize: Int) -> [UInt8] {
+  static func header(writer peer: PeerID, eventCount: Int, bodySize: Int, withRoutes: Bool) -> [UInt8] {
     var header = BinaryWriter(capacity: headerSize)
     header.writeBytes(magic)
-    header.writeByte(version)
+    header.writeByte(withRoutes ? 2 : 1)
     header.writeBytes(peer.bytes)
     header.writeUInt64BigEndian(UInt64(eventCount))
     header.writeUInt64BigEndian(UInt64(headerSize + bodySize + 4))
@@ -36,8 +45,8 @@ enum EventBundle {
 
   /// The result of reading a bundle.
   enum Contents {
-    /// Every event, verified.
-    case complete(writer: PeerID, events: [IncomingEvent])
+    /// Every event, verified, and the routes that came with them.
+    case complete(writer: PeerID, events: [IncomingEvent], routes: [StoredEventRoute])
     /// Shorter than its header declares: still being written or copied.
     case incomplete(declared: Int, found: Int)
   }
@@ -48,6 +57,8 @@ enum EventBundle {
     var writer: PeerID
     var events: [[UInt8]]
     var starts: [Int]
+    /// Routes of its events (version 2), for forwarding them to relays.
+    var routes: [StoredEventRoute] = []
 
     /// Events `range` decoded (on all cores); an error names the event's
     /// number and its offset in the bundle.
@@ -74,7 +85,9 @@ enum EventBundle {
   static func decode(_ bytes: [UInt8], source: String) throws(SyncError) -> Contents {
     switch try envelope(bytes, source: source) {
     case .incomplete(let declared, let found): return .incomplete(declared: declared, found: found)
-    case .complete(let serialized): return .complete(writer: serialized.writer, events: try serialized.decoded(0..<serialized.events.count, source: source))
+    case .complete(let serialized):
+      return .complete(
+        writer: serialized.writer, events: try serialized.decoded(0..<serialized.events.count, source: source), routes: serialized.routes)
     }
   }
 
@@ -89,7 +102,10 @@ enum EventBundle {
       throw bad(0, "not an event bundle (no CHRB magic)")
     }
     guard Array(bytes.prefix(4)) == magic else { throw bad(0, "not an event bundle (no CHRB magic)") }
-    guard bytes[4] == version else { throw bad(4, "bundle format version \(bytes[4]) is not supported (this build reads version \(version))") }
+    guard (1...version).contains(bytes[4]) else {
+      throw bad(4, "bundle format version \(bytes[4]) is not supported (this build reads versions 1 to \(version)): a newer Chronicle wrote it")
+    }
+    let withRoutes = bytes[4] == 2
     var reader = BinaryReader(bytes, context: .envelope)
     do {
       _ = try reader.readBytes(5)
@@ -114,8 +130,20 @@ enum EventBundle {
         starts.append(reader.offset)
         serialized.append(Array(try reader.readBytes(length)))
       }
+      var routes: [StoredEventRoute] = []
+      if withRoutes {
+        let start = reader.offset
+        let count = try reader.readLength()
+        guard count <= (reader.remaining - 4) / StoredEventRoute.encodedSize else { throw bad(start, "declares \(count) routes, more than its bytes hold") }
+        routes.reserveCapacity(count)
+        for _ in 0..<count {
+          let offset = reader.offset
+          guard let route = StoredEventRoute(encoded: try reader.readBytes(StoredEventRoute.encodedSize)) else { throw bad(offset, "a malformed route") }
+          routes.append(route)
+        }
+      }
       guard reader.remaining == 4 else { throw bad(reader.offset, "\(reader.remaining - 4) unexpected bytes after the last event") }
-      return .complete(SerializedEvents(writer: peer, events: serialized, starts: starts))
+      return .complete(SerializedEvents(writer: peer, events: serialized, starts: starts, routes: routes))
     } catch let error as SyncError {
       throw error
     } catch {

@@ -2,8 +2,9 @@ import Foundation
 
 /// Writes a bundle file as its events arrive, holding about a mebibyte of
 /// them at a time: `chronicle export` of a log of any length in flat
-/// memory. The file is the one ``EventBundle/encode(writer:events:)``
-/// makes, byte for byte. It is written beside its destination under a
+/// memory. The file is the one ``EventBundle/encode(writer:events:routes:)``
+/// makes, byte for byte. Routes, which follow the events in the file, are
+/// kept in a second hidden file until the events are all written. It is written beside its destination under a
 /// hidden name and renamed into place when finished, so the destination
 /// holds a whole bundle or what it held before.
 struct EventBundleFileWriter {
@@ -17,6 +18,10 @@ struct EventBundleFileWriter {
   private var eventCount = 0
   private var bodySize = 0
   private var bodyCRC: UInt32 = 0
+  /// The routes so far, encoded, and how many.
+  private let routesFile: URL
+  private var routesHandle: FileHandle?
+  private var routeCount = 0
 
   /// Starts the file for `destination`, its header to be written last.
   init(to destination: URL, writer: PeerID) throws {
@@ -29,6 +34,20 @@ struct EventBundleFileWriter {
     }
     handle = try FileHandle(forWritingTo: partial)
     try handle.seekToEnd()
+    routesFile = partial.appendingPathExtension("routes")
+  }
+
+  /// Adds routes of events of the bundle (written after every event).
+  mutating func append(routes: [StoredEventRoute]) throws {
+    guard !routes.isEmpty else { return }
+    if routesHandle == nil {
+      guard FileManager.default.createFile(atPath: routesFile.path, contents: nil) else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: routesFile.path])
+      }
+      routesHandle = try FileHandle(forUpdating: routesFile)
+    }
+    try routesHandle?.write(contentsOf: routes.flatMap(\.encoded))
+    routeCount += routes.count
   }
 
   /// Appends one serialized event.
@@ -50,8 +69,19 @@ struct EventBundleFileWriter {
   /// Writes the checksum and the header, and renames the file into place;
   /// returns how many events it holds.
   mutating func finish() throws -> Int {
+    if let routesHandle {
+      buffer.writeVarint(routeCount)
+      try routesHandle.seek(toOffset: 0)
+      while let chunk = try routesHandle.read(upToCount: Self.flushBytes), !chunk.isEmpty {
+        buffer.writeBytes(Array(chunk))
+        if buffer.count >= Self.flushBytes { try flush() }
+      }
+      try routesHandle.close()
+      self.routesHandle = nil
+      try? FileManager.default.removeItem(at: routesFile)
+    }
     try flush()
-    let header = EventBundle.header(writer: writer, eventCount: eventCount, bodySize: bodySize)
+    let header = EventBundle.header(writer: writer, eventCount: eventCount, bodySize: bodySize, withRoutes: routeCount > 0)
     var trailer = BinaryWriter(capacity: 4)
     trailer.writeUInt32BigEndian(Zlib.crc32(combining: Zlib.crc32(header[...]), bodyCRC, secondLength: bodySize))
     try handle.write(contentsOf: trailer.bytes)
@@ -68,6 +98,8 @@ struct EventBundleFileWriter {
   /// Removes the unfinished file after an error.
   func abandon() {
     try? handle.close()
+    try? routesHandle?.close()
     try? FileManager.default.removeItem(at: partial)
+    try? FileManager.default.removeItem(at: routesFile)
   }
 }

@@ -83,6 +83,12 @@ public struct OutgoingEvents: Sendable {
     try nextIdentifiedPage(maxEvents: maxEvents, maxBytes: maxBytes)?.map(\.bytes)
   }
 
+  /// The routes to send with the events `ids` (``ChronicleDatabase/eventRoutes(for:)``).
+  package func routes(for ids: [EventID]) throws -> [StoredEventRoute] { try database.eventRoutes(for: ids) }
+
+  /// The routes answering a receiver's `wants` (``ChronicleDatabase/eventRoutes(answering:)``).
+  package func routes(answering wants: [RouteWant]) throws -> [StoredEventRoute] { try database.eventRoutes(answering: wants) }
+
   /// ``nextPage(maxEvents:maxBytes:)`` with each event's id.
   package mutating func nextIdentifiedPage(maxEvents: Int, maxBytes: Int) throws -> [(id: EventID, bytes: [UInt8])]? {
     while position < lastPosition {

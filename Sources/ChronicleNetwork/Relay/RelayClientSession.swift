@@ -68,6 +68,7 @@ struct RelayClientSession: Sendable {
       throw unexpected(welcome, waitingFor: "a welcome")
     }
     let session = Pushing(maxEventBytes: maxEventBytes)
+    let holdings = RelayHoldings(relayVector)
     // The history the relay holds carries the grants of keys this device may
     // not have merged yet (its own admission among them), and says who is a
     // member before the events it decides on arrive (a group created after
@@ -97,13 +98,14 @@ struct RelayClientSession: Sendable {
         after: pushedThrough, session, link: link, incoming: &incoming)
     }
     guard pull else {
+      if push, try await !forward(holdings, session, link: link, incoming: &incoming, into: &report) { return report }
       try await link.send(.bye)
       return report
     }
-    let vector = try await offload { try database.versionVector() }
-    try await link.send(.pull(vector, live: live != nil))
+    let (vector, wants) = try await offload { (try database.versionVector(), try database.routeWants()) }
+    try await link.send(.pull(vector, live: live != nil, wants: wants))
     guard let live else {
-      try await receive(&incoming, into: &report, live: nil)
+      try await receive(&incoming, into: &report, holdings: holdings, live: nil)
       // What was pulled may have made this device write (an admin admits
       // a request, shares a key with a member that lacks it) or granted the
       // key a push waited for: the relay gets it now, not at the next sync.
@@ -115,13 +117,17 @@ struct RelayClientSession: Sendable {
         (sent, pushedThrough, report.unpushed) = try await pushOwnEvents(after: pushedThrough, session, link: link, incoming: &incoming)
         report.sentEvents += sent
       }
+      // Other members' events last: what the pull brought, the relay holds.
+      if push, try await !forward(holdings, session, link: link, incoming: &incoming, into: &report) { return report }
       try await link.send(.bye)
       return report
     }
     // Watching: one task pushes as the log grows, this one applies what arrives.
     try await withThrowingTaskGroup(of: Void.self) { tasks in
-      tasks.addTask { [pushedThrough] in try await pushAsWritten(after: pushedThrough, session, link: link, pushesEvents: !isReader) }
-      try await receive(&incoming, into: &report, live: live)
+      tasks.addTask { [pushedThrough] in
+        try await pushAsWritten(after: pushedThrough, session, holdings: holdings, link: link, pushesEvents: !isReader)
+      }
+      try await receive(&incoming, into: &report, holdings: holdings, live: live)
       tasks.cancelAll()
     }
     return report
@@ -150,9 +156,12 @@ struct RelayClientSession: Sendable {
   }
 
   /// While watching: pushes this device's new events each time the log
-  /// grows (a reader's: none), and the membership events it gained (a
-  /// revocation written here or received), so the relay applies them at once.
-  private func pushAsWritten(after start: UInt64, _ session: Pushing, link: RelayLink, pushesEvents: Bool) async throws {
+  /// grows (a reader's: none), other members' it received by other paths,
+  /// and the membership events it gained (a revocation written here or
+  /// received), so the relay applies them at once.
+  private func pushAsWritten(
+    after start: UInt64, _ session: Pushing, holdings: RelayHoldings, link: RelayLink, pushesEvents: Bool
+  ) async throws {
     var through = start
     var membershipSent = membership.count
     var waitingForKey: String?
@@ -180,6 +189,12 @@ struct RelayClientSession: Sendable {
         through = last.sequence
         if unpushed != nil { break }
       }
+      while true {
+        let page = try await nextForwardPage(holdings, session)
+        guard !page.isEmpty else { break }
+        try await link.send(.push(page))
+        for event in page { holdings.raise(event.origin, to: event.sequence) }
+      }
     }
   }
 
@@ -200,20 +215,29 @@ struct RelayClientSession: Sendable {
     }
     guard !page.isEmpty else { return ([], nil) }
     guard let cipher = keys.current else { throw RelayError.notInAGroup }
-    var sealedPage: [SealedEvent] = []
+    var sealedPage: [SealedEvent] = [], unpushed: String?
     for event in page {
       let sealed: SealedEvent
       do {
         sealed = try cipher.seal(event.bytes, origin: me, sequence: event.sequence, isMembership: membership.contains(event.sequence))
-      } catch let error as RelayError {
-        return (sealedPage, error.description)
+      } catch let noKey as RelayEventCipher.NoKey {
+        unpushed = RelayError.noGroupKey(noKey.reason).description
+        break
       }
       guard sealed.sealed.count <= session.maxEventBytes else {
         throw RelayError.eventTooLarge(event: "\(me.shortDescription):\(event.sequence)", size: sealed.sealed.count, limit: session.maxEventBytes)
       }
       sealedPage.append(sealed)
     }
-    return (sealedPage, nil)
+    // Signed for relays (on all cores), and kept: a peer this device syncs
+    // with over TCP or a folder forwards them with the same signatures.
+    let (group, key) = (self.group, self.key)
+    let signed = sealedPage.concurrentMap { EventRoute.signed($0, group: group, key: key) }
+    let routes = signed.compactMap { event in
+      RelayEventCipher.epoch(of: event.sealed).map { StoredEventRoute(origin: me, sequence: event.sequence, epoch: $0, signature: event.route) }
+    }
+    try await offload { [database] in try database.saveEventRoutes(routes, own: true) }
+    return (signed, unpushed)
   }
 
   /// Receives the pull: applies events in batches until the relay has sent
@@ -227,7 +251,9 @@ struct RelayClientSession: Sendable {
   /// may carry the grant (a revocation's new epoch, a share), and it is
   /// opened then; what still waits when the relay has sent all it held is
   /// recorded as refused (asked for again at the next sync).
-  private func receive(_ incoming: inout Incoming, into report: inout RelaySyncReport, live: RelayTransport.LiveHooks?) async throws {
+  private func receive(
+    _ incoming: inout Incoming, into report: inout RelaySyncReport, holdings: RelayHoldings, live: RelayTransport.LiveHooks?
+  ) async throws {
     var pending = Received(), caughtUp = false
     var awaitingKey: [(event: SealedEvent, epoch: MembershipHash)] = [], awaitingBytes = 0
     let source = "relay:\(url)"
@@ -264,6 +290,9 @@ struct RelayClientSession: Sendable {
         }
         pending.events.append(bytes)
         pending.bytes += bytes.count
+        if let epoch = RelayEventCipher.epoch(of: event.sealed), event.route.count == EventRoute.signatureSize {
+          pending.routes.append(StoredEventRoute(origin: event.origin, sequence: event.sequence, epoch: epoch, signature: event.route))
+        }
       } catch {
         switch error {
         case .keyNotHeld(let epoch):
@@ -283,12 +312,19 @@ struct RelayClientSession: Sendable {
       let message = try await incoming.next("events", within: caughtUp ? nil : configuration.responseTimeout)
       switch message {
       case .events(let sealed):
-        for event in sealed { open(event) }
+        for event in sealed {
+          holdings.raise(event.origin, to: event.sequence)
+          open(event)
+        }
         if caughtUp || pending.bytes >= configuration.applyBatchBytes || pending.events.count >= configuration.applyBatchEvents {
           let merged = try await flush()
           report.received.add(merged)
           if caughtUp { live?.applied(merged) }
         }
+      case .routes(let routes):
+        // Asked for with the pull: routes of events this device holds, to forward them.
+        guard !caughtUp else { throw unexpected(message, waitingFor: "events") }
+        try await offload { [database] in try database.saveEventRoutes(routes) }
       case .caughtUp:
         guard !caughtUp else { throw unexpected(message, waitingFor: "events") }
         if !pending.isEmpty || !awaitingKey.isEmpty {
@@ -329,6 +365,8 @@ struct RelayClientSession: Sendable {
     var events: [[UInt8]] = []
     var bytes = 0
     var unreadable: [(id: EventID, reason: String, bytes: Int)] = []
+    /// The origins' signatures of the events, to forward them on.
+    var routes: [StoredEventRoute] = []
     var isEmpty: Bool { events.isEmpty && unreadable.isEmpty }
   }
 
@@ -337,11 +375,12 @@ struct RelayClientSession: Sendable {
     return try await offload { [database] in
       var report = received.events.isEmpty ? MergeReport() : try database.applyRemote(serializedEvents: received.events, source: source)
       report.refused += try database.recordUnreadableEvents(received.unreadable, source: source)
+      try database.saveEventRoutes(received.routes)
       return report
     }
   }
 
-  private func unexpected(_ message: RelayMessage, waitingFor what: String) -> RelayError {
+  func unexpected(_ message: RelayMessage, waitingFor what: String) -> RelayError {
     .protocolViolation(relay: url, reason: "it sent a \(message.name) while this device waited for \(what)")
   }
 

@@ -50,7 +50,8 @@ public struct RelayConfiguration: Sendable {
 
 /// What one sync through a relay did.
 public struct RelaySyncReport: Sendable {
-  /// This device's events the relay stored (it already held any others sent).
+  /// Events the relay stored: this device's, and other members' it
+  /// forwarded (it already held any others sent).
   public var sentEvents = 0
   /// What the received events did here.
   public var received = MergeReport()
@@ -59,6 +60,9 @@ public struct RelaySyncReport: Sendable {
   /// Why some of this device's events were not pushed (this device holds no
   /// key of the group's current epoch yet); nil when all were.
   public var unpushed: String?
+  /// Why forwarding other members' events stopped (the relay refused a
+  /// push of them: its rate limit, for one); nil when it did not.
+  public var unforwarded: String?
 
   public init() {}
 }

@@ -1,21 +1,6 @@
 import Chronicle
 import Foundation
 
-/// An event as a relay holds it: who wrote it, its place in that device's
-/// log, and the event sealed with the group's key (``RelayEventCipher``), which
-/// the relay cannot open.
-package struct SealedEvent: Sendable, Equatable {
-  package var origin: PeerID
-  package var sequence: UInt64
-  package var sealed: [UInt8]
-
-  package init(origin: PeerID, sequence: UInt64, sealed: [UInt8]) {
-    self.origin = origin
-    self.sequence = sequence
-    self.sealed = sealed
-  }
-}
-
 /// The messages of the relay protocol (`Schemas/SYNC-PROTOCOL.md`, "Relay"),
 /// one per binary WebSocket message.
 package enum RelayMessage: Equatable, Sendable {
@@ -32,13 +17,18 @@ package enum RelayMessage: Equatable, Sendable {
   /// carries the sealed grants of the group's keys: a device opens the
   /// events it pulls with them).
   case welcome(VersionVector, maxEventBytes: Int, joinRequests: [[UInt8]], membership: [[UInt8]])
-  /// Device: its own events, the next in its sequence.
+  /// Device: events of one origin or more (its own, and other members' it
+  /// forwards), each the next in its origin's sequence at the relay.
   case push([SealedEvent])
   /// Relay: it holds the device's events up to `upTo`, `new` of them just stored.
   case stored(upTo: UInt64, new: Int)
   /// Device: send me the group's events beyond this vector; with `live`,
-  /// keep sending new ones as they arrive.
-  case pull(VersionVector, live: Bool)
+  /// keep sending new ones as they arrive. `wants`: ranges of events it
+  /// holds without their origins' routes, which it would forward.
+  case pull(VersionVector, live: Bool, wants: [RouteWant] = [])
+  /// Relay, before the events of a pull: the routes it holds of the
+  /// events the device wants routes of (read from their sealed form).
+  case routes([StoredEventRoute])
   /// Device, while watching: the membership events it holds (as in its
   /// hello), sent again when its log gained some, so the relay learns of a
   /// revocation without waiting for a new connection.
@@ -53,7 +43,7 @@ package enum RelayMessage: Equatable, Sendable {
   /// Device: done.
   case bye
 
-  package static let protocolVersion: UInt8 = 3
+  package static let protocolVersion: UInt8 = 4
   package static let nonceSize = 32
   /// The most events one push or events message holds (devices and relays
   /// send at most 1,000): checked before any is decoded, so a message of
@@ -73,7 +63,7 @@ package enum RelayMessage: Equatable, Sendable {
 
   private enum Kind: UInt8 {
     case challenge = 1, hello, welcome
-    case push = 0x10, stored, pull, events, caughtUp, membership
+    case push = 0x10, stored, pull, events, caughtUp, membership, routes
     case failure = 0x0F, bye = 0x1F
   }
 
@@ -113,10 +103,16 @@ package enum RelayMessage: Equatable, Sendable {
       writer.byte(Kind.stored.rawValue)
       writer.varint(Int(clamping: upTo))
       writer.varint(new)
-    case .pull(let vector, let live):
+    case .pull(let vector, let live, let wants):
       writer.byte(Kind.pull.rawValue)
       writer.byte(live ? 1 : 0)
       Self.write(vector, to: &writer)
+      writer.varint(wants.count)
+      for want in wants { writer.raw(want.encoded) }
+    case .routes(let routes):
+      writer.byte(Kind.routes.rawValue)
+      writer.varint(routes.count)
+      for route in routes { writer.raw(route.encoded) }
     case .events(let events):
       writer.byte(Kind.events.rawValue)
       Self.write(events, to: &writer)
@@ -167,7 +163,30 @@ package enum RelayMessage: Equatable, Sendable {
     case .pull:
       let live = try reader.byte()
       guard live <= 1 else { throw WireReader.Malformed(description: "pull flag \(live)") }
-      self = .pull(try Self.vector(&reader), live: live == 1)
+      let vector = try Self.vector(&reader)
+      let count = try reader.varint()
+      guard count <= RouteWant.maxPerMessage, count <= reader.remaining / RouteWant.encodedSize else {
+        throw WireReader.Malformed(description: "pull claims \(count) route wants, over the limit of \(RouteWant.maxPerMessage) or its bytes")
+      }
+      var wants: [RouteWant] = []
+      for _ in 0..<count {
+        guard let want = RouteWant(encoded: try reader.raw(RouteWant.encodedSize)) else { throw WireReader.Malformed(description: "a malformed route want") }
+        wants.append(want)
+      }
+      self = .pull(vector, live: live == 1, wants: wants)
+    case .routes:
+      let count = try reader.varint()
+      guard count <= RouteWant.maxAnswered, count <= reader.remaining / StoredEventRoute.encodedSize else {
+        throw WireReader.Malformed(description: "claims \(count) routes, over the limit of \(RouteWant.maxAnswered) or its bytes")
+      }
+      var routes: [StoredEventRoute] = []
+      for _ in 0..<count {
+        guard let route = StoredEventRoute(encoded: try reader.raw(StoredEventRoute.encodedSize)) else {
+          throw WireReader.Malformed(description: "a malformed route")
+        }
+        routes.append(route)
+      }
+      self = .routes(routes)
     case .events:
       self = .events(try Self.events(&reader))
     case .caughtUp:
@@ -192,6 +211,7 @@ package enum RelayMessage: Equatable, Sendable {
     case .push: "push"
     case .stored: "stored report"
     case .pull: "pull"
+    case .routes: "routes"
     case .events: "events"
     case .caughtUp: "caught-up mark"
     case .membership: "membership update"
@@ -230,6 +250,7 @@ package enum RelayMessage: Equatable, Sendable {
       writer.raw(event.origin.bytes)
       writer.varint(Int(clamping: event.sequence))
       writer.data(event.sealed)
+      writer.data(event.route)
     }
   }
 
@@ -238,8 +259,8 @@ package enum RelayMessage: Equatable, Sendable {
     guard count <= maxEventsPerMessage else {
       throw WireReader.Malformed(description: "claims \(count) events in one message, over the limit of \(maxEventsPerMessage)")
     }
-    // Origin, a sequence and a length of at least a byte each, and the sealed bytes.
-    guard count <= reader.remaining / (16 + 1 + 1 + minSealedEventBytes) else {
+    // Origin, a sequence and two lengths of at least a byte each, and the sealed bytes.
+    guard count <= reader.remaining / (16 + 1 + 1 + 1 + minSealedEventBytes) else {
       throw WireReader.Malformed(description: "claims \(count) events, more than its bytes hold")
     }
     var events: [SealedEvent] = []
@@ -252,7 +273,11 @@ package enum RelayMessage: Equatable, Sendable {
       guard sealed.count >= minSealedEventBytes else {
         throw WireReader.Malformed(description: "event \(origin.shortDescription):\(sequence) is \(sealed.count) bytes, shorter than any sealed event")
       }
-      events.append(SealedEvent(origin: origin, sequence: UInt64(sequence), sealed: sealed))
+      let route = try reader.data()
+      guard route.isEmpty || route.count == EventRoute.signatureSize else {
+        throw WireReader.Malformed(description: "event \(origin.shortDescription):\(sequence) has a route signature of \(route.count) bytes (64 or none)")
+      }
+      events.append(SealedEvent(origin: origin, sequence: UInt64(sequence), sealed: sealed, route: route))
     }
     return events
   }

@@ -17,8 +17,10 @@ enum WireMessage: Equatable {
   case failure(String)
   /// Client: send me your version vector (I am about to push).
   case vectorRequest
-  /// A version vector: what the sender holds.
-  case vector(VersionVector)
+  /// A version vector: what the sender holds; from protocol 6, and only
+  /// when there are any, the ranges of events it holds without their
+  /// origins' routes (``RouteWant``), answered with a `routes` message.
+  case vector(VersionVector, wants: [RouteWant] = [])
   /// How many events, and bytes, the sender is about to stream, and (from
   /// protocol 4) the clock of the oldest of them: a receiver whose local
   /// history not folded into merge state is all older merges without
@@ -37,6 +39,9 @@ enum WireMessage: Equatable {
   case working(folded: Int, total: Int)
   /// Receiving side (protocol 3), after an offer: send the events.
   case ready
+  /// Sending side (protocol 6), before events: their origins' signatures
+  /// for relays (``StoredEventRoute``), so the receiver can forward them.
+  case routes([StoredEventRoute])
   /// The receiver applied the stream.
   case applied(events: Int, duplicates: Int, rowChanges: Int)
   /// Client: the session is over.
@@ -57,12 +62,14 @@ enum WireMessage: Equatable {
   case blobsStored(count: Int, bytes: Int)
 
   static let magic: [UInt8] = Array("CHRN".utf8)
-  static let protocolVersion: UInt8 = 5
+  static let protocolVersion: UInt8 = 6
   /// The oldest version a peer of this one still speaks. Version 5 made each
   /// hello's nonce an ephemeral X25519 key, mixed into the session's keys:
   /// older versions, whose sessions anyone holding the group key file could
   /// read from recorded traffic, are refused.
   static let oldestProtocolVersion: UInt8 = 5
+  /// The most routes one `routes` message holds (a sender sends one per page of at most 4,096 events).
+  static let maxRoutesPerMessage = 4_096
   /// The hello's and challenge's nonce: the sender's ephemeral X25519 public key.
   static let nonceSize = 32
   /// The first byte of a failure message, the one message accepted unsealed at any time.
@@ -71,7 +78,7 @@ enum WireMessage: Equatable {
   private enum Kind: UInt8 {
     case hello = 1, challenge, proof, welcome
     case failure = 0x0F
-    case vectorRequest = 0x10, vector, offer, events, end, applied, bye, eventPart, working, ready
+    case vectorRequest = 0x10, vector, offer, events, end, applied, bye, eventPart, working, ready, routes
     case blobQuery = 0x20, blobList, blobRequest, blob, blobsStored, blobPart
   }
 
@@ -102,13 +109,17 @@ enum WireMessage: Equatable {
       writer.raw(Array(message.utf8))
     case .vectorRequest:
       writer.byte(Kind.vectorRequest.rawValue)
-    case .vector(let vector):
+    case .vector(let vector, let wants):
       writer.byte(Kind.vector.rawValue)
       let entries = vector.sequences.sorted { $0.key < $1.key }
       writer.varint(entries.count)
       for (peer, sequence) in entries {
         writer.raw(peer.bytes)
         writer.varint(Int(clamping: sequence))
+      }
+      if !wants.isEmpty {
+        writer.varint(wants.count)
+        for want in wants { writer.raw(want.encoded) }
       }
     case .offer(let events, let bytes, let oldest):
       writer.byte(Kind.offer.rawValue)
@@ -131,6 +142,10 @@ enum WireMessage: Equatable {
       writer.varint(total)
     case .ready:
       writer.byte(Kind.ready.rawValue)
+    case .routes(let routes):
+      writer.byte(Kind.routes.rawValue)
+      writer.varint(routes.count)
+      for route in routes { writer.raw(route.encoded) }
     case .applied(let events, let duplicates, let rowChanges):
       writer.byte(Kind.applied.rawValue)
       writer.varint(events)
@@ -199,7 +214,18 @@ enum WireMessage: Equatable {
         let origin = try peer()
         sequences[origin] = UInt64(try reader.varint())
       }
-      self = .vector(VersionVector(sequences))
+      var wants: [RouteWant] = []
+      if reader.remaining > 0 {
+        let count = try reader.varint()
+        guard count <= RouteWant.maxPerMessage, count <= reader.remaining / RouteWant.encodedSize else {
+          throw WireReader.Malformed(description: "vector claims \(count) route wants, over the limit of \(RouteWant.maxPerMessage) or its bytes")
+        }
+        for _ in 0..<count {
+          guard let want = RouteWant(encoded: try reader.raw(RouteWant.encodedSize)) else { throw WireReader.Malformed(description: "a malformed route want") }
+          wants.append(want)
+        }
+      }
+      self = .vector(VersionVector(sequences), wants: wants)
     case .offer:
       let events = try reader.varint(), bytes = try reader.varint()
       let oldest = reader.remaining == 0 ? nil : HLCTimestamp(rawValue: try reader.raw(8).reduce(0) { $0 << 8 | UInt64($1) })
@@ -220,6 +246,20 @@ enum WireMessage: Equatable {
       self = .working(folded: try reader.varint(), total: try reader.varint())
     case .ready:
       self = .ready
+    case .routes:
+      let count = try reader.varint()
+      guard count <= Self.maxRoutesPerMessage, count <= reader.remaining / StoredEventRoute.encodedSize else {
+        throw WireReader.Malformed(description: "claims \(count) routes, more than its bytes hold or the limit of \(Self.maxRoutesPerMessage)")
+      }
+      var routes: [StoredEventRoute] = []
+      routes.reserveCapacity(count)
+      for _ in 0..<count {
+        guard let route = StoredEventRoute(encoded: try reader.raw(StoredEventRoute.encodedSize)) else {
+          throw WireReader.Malformed(description: "a route with a bad origin or epoch")
+        }
+        routes.append(route)
+      }
+      self = .routes(routes)
     case .applied:
       self = .applied(events: try reader.varint(), duplicates: try reader.varint(), rowChanges: try reader.varint())
     case .bye:
@@ -273,6 +313,7 @@ enum WireMessage: Equatable {
     case .end: "end of stream"
     case .working: "progress of its preparation"
     case .ready: "ready"
+    case .routes: "routes"
     case .applied: "applied report"
     case .bye: "bye"
     case .blobQuery: "blob query"

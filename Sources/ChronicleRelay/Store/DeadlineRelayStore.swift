@@ -62,6 +62,9 @@ struct DeadlineRelayStore: RelayStore {
     let usage = try await bounded { let (events, bytes) = try await base.usage(of: group); return [events, bytes] }
     return (usage[0], usage[1])
   }
+  func routes(of origin: PeerID, from: UInt64, through: UInt64, in group: UUID, limit: Int) async throws -> [StoredEventRoute] {
+    try await bounded { try await base.routes(of: origin, from: from, through: through, in: group, limit: limit) }
+  }
   func observeChanges(_ onChange: @escaping @Sendable (StoreChange) -> Void) async throws { try await base.observeChanges(onChange) }
   func close() async throws { try await base.close() }
 }

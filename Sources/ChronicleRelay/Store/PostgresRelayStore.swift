@@ -63,7 +63,7 @@ package final class PostgresRelayStore: RelayStore {
       let rows = try await connection.query("SELECT coalesce(max(version), 0) FROM relay_schema", logger: logger)
       var version = 0
       for try await (current) in rows.decode(Int.self) { version = current }
-      for (number, schema) in [(1, RelaySchema.postgres001), (2, RelaySchema.postgres002)] where number > version {
+      for (number, schema) in [(1, RelaySchema.postgres001), (2, RelaySchema.postgres002), (3, RelaySchema.postgres003)] where number > version {
         for statement in schema.components(separatedBy: ";\n") {
           let sql = statement.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
           guard !sql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { continue }
@@ -148,10 +148,12 @@ package final class PostgresRelayStore: RelayStore {
       let positions = (1...Int64(fresh.count)).map { lastPosition + $0 }
       let sequences = fresh.map { Int64($0.sequence) }
       let bodies = fresh.map { ByteBuffer(bytes: $0.sealed) }
+      let routes = fresh.map { ByteBuffer(bytes: $0.route) }
       try await connection.query(
         """
-        INSERT INTO relay_events (group_id, position, origin, sequence, sealed)
-        SELECT \(group), p, \(origin.uuid), s, b FROM unnest(\(positions)::bigint[], \(sequences)::bigint[], \(bodies)::bytea[]) AS t(p, s, b)
+        INSERT INTO relay_events (group_id, position, origin, sequence, sealed, route)
+        SELECT \(group), p, \(origin.uuid), s, b, nullif(r, ''::bytea)
+        FROM unnest(\(positions)::bigint[], \(sequences)::bigint[], \(bodies)::bytea[], \(routes)::bytea[]) AS t(p, s, b, r)
         """, logger: logger)
       try await connection.query(
         """
@@ -196,18 +198,37 @@ package final class PostgresRelayStore: RelayStore {
     return first.map { $0 - 1 }
   }
 
+  package func routes(of origin: PeerID, from: UInt64, through: UInt64, in group: UUID, limit: Int) async throws -> [StoredEventRoute] {
+    let rows = try await client.query(
+      """
+      SELECT sequence, substring(sealed from 2 for 32), route FROM relay_events
+      WHERE group_id = \(group) AND origin = \(origin.uuid) AND sequence BETWEEN \(Int64(clamping: from)) AND \(Int64(clamping: through))
+        AND route IS NOT NULL AND get_byte(sealed, 0) = 1
+      ORDER BY sequence LIMIT \(Int64(limit))
+      """, logger: logger)
+    var routes: [StoredEventRoute] = []
+    for try await (sequence, epoch, route) in rows.decode((Int64, ByteBuffer, ByteBuffer).self) {
+      guard let epoch = MembershipHash(bytes: Array(epoch.readableBytesView)) else { continue }
+      routes.append(StoredEventRoute(origin: origin, sequence: UInt64(sequence), epoch: epoch, signature: Array(route.readableBytesView)))
+    }
+    return routes
+  }
+
   package func events(of group: UUID, after position: Int64, through last: Int64?, limit: Int, maxBytes: Int) async throws -> [PositionedEvent] {
     let rows = try await client.query(
       """
-      SELECT position, origin, sequence, sealed FROM relay_events
+      SELECT position, origin, sequence, sealed, route FROM relay_events
       WHERE group_id = \(group) AND position > \(position) AND position <= \(last ?? .max)
       ORDER BY position LIMIT \(Int64(max(1, limit)))
       """, logger: logger)
     var page: [PositionedEvent] = [], size = 0
-    for try await (position, origin, sequence, sealed) in rows.decode((Int64, UUID, Int64, ByteBuffer).self) {
+    for try await (position, origin, sequence, sealed, route) in rows.decode((Int64, UUID, Int64, ByteBuffer, ByteBuffer?).self) {
       guard size < maxBytes else { continue }  // the rest of the result is drained, not used
       page.append(PositionedEvent(
-        position: position, event: SealedEvent(origin: PeerID(origin), sequence: UInt64(sequence), sealed: Array(sealed.readableBytesView))))
+        position: position,
+        event: SealedEvent(
+          origin: PeerID(origin), sequence: UInt64(sequence), sealed: Array(sealed.readableBytesView),
+          route: route.map { Array($0.readableBytesView) } ?? [])))
       size += sealed.readableBytes
     }
     return page

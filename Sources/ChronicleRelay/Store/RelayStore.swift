@@ -30,6 +30,9 @@ package protocol RelayStore: Sendable {
   func events(of group: UUID, after position: Int64, through last: Int64?, limit: Int, maxBytes: Int) async throws -> [PositionedEvent]
   /// What `group` stores.
   func usage(of group: UUID) async throws -> (events: Int, bytes: Int)
+  /// The routes stored with `origin`'s sealed data events `from`...`through`
+  /// in `group` (at most `limit`), their epochs read from the sealed form.
+  func routes(of origin: PeerID, from: UInt64, through: UInt64, in group: UUID, limit: Int) async throws -> [StoredEventRoute]
   /// Calls `onChange` each time events or membership events are stored in a
   /// group, through this process or (for a shared store) another, until
   /// `close()`.

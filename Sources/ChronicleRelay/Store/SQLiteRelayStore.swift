@@ -18,6 +18,7 @@ package final class SQLiteRelayStore: RelayStore {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("001") { db in try db.execute(sql: RelaySchema.sqlite001) }
     migrator.registerMigration("002") { db in try db.execute(sql: RelaySchema.sqlite002) }
+    migrator.registerMigration("003") { db in try db.execute(sql: RelaySchema.sqlite003) }
     try migrator.migrate(pool)
   }
 
@@ -74,9 +75,9 @@ package final class SQLiteRelayStore: RelayStore {
       let plan = try AppendPlan(events, origin: origin, have: have, used: used, quota: quota)
       let (fresh, adding) = (plan.fresh, plan.adding)
       guard let last = fresh.last else { return AppendOutcome(upTo: have, new: 0, newBytes: 0) }
-      let insert = try db.cachedStatement(sql: "INSERT INTO relay_events (group_id, origin, sequence, sealed) VALUES (?, ?, ?, ?)")
+      let insert = try db.cachedStatement(sql: "INSERT INTO relay_events (group_id, origin, sequence, sealed, route) VALUES (?, ?, ?, ?, ?)")
       for event in fresh {
-        try insert.execute(arguments: [groupKey, originKey, Int64(event.sequence), Data(event.sealed)])
+        try insert.execute(arguments: [groupKey, originKey, Int64(event.sequence), Data(event.sealed), event.route.isEmpty ? nil : Data(event.route)])
       }
       try db.execute(
         sql: """
@@ -123,18 +124,38 @@ package final class SQLiteRelayStore: RelayStore {
       let rows = try Row.fetchCursor(
         db,
         sql: """
-          SELECT position, origin, sequence, sealed FROM relay_events
+          SELECT position, origin, sequence, sealed, route FROM relay_events
           WHERE group_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?
           """,
         arguments: [Self.key(group), position, last ?? .max, max(1, limit)])
       while let row = try rows.next() {
         guard let origin = PeerID(bytes: row[1] as Data) else { continue }
         let sealed: Data = row[3]
-        page.append(PositionedEvent(position: row[0], event: SealedEvent(origin: origin, sequence: UInt64(row[2] as Int64), sealed: Array(sealed))))
+        let route = (row[4] as Data?).map { Array($0) } ?? []
+        page.append(PositionedEvent(
+          position: row[0], event: SealedEvent(origin: origin, sequence: UInt64(row[2] as Int64), sealed: Array(sealed), route: route)))
         size += sealed.count
         if size >= maxBytes { break }
       }
       return page
+    }
+  }
+
+  package func routes(of origin: PeerID, from: UInt64, through: UInt64, in group: UUID, limit: Int) async throws -> [StoredEventRoute] {
+    try await pool.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT sequence, substr(sealed, 2, 32), route FROM relay_events
+          WHERE group_id = ? AND origin = ? AND sequence BETWEEN ? AND ? AND route IS NOT NULL AND substr(sealed, 1, 1) = x'01'
+          ORDER BY sequence LIMIT ?
+          """,
+        arguments: [Self.key(group), Data(origin.bytes), Int64(clamping: from), Int64(clamping: through), limit]
+      ).compactMap { row in
+        MembershipHash(bytes: row[1] as Data).map {
+          StoredEventRoute(origin: origin, sequence: UInt64(row[0] as Int64), epoch: $0, signature: Array(row[2] as Data))
+        }
+      }
     }
   }
 

@@ -1,4 +1,3 @@
-import Chronicle
 import Crypto
 import Foundation
 
@@ -9,9 +8,15 @@ import Foundation
 /// Two forms, told apart by their first byte:
 /// - `0x01`, epoch (32 bytes), nonce, ciphertext, tag: a data event, sealed
 ///   with ChaCha20-Poly1305 under a key derived (HKDF-SHA256) from the key
-///   of that epoch (``GroupKeyring``) and the group's id, with a random
-///   nonce. The group, origin, sequence and epoch are authenticated with it,
-///   so a relay cannot pass one event off as another, or as another group's.
+///   of that epoch (``GroupKeyring``) and the group's id. The nonce is
+///   derived from the epoch's key and the event (HMAC-SHA256, under a second
+///   key derived from the epoch's, of the associated data and the event's
+///   SHA-256), so every member holding that epoch's key
+///   seals an event to the same bytes: what its origin signed for the relay
+///   (``EventRoute``) holds for the copy any member forwards. A nonce repeats
+///   only with its event. The group, origin, sequence and epoch are
+///   authenticated with it, so a relay cannot pass one event off as
+///   another, or as another group's.
 /// - `0x00` and the signed event: a membership event, which the relay reads
 ///   in the clear anyway (it admits devices by it) and which carries the
 ///   sealed grants of the keys a device needs to open the rest.
@@ -21,6 +26,8 @@ import Foundation
 package struct RelayEventCipher: Sendable {
   package private(set) var keyring: GroupKeyring
   private var derived: [MembershipHash: [UInt8]] = [:]
+  /// Per epoch, the key nonces are derived with (apart from the sealing key).
+  private var nonceKeys: [MembershipHash: [UInt8]] = [:]
 
   /// Bytes a sealed data event adds to its event: form, epoch, nonce and tag.
   package static let overhead = 1 + 32 + 12 + 16
@@ -29,13 +36,15 @@ package struct RelayEventCipher: Sendable {
 
   package init(keyring: GroupKeyring) {
     self.keyring = keyring
-    for (epoch, key) in keyring.keys { derived[epoch] = Self.derive(key, group: keyring.group) }
+    for (epoch, key) in keyring.keys {
+      derived[epoch] = Self.derive(key, group: keyring.group, info: "chronicle relay events v2")
+      nonceKeys[epoch] = Self.derive(key, group: keyring.group, info: "chronicle relay nonces v1")
+    }
   }
 
-  private static func derive(_ epochKey: [UInt8], group: UUID) -> [UInt8] {
+  private static func derive(_ epochKey: [UInt8], group: UUID, info: String) -> [UInt8] {
     HKDF<SHA256>.deriveKey(
-      inputKeyMaterial: SymmetricKey(data: epochKey), salt: PeerID(group).bytes, info: Array("chronicle relay events v2".utf8),
-      outputByteCount: 32
+      inputKeyMaterial: SymmetricKey(data: epochKey), salt: PeerID(group).bytes, info: Array(info.utf8), outputByteCount: 32
     ).withUnsafeBytes { Array($0) }
   }
 
@@ -48,20 +57,47 @@ package struct RelayEventCipher: Sendable {
   /// `event` as the relay stores it: a membership event (`isMembership`) in
   /// the clear, any other sealed with the current epoch's key.
   ///
-  /// - Throws: ``RelayError/noGroupKey(_:)`` for a data event while this
-  ///   device holds no key of the group's current epoch.
+  /// - Throws: ``NoKey`` for a data event while this device holds no key
+  ///   of the group's current epoch.
   package func seal(_ event: [UInt8], origin: PeerID, sequence: UInt64, isMembership: Bool) throws -> SealedEvent {
     if isMembership {
       return SealedEvent(origin: origin, sequence: sequence, sealed: [Self.clearForm] + event)
     }
-    guard let epoch = keyring.sealingEpoch, let key = derived[epoch] else {
-      throw RelayError.noGroupKey(
+    guard let epoch = keyring.sealingEpoch, derived[epoch] != nil else {
+      throw NoKey(reason:
         keyring.currentEpoch == nil
           ? "the group has no key epoch yet: an admin's device starts one when it next syncs (or chronicle rekey DB on it)"
           : "this device was not granted the key of the group's current epoch \(keyring.currentEpoch!) yet: an admin's device shares it when it next syncs")
     }
-    let box = try ChaChaPoly.seal(event, using: SymmetricKey(data: key), authenticating: associatedData(origin, sequence, epoch))
+    return try seal(event, origin: origin, sequence: sequence, epoch: epoch)!
+  }
+
+  /// `event` sealed with the key of `epoch` (the same bytes on every device
+  /// that holds it); nil when this device holds no grant of that epoch.
+  package func seal(_ event: [UInt8], origin: PeerID, sequence: UInt64, epoch: MembershipHash) throws -> SealedEvent? {
+    guard let key = derived[epoch], let nonceKey = nonceKeys[epoch] else { return nil }
+    let associated = associatedData(origin, sequence, epoch)
+    var nonceInput = associated
+    nonceInput += SHA256.hash(data: event)
+    let nonce = HMAC<SHA256>.authenticationCode(for: nonceInput, using: SymmetricKey(data: nonceKey)).prefix(12)
+    let box = try ChaChaPoly.seal(
+      event, using: SymmetricKey(data: key), nonce: try ChaChaPoly.Nonce(data: Array(nonce)), authenticating: associated)
     return SealedEvent(origin: origin, sequence: sequence, sealed: [Self.sealedForm] + epoch.bytes + Array(box.combined))
+  }
+
+  /// The epoch a sealed data event names; nil for a membership event in
+  /// the clear or bytes of no known form.
+  package static func epoch(of sealed: [UInt8]) -> MembershipHash? {
+    guard sealed.first == sealedForm, sealed.count >= overhead else { return nil }
+    return MembershipHash(bytes: sealed[1..<33])
+  }
+
+  /// Whether `sealed` is a membership event in the clear.
+  package static func isClear(_ sealed: [UInt8]) -> Bool { sealed.first == clearForm }
+
+  /// Why this device cannot seal a data event now.
+  package struct NoKey: Error {
+    package var reason: String
   }
 
   /// Why a sealed event does not open.
