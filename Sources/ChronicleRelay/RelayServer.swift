@@ -105,7 +105,10 @@ public final class RelayServer: Sendable {
       let link = RelayLink(peerName: "device", outbound: outbound)
       let token = context.request.headers[GroupCreationToken.header].map(GroupCreationToken.init(text:))
       let channel = context.requestContext.channel
-      await RelaySession(relay: core, link: link, creationToken: token, logger: logger) { connections.admitted(channel) }.run(inbound)
+      let session = RelaySession(
+        relay: core, link: link, creationToken: token, host: context.request.head.authority, logger: logger
+      ) { connections.admitted(channel) }
+      await session.run(inbound)
     }
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(
       http1: .init(idleTimeout: TimeAmount(configuration.idleTimeout)),

@@ -55,6 +55,11 @@ public struct RelayServerConfiguration: Sendable {
   /// `chronicle relay token create`); a relay on the open internet is
   /// otherwise free storage for whoever finds it.
   public var openGroups = false
+  /// The names (`HOST[:PORT]`) devices address this relay by: a device's
+  /// hello signed for another relay is refused, so no relay can pass it on
+  /// to this one. Empty: the `Host` header of each connection (set the
+  /// names when a proxy in front rewrites it).
+  public var names: [String] = []
   /// A device must identify itself within this time of connecting.
   public var handshakeTimeout: Duration = .seconds(10)
   /// Each call to the store must answer within this time; past it, the

@@ -13,6 +13,9 @@ struct RelaySession {
   let link: RelayLink
   /// The group creation token the connection brought, if any.
   let creationToken: GroupCreationToken?
+  /// The `Host` header of the connection's upgrade request: what the
+  /// device addressed, when the relay is not given its names.
+  var host: String?
   var logger: Logger
   /// Called once the hello is accepted: the connection is a member's
   /// session, which the relay's connection limits never evict. False: it
@@ -89,16 +92,23 @@ struct RelaySession {
     try await link.send(.challenge(version: RelayMessage.protocolVersion, nonce: nonce))
     link.expect("hello", within: relay.configuration.handshakeTimeout)
     guard let hello = try await link.receive(&frames, maxSize: Self.maxHelloBytes) else { return }
-    guard case .hello(let version, let group, let device, let publicKey, let signature, let membership) = hello else {
+    guard case .hello(let version, let group, let device, let publicKey, let signature, let relayName, let membership) = hello else {
       throw Refusal(kind: "protocol", message: "the session must start with a hello, not a \(hello.name)")
     }
     guard version == RelayMessage.protocolVersion else {
       throw Refusal(
         kind: "version", message: "this relay speaks relay protocol \(RelayMessage.protocolVersion), the device \(version): update the older side")
     }
-    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: device, publicKey: publicKey)
+    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: device, publicKey: publicKey, relay: relayName)
     guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey), key.isValidSignature(signature, for: transcript) else {
       throw Refusal(kind: "bad_signature", message: "the hello's signature does not verify with the key it carries")
+    }
+    // A hello signed for another relay (passed on by it) is refused.
+    let names = relay.configuration.names.isEmpty ? [host ?? ""] : relay.configuration.names
+    guard names.map(RelayMessage.relayName(of:)).contains(RelayMessage.relayName(of: relayName)) else {
+      throw Refusal(
+        kind: "wrong_relay",
+        message: "the hello was signed for relay \(relayName), and this relay answers to \(names.map(RelayMessage.relayName(of:)).joined(separator: ", ")): a hello is good for the relay its device addressed (a relay behind a proxy that rewrites the Host header is given its public names: chronicle relay --name)")
     }
     var logger = self.logger
     logger[metadataKey: "group"] = "\(group.uuidString.lowercased())"

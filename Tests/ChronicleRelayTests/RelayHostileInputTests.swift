@@ -116,6 +116,38 @@ struct RelayHostileInputTests {
     }
   }
 
+  /// A hello names the relay its device addressed, under its signature: a
+  /// relay that passes a device's hello on to another (answering that
+  /// relay's challenge with it) is refused there, by its Host header or by
+  /// the names its operator gave it.
+  @Test func aHelloSignedForAnotherRelayIsRefused() async throws {
+    let setup = try Setup()
+    let phone = setup.phone
+    var named = relayConfiguration(setup.store)
+    try await withRelay(named) { url, _ in
+      _ = try await RelayTransport(url: url, configuration: clientConfiguration()).sync(phone)
+      try await withRawConnection(url) { connection in
+        let message = Self.refusal(try await connection.identify(as: phone, relay: "other-relay.example:7440"))
+        #expect(message?.contains("the hello was signed for relay other-relay.example:7440, and this relay answers to \(connection.relayName)") == true, "\(String(describing: message))")
+      }
+      try await setup.othersStillSync(url)
+    }
+    // Given its names, a relay takes hellos for them alone (a proxy in front may rewrite Host).
+    named.names = ["relay.example"]
+    try await withRelay(named) { url, _ in
+      try await withRawConnection(url) { connection in
+        let message = Self.refusal(try await connection.identify(as: phone))
+        #expect(message?.contains("this relay answers to relay.example") == true, "\(String(describing: message))")
+      }
+      try await withRawConnection(url) { connection in
+        guard case .welcome = try await connection.identify(as: phone, relay: "relay.example:443") else {
+          Issue.record("a hello for relay.example:443 (relay.example) is refused")
+          return
+        }
+      }
+    }
+  }
+
   /// A member may forward another member's events, but only as their
   /// origin signed them: anything else under another device's id (made up,
   /// or signed by the forwarder) is left out, and nothing is stored; its own
@@ -232,7 +264,7 @@ struct RelayHostileInputTests {
         _ = try await connection.receive()
         let empty = RelayMessage.hello(
           version: RelayMessage.protocolVersion, group: UUID(), device: phone.peerID, publicKey: [UInt8](repeating: 1, count: 32),
-          signature: [UInt8](repeating: 1, count: 64), membership: []
+          signature: [UInt8](repeating: 1, count: 64), relay: connection.relayName, membership: []
         ).encoded()
         var writer = WireWriter()
         writer.raw(Array(empty.dropLast()))  // all but its count of membership events, 0

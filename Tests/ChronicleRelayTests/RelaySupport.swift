@@ -89,11 +89,14 @@ final class RawRelayConnection {
   private var frames: WebSocketInboundStream.AsyncIterator
   /// The last hello sent, to replay it.
   private(set) var lastHello: RelayMessage?
+  /// The relay connected to, as a hello names it.
+  let relayName: String
 
-  init(link: RelayLink, outbound: WebSocketOutboundWriter, frames: WebSocketInboundStream.AsyncIterator) {
+  init(link: RelayLink, outbound: WebSocketOutboundWriter, frames: WebSocketInboundStream.AsyncIterator, relayName: String) {
     self.link = link
     self.outbound = outbound
     self.frames = frames
+    self.relayName = relayName
   }
 
   func send(_ message: RelayMessage) async throws {
@@ -109,15 +112,19 @@ final class RawRelayConnection {
     return try await link.receive(&frames, maxSize: 80 << 20)
   }
 
-  /// Receives the challenge, then sends a hello signed as `database` for its group.
-  func identify(as database: ChronicleDatabase, group: UUID? = nil, membership: [[UInt8]]? = nil) async throws -> RelayMessage? {
+  /// Receives the challenge, then sends a hello signed as `database` for
+  /// its group, for the relay named `relay` (by default the one connected to).
+  func identify(
+    as database: ChronicleDatabase, group: UUID? = nil, membership: [[UInt8]]? = nil, relay: String? = nil
+  ) async throws -> RelayMessage? {
     guard case .challenge(_, let nonce) = try await receive() else { return nil }
     let key = try #require(database.deviceKey)
     let group = try group ?? #require(try database.group)
-    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: database.peerID, publicKey: key.publicKey)
+    let relay = relay ?? relayName
+    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: database.peerID, publicKey: key.publicKey, relay: relay)
     try await send(.hello(
       version: RelayMessage.protocolVersion, group: group, device: database.peerID, publicKey: key.publicKey,
-      signature: key.signature(for: transcript), membership: try membership ?? database.membershipEvents().map(\.bytes)))
+      signature: key.signature(for: transcript), relay: relay, membership: try membership ?? database.membershipEvents().map(\.bytes)))
     return try await receive()
   }
 }
@@ -128,7 +135,9 @@ func withRawConnection(_ url: String, _ body: @escaping @Sendable (RawRelayConne
   try await WebSocketClient.connect(url: url + "/v1/sync", configuration: .init(maxFrameSize: 1 << 20), logger: quietLogger) { inbound, outbound, _ in
     let link = RelayLink(peerName: "relay", outbound: outbound)
     do {
-      try await body(RawRelayConnection(link: link, outbound: outbound, frames: inbound.makeAsyncIterator()))
+      let components = URLComponents(string: url)
+      let relayName = RelayMessage.relayName(of: (components?.host ?? "") + (components?.port.map { ":\($0)" } ?? ""))
+      try await body(RawRelayConnection(link: link, outbound: outbound, frames: inbound.makeAsyncIterator(), relayName: relayName))
     } catch {
       failure.withLock { $0 = error }
     }

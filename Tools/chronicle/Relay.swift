@@ -34,6 +34,7 @@ struct Relay: AsyncParsableCommand {
   @Option(help: "Seconds a new connection has to become a member's session (an accepted hello); others are closed then.") var requestTimeout: Double = 15
   @Option(help: "A file holding the bearer token GET /metrics asks for; metrics are off without it.") var metricsTokenFile: String?
   @Flag(help: "Let any device start a group here, without a creation token (a relay on a trusted network).") var openGroups = false
+  @Option(name: .customLong("name"), help: "A name devices address this relay by (HOST[:PORT], repeatable): hellos signed for another relay are refused. By default each connection's Host header; set it behind a proxy that rewrites that header.") var names: [String] = []
   @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
 
   func run() async throws {
@@ -70,6 +71,7 @@ struct Relay: AsyncParsableCommand {
       configuration.metricsToken = token
     }
     configuration.openGroups = openGroups
+    configuration.names = names
     configuration.stopsOnTerminationSignals = true
     let relay = try await RelayServer(configuration: configuration)
     let announce = Task {

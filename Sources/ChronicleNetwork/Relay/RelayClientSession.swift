@@ -59,10 +59,13 @@ struct RelayClientSession: Sendable {
         relay: url, message: "it speaks relay protocol \(version) and this device \(RelayMessage.protocolVersion): update the older side",
         retryable: false)
     }
-    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: me, publicKey: key.publicKey)
+    // The relay as this device addressed it: signed, so the hello is good for it alone.
+    let components = URLComponents(string: url)
+    let relayName = RelayMessage.relayName(of: (components?.host ?? "") + (components?.port.map { ":\($0)" } ?? ""))
+    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: me, publicKey: key.publicKey, relay: relayName)
     try await link.send(.hello(
       version: RelayMessage.protocolVersion, group: group, device: me, publicKey: key.publicKey,
-      signature: key.signature(for: transcript), membership: membership))
+      signature: key.signature(for: transcript), relay: relayName, membership: membership))
     let welcome = try await incoming.next("welcome", within: configuration.handshakeTimeout)
     guard case .welcome(let relayVector, let maxEventBytes, let joinRequests, let history) = welcome else {
       throw unexpected(welcome, waitingFor: "a welcome")

@@ -7,9 +7,11 @@ package enum RelayMessage: Equatable, Sendable {
   /// Relay, first: the protocol version and a fresh nonce the device signs.
   case challenge(version: UInt8, nonce: [UInt8])
   /// Device: the group it syncs, who it is (its key and signature of the
-  /// challenge), and the membership events it holds (signed, in the clear:
-  /// they carry no data), from which the relay learns who belongs.
-  case hello(version: UInt8, group: UUID, device: PeerID, publicKey: [UInt8], signature: [UInt8], membership: [[UInt8]])
+  /// challenge and of the relay it addressed, ``relayName(of:)``), and the
+  /// membership events it holds (signed, in the clear: they carry no data),
+  /// from which the relay learns who belongs.
+  case hello(
+    version: UInt8, group: UUID, device: PeerID, publicKey: [UInt8], signature: [UInt8], relay: String, membership: [[UInt8]])
   /// Relay: admitted; what it holds of the group, the largest sealed event
   /// it accepts, and the join requests waiting for an admin (signed
   /// membership events, in the clear), for an admin's device to admit; and,
@@ -67,9 +69,23 @@ package enum RelayMessage: Equatable, Sendable {
     case failure = 0x0F, bye = 0x1F
   }
 
-  /// What the device signs in its hello.
-  package static func helloTranscript(nonce: [UInt8], group: UUID, device: PeerID, publicKey: [UInt8]) -> [UInt8] {
-    Array("chronicle-relay v1 hello".utf8) + nonce + PeerID(group).bytes + device.bytes + publicKey
+  /// What the device signs in its hello: the challenge, and the relay it
+  /// addressed, so that no relay can pass a device's hello on to another.
+  package static func helloTranscript(nonce: [UInt8], group: UUID, device: PeerID, publicKey: [UInt8], relay: String) -> [UInt8] {
+    let name = Array(relay.utf8)
+    return Array("chronicle-relay v2 hello".utf8) + nonce + PeerID(group).bytes + device.bytes + publicKey + [UInt8(clamping: name.count)] + name
+  }
+
+  /// The longest relay name a hello carries.
+  package static let maxRelayNameBytes = 255
+
+  /// How a relay is named in a hello: the host (lowercased) and port of its
+  /// address, the port left out when it is the default (80, 443) or none.
+  /// `authority` is `HOST[:PORT]`, as in a URL or an HTTP `Host` header.
+  package static func relayName(of authority: String) -> String {
+    var name = authority.lowercased()
+    for port in [":80", ":443"] where name.hasSuffix(port) { name.removeLast(port.count) }
+    return name
   }
 
   package func encoded() -> [UInt8] {
@@ -79,13 +95,14 @@ package enum RelayMessage: Equatable, Sendable {
       writer.byte(Kind.challenge.rawValue)
       writer.byte(version)
       writer.raw(nonce)
-    case .hello(let version, let group, let device, let publicKey, let signature, let membership):
+    case .hello(let version, let group, let device, let publicKey, let signature, let relay, let membership):
       writer.byte(Kind.hello.rawValue)
       writer.byte(version)
       writer.raw(PeerID(group).bytes)
       writer.raw(device.bytes)
       writer.raw(publicKey)
       writer.raw(signature)
+      writer.data(Array(relay.utf8.prefix(Self.maxRelayNameBytes)))
       writer.varint(membership.count)
       for event in membership { writer.data(event) }
     case .welcome(let vector, let maxEventBytes, let joinRequests, let membership):
@@ -148,8 +165,12 @@ package enum RelayMessage: Equatable, Sendable {
       let device = try Self.peer(&reader)
       let publicKey = try reader.raw(32)
       let signature = try reader.raw(64)
+      let length = try reader.varint()
+      guard length <= Self.maxRelayNameBytes else { throw WireReader.Malformed(description: "a relay name of \(length) bytes") }
+      let relay = String(decoding: try reader.raw(length), as: UTF8.self)
       let membership = try Self.membershipEvents(&reader, in: "hello")
-      self = .hello(version: version, group: group, device: device, publicKey: publicKey, signature: signature, membership: membership)
+      self = .hello(
+        version: version, group: group, device: device, publicKey: publicKey, signature: signature, relay: relay, membership: membership)
     case .welcome:
       let vector = try Self.vector(&reader)
       let maxEventBytes = try reader.varint()
