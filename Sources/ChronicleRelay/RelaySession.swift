@@ -292,14 +292,16 @@ struct RelaySession {
         message: "this connection pushes faster than the relay's limit of \(configuration.maxPushBytesPerSecond ?? 0) bytes/s; nothing of the push was stored, retry in \(wait)",
         retryable: true)
     }
-    // Signatures, off the relay's threads: one Ed25519 verification an event.
+    // Signatures, off the relay's threads and on all cores: one Ed25519
+    // verification an event.
     let forged = try await offload { [events, keys] in
-      Set(events.filter { event in
-        guard let key = keys[event.origin] else { return true }
-        guard RelayEventCipher.isClear(event.sealed) else { return !EventRoute.verify(event, group: group, publicKey: key) }
-        guard event.route.isEmpty, let membership = try? MembershipEvent(verifying: Array(event.sealed.dropFirst())) else { return true }
-        return membership.origin != event.origin || membership.sequence != event.sequence || membership.signer != key
-      }.map { EventID(origin: $0.origin, sequence: $0.sequence) })
+      let verdicts = events.concurrentMap { event -> Bool in
+        guard let key = keys[event.origin] else { return false }
+        guard RelayEventCipher.isClear(event.sealed) else { return EventRoute.verify(event, group: group, publicKey: key) }
+        guard event.route.isEmpty, let membership = try? MembershipEvent(verifying: Array(event.sealed.dropFirst())) else { return false }
+        return membership.origin == event.origin && membership.sequence == event.sequence && membership.signer == key
+      }
+      return Set(zip(events, verdicts).filter { !$0.1 }.map { EventID(origin: $0.0.origin, sequence: $0.0.sequence) })
     }
     if let own = events.first(where: { $0.origin == device && forged.contains(EventID(origin: $0.origin, sequence: $0.sequence)) }) {
       throw Refusal(

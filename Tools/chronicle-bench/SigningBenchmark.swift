@@ -51,6 +51,49 @@ func runSigningBenchmark(transactions: Int, rowsEach: Int, sync workload: SyncWo
   guard valid else { throw BenchmarkFailure("a signature did not verify") }
   print(String(format: "  one Ed25519 signature: %.1f µs, one check: %.1f µs (1 KiB message)", signs / 2_000 * 1e6, checks / 2_000 * 1e6))
 
+  // Routes (what lets any member forward an event to a relay): the origin
+  // seals each of its events for relays and signs the sealed bytes, once
+  // (kept); a relay checks the signature before storing; a forwarder seals
+  // again and checks. Small transactions, where the per-event cost shows.
+  let grouped = try Chronicle.open(path: folder.appendingPathComponent("routes-\(UUID()).sqlite").path)
+  try await grouped.write { db in try db.execute(sql: schema) }
+  _ = try grouped.createGroup()
+  _ = try manySmallTransactions(
+    Target(name: "Chronicle", write: { body in try grouped.write(body) }, close: {}), transactions: transactions, rowsEach: rowsEach)
+  try grouped.sealOwnEvents()
+  let own = try grouped.ownEvents(after: 0, maxEvents: .max, maxBytes: .max)
+  let ids = own.map { EventID(origin: grouped.peerID, sequence: $0.sequence) }
+  let made = try measure { _ = try grouped.eventRoutes(for: ids) }
+  let routed = Dictionary(try grouped.eventRoutes(for: ids).map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
+  // Membership events travel in the clear and need none.
+  let pairs = own.compactMap { event in routed[event.sequence].map { (event, $0) } }
+  guard let keyring = try grouped.groupKeyring(), let group = try grouped.group else { throw BenchmarkFailure("no group keys") }
+  let cipher = RelayEventCipher(keyring: keyring)
+  var sealed: [SealedEvent] = []
+  for (event, route) in pairs {
+    guard var one = try cipher.seal(event.bytes, origin: grouped.peerID, sequence: event.sequence, epoch: route.epoch) else { continue }
+    one.route = route.signature
+    sealed.append(one)
+  }
+  let publicKey = try grouped.members().first { $0.device == grouped.peerID }?.publicKey ?? []
+  var verified = 0
+  let relayChecks = measure { verified = sealed.filter { EventRoute.verify($0, group: group, publicKey: publicKey) }.count }
+  var resealed = 0
+  let forwarding = try measure {
+    for (event, route) in pairs {
+      guard var one = try cipher.seal(event.bytes, origin: grouped.peerID, sequence: event.sequence, epoch: route.epoch) else { continue }
+      one.route = route.signature
+      if EventRoute.verify(one, group: group, publicKey: publicKey) { resealed += 1 }
+    }
+  }
+  guard pairs.count == sealed.count, verified == sealed.count, resealed == sealed.count, !sealed.isEmpty else {
+    throw BenchmarkFailure("routes: \(routed.count) made, \(verified) of \(sealed.count) verify, \(resealed) forwardable")
+  }
+  let perEvent = 1e6 / Double(sealed.count)
+  print(String(
+    format: "  routes of %d events (%.0f bytes each): made %.1f µs an event (all cores, stored), relay check %.1f µs, forwarder's reseal + check %.1f µs",
+    sealed.count, Double(pairs.reduce(0) { $0 + $1.0.bytes.count }) / Double(pairs.count), made * perEvent, relayChecks * perEvent, forwarding * perEvent))
+
   // Sync: a fresh peer fetches the whole history (memory transport). The
   // first fetch from a source also signs its events; later ones only verify.
   var first = [false: 0.0, true: 0.0]
