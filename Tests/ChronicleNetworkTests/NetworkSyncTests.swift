@@ -307,9 +307,10 @@ struct NetworkSyncTests {
       let history = try server.eventCount()
       let seen = Mutex<[NetworkSyncProgress]>([])
       // The silent server reads its history without a word: under a full
-      // test run's load that can outlast the usual 10 s frame timeout.
+      // test run's load that can outlast the usual 10 s frame timeout (and
+      // once took over 60 s beside the heavy relay suites).
       var clientConfiguration = testConfiguration(key: key)
-      clientConfiguration.frameTimeout = .seconds(60)
+      clientConfiguration.frameTimeout = .seconds(300)
       try await withServer(server, configuration: configuration) { running in
         let transport = TCPTransport(host: "127.0.0.1", port: running.port, configuration: clientConfiguration) { progress in
           if progress.direction == .preparing { seen.withLock { $0.append(progress) } }
