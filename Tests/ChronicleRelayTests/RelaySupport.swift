@@ -135,9 +135,8 @@ func withRawConnection(_ url: String, _ body: @escaping @Sendable (RawRelayConne
   try await WebSocketClient.connect(url: url + "/v1/sync", configuration: .init(maxFrameSize: 1 << 20), logger: quietLogger) { inbound, outbound, _ in
     let link = RelayLink(peerName: "relay", outbound: outbound)
     do {
-      let components = URLComponents(string: url)
-      let relayName = RelayMessage.relayName(of: (components?.host ?? "") + (components?.port.map { ":\($0)" } ?? ""))
-      try await body(RawRelayConnection(link: link, outbound: outbound, frames: inbound.makeAsyncIterator(), relayName: relayName))
+      try await body(
+        RawRelayConnection(link: link, outbound: outbound, frames: inbound.makeAsyncIterator(), relayName: RelayMessage.relayName(ofURL: url)))
     } catch {
       failure.withLock { $0 = error }
     }

@@ -60,8 +60,7 @@ struct RelayClientSession: Sendable {
         retryable: false)
     }
     // The relay as this device addressed it: signed, so the hello is good for it alone.
-    let components = URLComponents(string: url)
-    let relayName = RelayMessage.relayName(of: (components?.host ?? "") + (components?.port.map { ":\($0)" } ?? ""))
+    let relayName = RelayMessage.relayName(ofURL: url)
     let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: me, publicKey: key.publicKey, relay: relayName)
     try await link.send(.hello(
       version: RelayMessage.protocolVersion, group: group, device: me, publicKey: key.publicKey,

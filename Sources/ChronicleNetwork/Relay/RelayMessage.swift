@@ -88,6 +88,12 @@ package enum RelayMessage: Equatable, Sendable {
     return name
   }
 
+  /// ``relayName(of:)`` of the relay at `url` (`ws[s]://HOST[:PORT]/…`).
+  package static func relayName(ofURL url: String) -> String {
+    let components = URLComponents(string: url)
+    return relayName(of: (components?.host ?? "") + (components?.port.map { ":\($0)" } ?? ""))
+  }
+
   package func encoded() -> [UInt8] {
     var writer = WireWriter()
     switch self {
