@@ -7,9 +7,11 @@ final class RelayCore: Sendable {
   let configuration: RelayServerConfiguration
   let metrics = RelayMetrics()
   let hub = GroupHub()
+  let pushAllowances: PushAllowances
 
   init(store: any RelayStore, configuration: RelayServerConfiguration) {
     self.store = store
     self.configuration = configuration
+    pushAllowances = PushAllowances(rate: configuration.maxPushBytesPerSecond, largestEvent: configuration.maxEventBytes)
   }
 }

@@ -9,6 +9,8 @@ final class RelayMetrics: Sendable {
   let eventsOut: Metrics.Counter
   let bytesIn: Metrics.Counter
   let bytesOut: Metrics.Counter
+  /// Pushes held back to slow a device to the relay's push rate.
+  let pushesDelayed: Metrics.Counter
   private let factory: PrometheusMetricsFactory
 
   init() {
@@ -18,6 +20,7 @@ final class RelayMetrics: Sendable {
     eventsOut = Metrics.Counter(label: "chronicle_relay_events_out_total", factory: factory)
     bytesIn = Metrics.Counter(label: "chronicle_relay_bytes_in_total", factory: factory)
     bytesOut = Metrics.Counter(label: "chronicle_relay_bytes_out_total", factory: factory)
+    pushesDelayed = Metrics.Counter(label: "chronicle_relay_pushes_delayed_total", factory: factory)
   }
 
   /// Counts a refusal, by its kind (`not_a_member`, `bad_signature`, `quota`, ...).

@@ -22,12 +22,27 @@ public struct RelayServerConfiguration: Sendable {
   /// The largest event (sealed) a device may push. Larger ones are refused
   /// with an error that names this limit.
   public var maxEventBytes = 64 << 20
-  /// The most bytes a group may store; nil: no quota.
-  public var groupQuotaBytes: Int?
-  /// The most bytes one connection may push per second (bursts of a few
-  /// seconds allowed); nil: no limit. A push over it is refused, to be
-  /// retried later; nothing of it is stored.
-  public var maxPushBytesPerSecond: Int?
+  /// The most bytes a group may store (1 GiB by default); nil: no quota. A
+  /// push that would pass it is refused, to be retried once the operator
+  /// raises it; nothing of it is stored.
+  public var groupQuotaBytes: Int? = 1 << 30
+  /// The most events a group may store (1,000,000 by default); nil: no quota.
+  /// Counted apart from bytes: each stored event costs the store a row
+  /// whatever its size.
+  public var groupQuotaEvents: Int? = 1_000_000
+  /// The most membership events a group may store (10,000 by default): its
+  /// member list's history, handed to every member in each welcome. A
+  /// membership message that would pass it is refused, nothing of it stored.
+  public var maxMembershipEvents = 10_000
+  /// The most bytes one device may push per second, over all its
+  /// connections (16 MiB by default; bursts of a few seconds allowed); nil:
+  /// no limit. A push over the allowance waits, unanswered, until the
+  /// allowance covers it, for at most ``maxPushDelay``; a push that would
+  /// wait longer is refused, to be retried later, and nothing of it stored.
+  public var maxPushBytesPerSecond: Int? = 16 << 20
+  /// How long a push over ``maxPushBytesPerSecond`` may be held before it
+  /// is refused.
+  public var maxPushDelay: Duration = .seconds(10)
   /// The most connections open at once. Nil: the process's limit on open
   /// files less 64 (kept for the store and logs). When all are taken, a new
   /// connection takes the place of the oldest one the relay has not

@@ -114,7 +114,7 @@ struct RelaySession {
     logger[metadataKey: "group"] = "\(group.uuidString.lowercased())"
     logger[metadataKey: "device"] = "\(device.shortDescription)"
     var rosterGeneration = relay.hub.membershipGeneration(group)
-    var roster = try await apply(membership, to: group, logger: logger, admitting: (device, publicKey))
+    var roster = try await apply(membership, from: device, to: group, logger: logger, admitting: (device, publicKey))
     // Join requests go to admins only: they are for an admin's device to admit.
     let requests = roster.members[device]?.isActiveAdmin == true
       ? roster.state.joinRequests.compactMap { roster.history.events[$0.event]?.bytes } : []
@@ -124,8 +124,11 @@ struct RelaySession {
     try await link.send(.welcome(
       try await relay.store.vector(of: group), maxEventBytes: relay.configuration.maxEventBytes, joinRequests: requests, membership: history))
     logger.info("device connected")
+    // A revocation ends the session whatever it is doing, even waiting.
+    tasks.addTask { [self, rosterGeneration] in
+      await endWhenRevoked(device, publicKey: publicKey, in: group, after: rosterGeneration)
+    }
 
-    var limit = relay.configuration.maxPushBytesPerSecond.map { PushRateLimit(rate: $0, largestEvent: relay.configuration.maxEventBytes) }
     var pulling = false
     let maxMessage = relay.configuration.maxEventBytes + (1 << 20)
     while true {
@@ -140,11 +143,20 @@ struct RelaySession {
           roster = try await RelayMembers.load(group, from: relay.store)
           rosterGeneration = generation
         }
-        try await store(events, from: device, publicKey: publicKey, in: group, roster: roster, limit: &limit)
+        try await store(events, from: device, publicKey: publicKey, in: group, roster: roster)
       case .membership(let events):
-        // Applied at once; sessions of the group re-check their device (a revocation ends them).
+        // From a device still admitted only; applied at once, and sessions
+        // of the group re-check their device (a revocation ends them).
         // (At most RelayMessage.maxMembershipEventsPerMessage: decoding checks.)
-        try await apply(events, to: group, logger: logger, admitting: nil)
+        let generation = relay.hub.membershipGeneration(group)
+        if generation != rosterGeneration {
+          roster = try await RelayMembers.load(group, from: relay.store)
+          rosterGeneration = generation
+        }
+        if let problem = roster.refusal(of: device, publicKey: publicKey) {
+          throw Refusal(kind: "revoked_while_connected", message: "\(problem); nothing of its membership message was stored")
+        }
+        try await apply(events, from: device, to: group, logger: logger, admitting: nil)
       case .pull(let vector, let live, let wants):
         guard !pulling else { throw Refusal(kind: "protocol", message: "a second pull on one connection") }
         pulling = true
@@ -166,12 +178,40 @@ struct RelaySession {
     }
   }
 
+  /// Ends the session once the group's member list no longer admits the
+  /// device (revoked, or its key replaced), from any relay process sharing
+  /// the store; returns when the session ends otherwise.
+  private func endWhenRevoked(_ device: PeerID, publicKey: [UInt8], in group: UUID, after generation: Int) async {
+    var seen = generation
+    let changes = relay.hub.watch(group)
+    // A change stored between the welcome and the watch woke no one: compare once now.
+    var checkNow = relay.hub.membershipGeneration(group) != seen
+    var iterator = changes.makeAsyncIterator()
+    while true {
+      if !checkNow {
+        guard await iterator.next() != nil else { return }
+      }
+      checkNow = false
+      let current = relay.hub.membershipGeneration(group)
+      guard current != seen else { continue }
+      seen = current
+      guard let members = try? await RelayMembers.load(group, from: relay.store) else {
+        seen = generation  // read again at the next change
+        continue
+      }
+      if let problem = members.refusal(of: device, publicKey: publicKey) {
+        await end(with: Refusal(kind: "revoked_while_connected", message: problem))
+        return
+      }
+    }
+  }
+
   /// Applies the membership events a device sent (verified first) to the
   /// group's member list and stores those that were new; then, for a hello,
   /// admits the device when the member list names it. Returns the list.
   @discardableResult
   private func apply(
-    _ membership: [[UInt8]], to group: UUID, logger: Logger, admitting: (device: PeerID, publicKey: [UInt8])?
+    _ membership: [[UInt8]], from sender: PeerID, to group: UUID, logger: Logger, admitting: (device: PeerID, publicKey: [UInt8])?
   ) async throws -> GroupRoster {
     var roster = try await RelayMembers.load(group, from: relay.store)
     // A group this relay does not hold yet starts only with a token: asked
@@ -192,7 +232,26 @@ struct RelaySession {
         throw Refusal(kind: "bad_membership", message: "a membership event it sent is refused: \(error)")
       }
     }
+    let admins = Set(roster.members.values.filter(\.isActiveAdmin).map(\.device))
     var added = roster.add(brought)
+    // The quota stops a member filling the store with membership events
+    // (its own, or ones waiting for a history nobody has); an admin's are
+    // always taken, so an admin can still revoke the one who filled it.
+    let limit = relay.configuration.maxMembershipEvents
+    if added.contains(where: { !admins.contains($0.origin) }), roster.history.events.count > limit {
+      let problem = "the group's member list would hold \(roster.history.events.count) membership events, over this relay's limit of \(limit) (chronicle relay --max-membership-events)"
+      guard admins.contains(sender) else {
+        throw Refusal(
+          kind: "membership_quota",
+          message: "\(problem): none of the \(added.count) it sent was stored; an admin's device can still revoke whoever filled it",
+          retryable: true)
+      }
+      // An admin's device passing on others' events: its own are taken, the others' left out.
+      relay.metrics.refused("membership_quota")
+      logger.notice("membership events left out", metadata: ["reason": "\(problem)"])
+      roster = try await RelayMembers.load(group, from: relay.store)
+      added = roster.add(brought.filter { admins.contains($0.origin) })
+    }
     if let (device, publicKey) = admitting, let problem = roster.refusal(of: device, publicKey: publicKey) {
       let awaiting = roster.state.joinRequests.contains { $0.device == device }
       // A device refused keeps nothing of a group it would start; of another,
@@ -231,7 +290,7 @@ struct RelaySession {
   /// member list records before anything is stored. Each origin's run of
   /// events is stored all or none, in the order pushed.
   private func store(
-    _ events: [SealedEvent], from device: PeerID, publicKey: [UInt8], in group: UUID, roster: GroupRoster, limit: inout PushRateLimit?
+    _ events: [SealedEvent], from device: PeerID, publicKey: [UInt8], in group: UUID, roster: GroupRoster
   ) async throws {
     let configuration = relay.configuration
     let member = roster.members[device]
@@ -286,10 +345,18 @@ struct RelaySession {
     let held = try await relay.store.vector(of: group)
     var events = accepted.filter { !held.contains(origin: $0.origin, sequence: $0.sequence) }
     let bytes = events.reduce(0) { $0 + $1.sealed.count }
-    if let wait = limit?.take(bytes) {
+    // The device's allowance, over all its connections: a push over it
+    // waits (the device is slowed to the rate) or, past the longest wait, is refused.
+    switch relay.pushAllowances.reserve(bytes, by: device, in: group, within: configuration.maxPushDelay) {
+    case .after(let wait) where wait > .zero:
+      relay.metrics.pushesDelayed.increment()
+      try await Task.sleep(for: wait)
+    case .after:
+      break
+    case .refused(let wait):
       throw Refusal(
         kind: "rate",
-        message: "this connection pushes faster than the relay's limit of \(configuration.maxPushBytesPerSecond ?? 0) bytes/s; nothing of the push was stored, retry in \(wait)",
+        message: "device \(device) pushes faster than the relay's limit of \(configuration.maxPushBytesPerSecond ?? 0) bytes/s (over all its connections); nothing of the push was stored, retry in \(wait)",
         retryable: true)
     }
     // Signatures, off the relay's threads and on all cores: one Ed25519
@@ -330,7 +397,8 @@ struct RelaySession {
     for run in runs {
       let outcome: AppendOutcome
       do {
-        outcome = try await relay.store.append(run.events, origin: run.origin, to: group, quota: configuration.groupQuotaBytes)
+        outcome = try await relay.store.append(
+          run.events, origin: run.origin, to: group, quota: GroupQuota(bytes: configuration.groupQuotaBytes, events: configuration.groupQuotaEvents))
       } catch let refusal as RelayStoreRefusal {
         let stored = new == 0 ? "nothing of the push was stored" : "the events before it were stored"
         switch refusal {
@@ -341,11 +409,11 @@ struct RelaySession {
           logger.notice("forwarded events left out", metadata: ["origin": "\(run.origin.shortDescription)", "reason": "\(refusal)"])
           continue
         case .gap: throw Refusal(kind: "gap", message: "\(refusal); \(stored)")
-        case .quotaExceeded where run.origin != device:
+        case .quotaExceeded where run.origin != device, .eventQuotaExceeded where run.origin != device:
           relay.metrics.refused("quota")
           logger.notice("forwarded events left out", metadata: ["origin": "\(run.origin.shortDescription)", "reason": "\(refusal)"])
           continue
-        case .quotaExceeded: throw Refusal(kind: "quota", message: "\(refusal); \(stored)", retryable: true)
+        case .quotaExceeded, .eventQuotaExceeded: throw Refusal(kind: "quota", message: "\(refusal); \(stored)", retryable: true)
         }
       }
       relay.metrics.eventsIn.increment(by: outcome.new)

@@ -14,7 +14,10 @@ struct RelayProcess {
   let url: String
 
   init(_ arguments: [String]) throws {
-    process = try ChildProcess("chronicle", ["relay", "--port", "0", "--log-level", "error", "--open-groups"] + arguments)
+    // The relay's capacity, not its defaults: no push rate (16 MiB/s a
+    // device by default) and no group quotas slow or stop the benchmark.
+    let unlimited = ["--max-push-rate", "none", "--group-quota", "none", "--group-event-quota", "none"]
+    process = try ChildProcess("chronicle", ["relay", "--port", "0", "--log-level", "error", "--open-groups"] + unlimited + arguments)
     let line = try process.waitForLine(containing: "relay listening on")
     url = String(line.split(separator: " ").last!)
   }

@@ -26,8 +26,10 @@ struct Relay: AsyncParsableCommand {
   @Option(help: "The address to listen on (0.0.0.0 for every interface).") var host = "127.0.0.1"
   @Option(help: "The port to listen on (0 picks a free one).") var port = 7440
   @Option(help: "The largest event a device may push, in bytes (suffixes k, m).") var maxEventSize = "64m"
-  @Option(help: "The most bytes one group may store (suffixes k, m, g); no quota when omitted.") var groupQuota: String?
-  @Option(help: "The most bytes one connection may push per second (suffixes k, m); no limit when omitted.") var maxPushRate: String?
+  @Option(help: "The most bytes one group may store (suffixes k, m, g), or 'none'.") var groupQuota = "1g"
+  @Option(help: "The most events one group may store, or 'none'.") var groupEventQuota = "1000000"
+  @Option(help: "The most membership events one group may store (its member list's history).") var maxMembershipEvents = 10_000
+  @Option(help: "The most bytes one device may push per second over all its connections (suffixes k, m), or 'none'; faster pushes are slowed, then refused.") var maxPushRate = "16m"
   @Option(help: "Seconds a store call may take before devices are told to retry (PostgreSQL restarting).") var storeTimeout: Double = 10
   @Option(help: "The most connections open at once; by default the process's open-file limit less 64.") var maxConnections: Int?
   @Option(help: "The most connections open at once from one IP address.") var maxConnectionsPerAddress = 128
@@ -51,8 +53,11 @@ struct Relay: AsyncParsableCommand {
     configuration.host = host
     configuration.port = port
     configuration.maxEventBytes = try Self.size(maxEventSize, option: "--max-event-size")
-    configuration.groupQuotaBytes = try groupQuota.map { try Self.size($0, option: "--group-quota") }
-    configuration.maxPushBytesPerSecond = try maxPushRate.map { try Self.size($0, option: "--max-push-rate") }
+    configuration.groupQuotaBytes = try Self.limit(groupQuota, option: "--group-quota", parse: { Self.size($0) })
+    configuration.groupQuotaEvents = try Self.limit(groupEventQuota, option: "--group-event-quota", parse: { Int($0).flatMap { $0 > 0 ? $0 : nil } })
+    guard maxMembershipEvents > 0 else { throw ValidationError("--max-membership-events must be positive") }
+    configuration.maxMembershipEvents = maxMembershipEvents
+    configuration.maxPushBytesPerSecond = try Self.limit(maxPushRate, option: "--max-push-rate", parse: { Self.size($0) })
     guard storeTimeout > 0, storeTimeout <= 3600 else { throw ValidationError("--store-timeout must be between 0 and 3600 seconds") }
     configuration.storeTimeout = .milliseconds(Int64(storeTimeout * 1000))
     if let maxConnections {
@@ -86,10 +91,21 @@ struct Relay: AsyncParsableCommand {
 
   /// A byte count with an optional k, m or g suffix.
   static func size(_ text: String, option: String) throws -> Int {
-    guard let bytes = NetworkSyncConfiguration.byteRate(text) else {
+    guard let bytes = size(text) else {
       throw ValidationError("invalid \(option) '\(text)': expected a positive number of bytes, like 500k, 64m or 2g")
     }
     return bytes
+  }
+
+  static func size(_ text: String) -> Int? { NetworkSyncConfiguration.byteRate(text) }
+
+  /// A limit given as a number or `none` (nil: no limit).
+  static func limit(_ text: String, option: String, parse: (String) -> Int?) throws -> Int? {
+    if text.lowercased() == "none" { return nil }
+    guard let value = parse(text) else {
+      throw ValidationError("invalid \(option) '\(text)': expected a positive number (bytes take suffixes k, m, g) or 'none' for no limit")
+    }
+    return value
   }
 }
 

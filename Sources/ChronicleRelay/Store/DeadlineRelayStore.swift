@@ -44,7 +44,7 @@ struct DeadlineRelayStore: RelayStore {
     try await bounded { try await base.addMembershipEvents(events, to: group) }
   }
   func vector(of group: UUID) async throws -> VersionVector { try await bounded { try await base.vector(of: group) } }
-  func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: Int?) async throws -> AppendOutcome {
+  func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: GroupQuota) async throws -> AppendOutcome {
     try await bounded { try await base.append(events, origin: origin, to: group, quota: quota) }
   }
   func lastPosition(of group: UUID) async throws -> Int64 { try await bounded { try await base.lastPosition(of: group) } }

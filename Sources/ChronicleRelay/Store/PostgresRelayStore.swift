@@ -125,16 +125,16 @@ package final class PostgresRelayStore: RelayStore {
     return VersionVector(sequences)
   }
 
-  package func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: Int?) async throws -> AppendOutcome {
+  package func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: GroupQuota) async throws -> AppendOutcome {
     let logger = self.logger
     return try await client.withTransaction(logger: logger) { connection -> AppendOutcome in
       try await connection.query("INSERT INTO relay_groups (group_id) VALUES (\(group)) ON CONFLICT DO NOTHING", logger: logger)
       // The group's row lock orders its appends: positions commit in order.
-      var used: Int64 = 0, lastPosition: Int64 = 0
-      for try await (bytes, position) in try await connection.query(
-        "SELECT bytes, last_position FROM relay_groups WHERE group_id = \(group) FOR UPDATE", logger: logger
-      ).decode((Int64, Int64).self) {
-        (used, lastPosition) = (bytes, position)
+      var used: (events: Int, bytes: Int) = (0, 0), lastPosition: Int64 = 0
+      for try await (events, bytes, position) in try await connection.query(
+        "SELECT events, bytes, last_position FROM relay_groups WHERE group_id = \(group) FOR UPDATE", logger: logger
+      ).decode((Int64, Int64, Int64).self) {
+        (used, lastPosition) = ((Int(events), Int(bytes)), position)
       }
       var have: UInt64 = 0
       for try await (last) in try await connection.query(
@@ -142,7 +142,7 @@ package final class PostgresRelayStore: RelayStore {
       ).decode(Int64.self) {
         have = UInt64(last)
       }
-      let plan = try AppendPlan(events, origin: origin, have: have, used: Int(used), quota: quota)
+      let plan = try AppendPlan(events, origin: origin, have: have, used: used, quota: quota)
       let (fresh, adding) = (plan.fresh, plan.adding)
       guard let last = fresh.last else { return AppendOutcome(upTo: have, new: 0, newBytes: 0) }
       let positions = (1...Int64(fresh.count)).map { lastPosition + $0 }

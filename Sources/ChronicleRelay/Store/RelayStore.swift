@@ -16,9 +16,9 @@ package protocol RelayStore: Sendable {
   /// Stores the next events of `origin` in `group`, all or none.
   ///
   /// Events the store holds already are skipped; the rest must continue the
-  /// origin's sequence without a gap, and fit in `quota` bytes for the group.
+  /// origin's sequence without a gap, and fit in the group's `quota`.
   /// - Throws: ``RelayStoreRefusal`` when they do not (nothing is stored).
-  func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: Int?) async throws -> AppendOutcome
+  func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: GroupQuota) async throws -> AppendOutcome
   /// The position of the group's last stored event (0 when none).
   func lastPosition(of group: UUID) async throws -> Int64
   /// The position just before the first event of `group` that `vector`
@@ -55,6 +55,19 @@ package enum StoreChange: Sendable, Equatable {
   case unknown
 }
 
+/// The most one group may store; nil: no limit.
+package struct GroupQuota: Sendable, Equatable {
+  package var bytes: Int?
+  package var events: Int?
+
+  package init(bytes: Int?, events: Int?) {
+    self.bytes = bytes
+    self.events = events
+  }
+
+  package static let none = GroupQuota(bytes: nil, events: nil)
+}
+
 /// An event with its place in the store's order.
 package struct PositionedEvent: Sendable {
   package var position: Int64
@@ -80,8 +93,8 @@ struct AppendPlan {
 
   /// - Parameters:
   ///   - have: the origin's last stored sequence.
-  ///   - used: the bytes the group stores.
-  init(_ events: [SealedEvent], origin: PeerID, have: UInt64, used: Int, quota: Int?) throws(RelayStoreRefusal) {
+  ///   - used: what the group stores.
+  init(_ events: [SealedEvent], origin: PeerID, have: UInt64, used: (events: Int, bytes: Int), quota: GroupQuota) throws(RelayStoreRefusal) {
     fresh = events.filter { $0.sequence > have }
     var expected = have + 1
     for event in fresh {
@@ -89,7 +102,11 @@ struct AppendPlan {
       expected += 1
     }
     adding = fresh.reduce(0) { $0 + $1.sealed.count }
-    if let quota, !fresh.isEmpty, used + adding > quota { throw .quotaExceeded(used: used, adding: adding, quota: quota) }
+    guard !fresh.isEmpty else { return }
+    if let quota = quota.bytes, used.bytes + adding > quota { throw .quotaExceeded(used: used.bytes, adding: adding, quota: quota) }
+    if let quota = quota.events, used.events + fresh.count > quota {
+      throw .eventQuotaExceeded(used: used.events, adding: fresh.count, quota: quota)
+    }
   }
 }
 
@@ -97,6 +114,7 @@ struct AppendPlan {
 package enum RelayStoreRefusal: Error, Equatable, CustomStringConvertible {
   case gap(origin: PeerID, expected: UInt64, got: UInt64)
   case quotaExceeded(used: Int, adding: Int, quota: Int)
+  case eventQuotaExceeded(used: Int, adding: Int, quota: Int)
 
   package var description: String {
     switch self {
@@ -104,6 +122,8 @@ package enum RelayStoreRefusal: Error, Equatable, CustomStringConvertible {
       "device \(origin)'s events must arrive in order: the relay holds them up to :\(expected - 1) and got :\(got)"
     case .quotaExceeded(let used, let adding, let quota):
       "the group's storage quota is full: it stores \(used) bytes, these events add \(adding), and the quota is \(quota) (ask the relay's operator to raise --group-quota)"
+    case .eventQuotaExceeded(let used, let adding, let quota):
+      "the group's event quota is full: it stores \(used) events, this push adds \(adding), and the quota is \(quota) (ask the relay's operator to raise --group-event-quota)"
     }
   }
 }

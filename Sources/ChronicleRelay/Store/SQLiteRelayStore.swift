@@ -65,13 +65,14 @@ package final class SQLiteRelayStore: RelayStore {
     try await pool.read { db in try Self.vector(db, group) }
   }
 
-  package func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: Int?) async throws -> AppendOutcome {
+  package func append(_ events: [SealedEvent], origin: PeerID, to group: UUID, quota: GroupQuota) async throws -> AppendOutcome {
     let outcome = try await pool.write { db -> AppendOutcome in
       let groupKey = Self.key(group), originKey = Data(origin.bytes)
       let have = UInt64(
         try Int64.fetchOne(
           db, sql: "SELECT last_sequence FROM relay_origins WHERE group_id = ? AND origin = ?", arguments: [groupKey, originKey]) ?? 0)
-      let used = try Int.fetchOne(db, sql: "SELECT bytes FROM relay_groups WHERE group_id = ?", arguments: [groupKey]) ?? 0
+      let row = try Row.fetchOne(db, sql: "SELECT events, bytes FROM relay_groups WHERE group_id = ?", arguments: [groupKey])
+      let used = (events: row?["events"] ?? 0, bytes: row?["bytes"] ?? 0) as (events: Int, bytes: Int)
       let plan = try AppendPlan(events, origin: origin, have: have, used: used, quota: quota)
       let (fresh, adding) = (plan.fresh, plan.adding)
       guard let last = fresh.last else { return AppendOutcome(upTo: have, new: 0, newBytes: 0) }
