@@ -29,7 +29,7 @@ enum EventStreams {
       let carriesRoutes = connection.protocolVersion >= 6
       let (next, identified, routes) = try await offload { [cursor] in
         var next = cursor
-        let page = try next.nextIdentifiedPage(maxEvents: 4096, maxBytes: configuration.frameBytes)
+        let page = try next.nextIdentifiedPage(maxEvents: WireMessage.maxEventsPerMessage, maxBytes: configuration.frameBytes)
         let routes = carriesRoutes ? try page.map { try next.routes(for: $0.map(\.id)) } ?? [] : []
         return (next, page, routes)
       }

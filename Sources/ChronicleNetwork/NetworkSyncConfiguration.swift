@@ -35,12 +35,18 @@ public struct NetworkSyncConfiguration: Sendable {
   public var helloTimeout: Duration = .seconds(3)
   /// A server handles at most this many connections that have not
   /// authenticated yet, apart from its sessions (``SyncServer/maxConnections``
-  /// counts authenticated ones only). When full, the oldest connection that
-  /// has not even sent its hello is dropped for a new one, so a flood of
-  /// idle sockets cannot keep members out.
+  /// counts authenticated ones only). When full, a new connection takes the
+  /// place of one from the address holding the most of them (the oldest
+  /// that has not sent its hello yet, else the oldest), so sockets and
+  /// hellos from a few addresses cannot keep a member at another out.
   public var maxPendingHandshakes = 256
-  /// At most this many of them from one address (the same rule applies).
+  /// At most this many of them from one address: a new one from an address
+  /// at its limit takes the place of that address's oldest (silent first).
   public var maxPendingHandshakesPerAddress = 64
+  /// A server holds at most this many authenticated sessions of one device
+  /// at once (of ``SyncServer/maxConnections``); one more is told the
+  /// server is busy, so no member can take every session.
+  public var maxSessionsPerPeer = 4
   /// Each frame must arrive within this time of being awaited, and each
   /// frame sent must be taken by the peer within it: a stalled or very slow
   /// peer (one that stops reading, too) is disconnected.

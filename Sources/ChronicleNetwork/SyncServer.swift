@@ -32,8 +32,8 @@ public final class SyncServer: Sendable {
 
   private let listener: NIOAsyncChannel<SyncChannel, Never>
   private struct State {
-    /// Authenticated sessions.
-    var sessions: [ObjectIdentifier: any Channel] = [:]
+    /// Authenticated sessions, and their devices.
+    var sessions: [ObjectIdentifier: (channel: any Channel, peer: PeerID)] = [:]
     /// Connections that have not authenticated yet.
     var pending: [ObjectIdentifier: PendingConnection] = [:]
     var isShuttingDown = false
@@ -115,25 +115,35 @@ public final class SyncServer: Sendable {
     configuration.logger.info("shutting down", metadata: ["sessions": "\(state.withLock { $0.sessions.count })"])
     listener.channel.close(promise: nil)
     listener.channel.eventLoop.scheduleTask(in: .nanoseconds(gracePeriod.nanoseconds)) { [self] in
-      for channel in state.withLock({ Array($0.sessions.values) + $0.pending.values.map(\.channel) }) { channel.close(promise: nil) }
+      for channel in state.withLock({ $0.sessions.values.map(\.channel) + $0.pending.values.map(\.channel) }) { channel.close(promise: nil) }
     }
   }
 
   /// Admits a new connection to the handshake. When the budget for its
-  /// address, or the whole budget, is full, the oldest connection that has
-  /// not sent its hello is dropped for it; `false` (refused) when every
-  /// pending connection there has spoken, or the server is shutting down.
+  /// address is full, that address's oldest pending connection is dropped
+  /// for it; when the whole budget is, the oldest of the address holding
+  /// the most (either way, one that has not sent its hello first). `false`
+  /// (refused) only while the server is shutting down.
   private func admitToHandshake(_ id: ObjectIdentifier, _ connection: SyncChannel) -> Bool {
     let host = connection.channel.channel.remoteAddress?.ipAddress ?? connection.address
     let (admitted, dropped) = state.withLock { state -> (Bool, (any Channel)?) in
       guard !state.isShuttingDown else { return (false, nil) }
-      let fromHost = state.pending.filter { $0.value.host == host }
-      let competitors: [ObjectIdentifier: PendingConnection]? =
-        fromHost.count >= configuration.maxPendingHandshakesPerAddress ? fromHost
-        : state.pending.count >= configuration.maxPendingHandshakes ? state.pending : nil
       var dropped: (any Channel)?
-      if let competitors {
-        guard let oldest = competitors.filter({ !$0.value.spoke }).min(by: { $0.value.accepted < $1.value.accepted }) else { return (false, nil) }
+      let fromHost = state.pending.filter { $0.value.host == host }
+      var competitors: [ObjectIdentifier: PendingConnection] = [:]
+      if fromHost.count >= configuration.maxPendingHandshakesPerAddress {
+        competitors = fromHost
+      } else if state.pending.count >= configuration.maxPendingHandshakes {
+        // The address holding the most pays for the newcomer: a few
+        // addresses flooding lose their own connections, not others'.
+        let counts = Dictionary(grouping: state.pending.values, by: \.host).mapValues(\.count)
+        if let largest = counts.max(by: { $0.value < $1.value })?.key {
+          competitors = state.pending.filter { $0.value.host == largest }
+        }
+      }
+      if !competitors.isEmpty {
+        let silent = competitors.filter { !$0.value.spoke }
+        let oldest = (silent.isEmpty ? competitors : silent).min { $0.value.accepted < $1.value.accepted }!
         state.pending.removeValue(forKey: oldest.key)
         dropped = oldest.value.channel
       }
@@ -165,15 +175,21 @@ public final class SyncServer: Sendable {
           let (peer, key) = try await Handshake.server(&connection, database: database, configuration: configuration) {
             state.withLock { $0.pending[id]?.spoke = true }
           }
-          let inSession = state.withLock { state -> Bool in
+          let perPeer = configuration.maxSessionsPerPeer
+          let refusal = state.withLock { state -> String? in
             state.pending.removeValue(forKey: id)
-            guard !state.isShuttingDown, state.sessions.count < maxConnections else { return false }
-            state.sessions[id] = connection.channel
-            return true
+            guard !state.isShuttingDown, state.sessions.count < maxConnections else {
+              return "the server is busy or shutting down (\(maxConnections) sessions at most); try again later"
+            }
+            guard state.sessions.values.count(where: { $0.peer == peer }) < perPeer else {
+              return "device \(peer) has \(perPeer) sessions on this server already, its limit (maxSessionsPerPeer); try again when one ends"
+            }
+            state.sessions[id] = (connection.channel, peer)
+            return nil
           }
-          guard inSession else {
-            await connection.sendFailureQuietly("the server is busy or shutting down (\(maxConnections) sessions at most); try again later")
-            throw NetworkSyncError.refusedByPeer(peer: connection.peerName, message: "refused: server busy or shutting down")
+          if let refusal {
+            await connection.sendFailureQuietly(refusal)
+            throw NetworkSyncError.refusedByPeer(peer: connection.peerName, message: "refused: \(refusal)")
           }
           report.remotePeer = peer
           logger[metadataKey: "peer"] = "\(peer.shortDescription)"

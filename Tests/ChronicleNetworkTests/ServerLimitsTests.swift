@@ -90,6 +90,101 @@ struct ServerLimitsTests {
     }
   }
 
+  /// Connects to `port` from `source` (an address of 127/8) and runs `body`
+  /// on the connection, before any handshake.
+  static func open(port: Int, from source: String, _ body: @escaping @Sendable (inout FramedConnection) async throws -> Void) async throws {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .bind(to: try SocketAddress(ipAddress: source, port: 0))
+      .connect(host: "127.0.0.1", port: port) { channel in SyncChannel.wrap(channel, address: "server") }
+    try await channel.run(writeTimeout: .seconds(5)) { connection in try await body(&connection) }
+  }
+
+  /// Hellos cost nothing to send (no key is needed before the challenge).
+  /// Connections from two addresses that each say hello and then wait fill
+  /// every handshake slot; a member at a third address still syncs, in the
+  /// slot of the oldest from the address holding the most.
+  @Test func hellosFromAFewAddressesCannotKeepAMemberOut() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 5)
+    var configuration = testConfiguration(key: .generate())
+    configuration.handshakeTimeout = .seconds(30)
+    configuration.helloTimeout = .seconds(30)
+    configuration.maxPendingHandshakes = 16
+    configuration.maxPendingHandshakesPerAddress = 8
+    try await withServer(server, configuration: configuration, maxConnections: 4) { running in
+      let spoke = Tally()
+      let flood = Task {
+        await withTaskGroup(of: Void.self) { group in
+          for index in 0..<24 {
+            group.addTask {
+              // Counted once it said hello, or was cut before (its address's newer ones evict it).
+              let ran = Tally()
+              try? await Self.open(port: running.port, from: index % 2 == 0 ? "127.0.0.2" : "127.0.0.3") { connection in
+                ran.add()
+                let nonce = (0..<32).map { _ in UInt8.random(in: 1...255) }
+                do {
+                  try await connection.send(.hello(version: WireMessage.protocolVersion, peer: PeerID(UUID()), nonce: nonce))
+                } catch {
+                  spoke.add()
+                  return
+                }
+                spoke.add()
+                try await Task.sleep(for: .seconds(60))
+              }
+              if ran.count == 0 { spoke.add() }
+            }
+          }
+        }
+      }
+      defer { flood.cancel() }
+      #expect(try await eventually(timeout: .seconds(60)) { spoke.count == 24 })
+      try await Task.sleep(for: .milliseconds(500))  // the server has read every hello
+      let member = try makePeer(directory, "member")
+      _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(member)
+      #expect(try member.itemDigest() == server.itemDigest())
+    }
+  }
+
+  /// A device holding sessions open (a request now and then keeps each
+  /// alive) gets at most ``NetworkSyncConfiguration/maxSessionsPerPeer``;
+  /// the other members still find sessions free.
+  @Test func oneDeviceCannotTakeEverySession() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 5)
+    let configuration = testConfiguration(key: .generate())
+    let hog = try makePeer(directory, "hog")
+    try await withServer(server, configuration: configuration, maxConnections: 6) { running in
+      let held = Tally()
+      let holding = Task {
+        await withTaskGroup(of: Void.self) { group in
+          for _ in 0..<configuration.maxSessionsPerPeer {
+            group.addTask {
+              try? await Self.open(port: running.port, from: "127.0.0.1") { connection in
+                _ = try await Handshake.client(&connection, database: hog, configuration: configuration)
+                held.add()
+                try await Task.sleep(for: .seconds(60))
+              }
+            }
+          }
+        }
+      }
+      defer { holding.cancel() }
+      #expect(try await eventually(timeout: .seconds(20)) { held.count == configuration.maxSessionsPerPeer })
+      try await Task.sleep(for: .milliseconds(300))
+      do {
+        _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(hog)
+        Issue.record("a device got a session beyond its limit")
+      } catch {
+        #expect("\(error)".contains("has \(configuration.maxSessionsPerPeer) sessions on this server already"), "\(error)")
+      }
+      let member = try makePeer(directory, "member")
+      _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(member)
+      #expect(try member.itemDigest() == server.itemDigest())
+    }
+  }
+
   @Test func aPeerThatStopsReadingIsCutAfterTheFrameTimeout() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")
@@ -134,3 +229,10 @@ struct ServerLimitsTests {
   }
 }
 
+
+/// A count several tasks add to.
+final class Tally: Sendable {
+  private let value = Atomic<Int>(0)
+  func add() { value.add(1, ordering: .relaxed) }
+  var count: Int { value.load(ordering: .relaxed) }
+}

@@ -22,7 +22,7 @@ struct WireTests {
     .vector(VersionVector()),
     .offer(events: 1_000_000, bytes: 1 << 33),
     .offer(events: 3, bytes: 900, oldest: HLCTimestamp(milliseconds: 1_790_000_000_000, counter: 7)),
-    .events([[1, 2, 3], [], Array(repeating: 9, count: 300)]),
+    .events([Array(repeating: 1, count: 38), Array(repeating: 9, count: 300)]),
     .end,
     .applied(events: 5, duplicates: 2, rowChanges: 99),
     .bye,
@@ -39,6 +39,28 @@ struct WireTests {
     for message in Self.samples {
       #expect(try WireMessage(decoding: message.encoded()) == message)
     }
+  }
+
+  /// A frame of tiny events costs a receiver far more than its bytes (an
+  /// array each, a refusal each): counts are checked before anything is
+  /// decoded, and an event shorter than any event is refused.
+  @Test func anEventsMessageIsCountedBeforeItIsDecoded() throws {
+    let tooMany = WireMessage.events(Array(repeating: Array(repeating: 1, count: 38), count: WireMessage.maxEventsPerMessage + 1))
+    #expect(throws: WireReader.Malformed.self) { try WireMessage(decoding: tooMany.encoded()) }
+    do {
+      _ = try WireMessage(decoding: WireMessage.events(Array(repeating: [], count: 1_000_000)).encoded())
+      Issue.record("a million empty events decoded")
+    } catch {
+      #expect("\(error)".contains("claims 1000000 events, over the limit of 4096"), "\(error)")
+    }
+    do {
+      _ = try WireMessage(decoding: WireMessage.events([Array(repeating: 1, count: 38), [1, 2, 3], Array(repeating: 1, count: 200)]).encoded())
+      Issue.record("a 3-byte event decoded")
+    } catch {
+      #expect("\(error)".contains("event 2 of its 3 is 3 bytes, shorter than any event (38)"), "\(error)")
+    }
+    let most = WireMessage.events(Array(repeating: Array(repeating: 1, count: 38), count: WireMessage.maxEventsPerMessage))
+    #expect(try WireMessage(decoding: most.encoded()) == most)
   }
 
   @Test(arguments: [1, 2, 3])

@@ -18,6 +18,9 @@ package enum EventCodec {
   /// Bodies that decompress to more than this are refused (a decompression bomb
   /// cannot exhaust memory).
   package static let maximumBodySize = 1 << 30
+  /// No serialized event is shorter: magic, version, flags, origin and clock
+  /// (30 bytes), four varints of at least a byte, and the checksum.
+  package static let minimumSize = 38
 
   /// An encoded event and its sizes.
   package struct Encoded: Sendable {

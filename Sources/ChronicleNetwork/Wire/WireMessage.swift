@@ -68,6 +68,8 @@ enum WireMessage: Equatable {
   /// older versions, whose sessions anyone holding the group key file could
   /// read from recorded traffic, are refused.
   static let oldestProtocolVersion: UInt8 = 5
+  /// The most events one `events` message holds (a sender sends pages of at most 4,096).
+  static let maxEventsPerMessage = 4_096
   /// The most routes one `routes` message holds (a sender sends one per page of at most 4,096 events).
   static let maxRoutesPerMessage = 4_096
   /// The hello's and challenge's nonce: the sender's ephemeral X25519 public key.
@@ -231,11 +233,22 @@ enum WireMessage: Equatable {
       let oldest = reader.remaining == 0 ? nil : HLCTimestamp(rawValue: try reader.raw(8).reduce(0) { $0 << 8 | UInt64($1) })
       self = .offer(events: events, bytes: bytes, oldest: oldest)
     case .events:
+      // Counted before anything is decoded: a frame of tiny events costs
+      // a receiver far more than its bytes.
       let count = try reader.varint()
-      guard count <= reader.remaining else { throw WireReader.Malformed(description: "claims \(count) events, more than its bytes hold") }
+      guard count <= Self.maxEventsPerMessage, count <= reader.remaining / (1 + EventCodec.minimumSize) else {
+        throw WireReader.Malformed(
+          description: "claims \(count) events, over the limit of \(Self.maxEventsPerMessage) a message or what its bytes hold (every event is at least \(EventCodec.minimumSize) bytes)")
+      }
       var events: [[UInt8]] = []
       events.reserveCapacity(count)
-      for _ in 0..<count { events.append(try reader.data()) }
+      for index in 0..<count {
+        let event = try reader.data()
+        guard event.count >= EventCodec.minimumSize else {
+          throw WireReader.Malformed(description: "event \(index + 1) of its \(count) is \(event.count) bytes, shorter than any event (\(EventCodec.minimumSize))")
+        }
+        events.append(event)
+      }
       self = .events(events)
     case .eventPart:
       let total = try reader.varint()
