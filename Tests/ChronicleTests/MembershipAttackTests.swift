@@ -214,9 +214,12 @@ struct MembershipAttackTests: ThreePeers {
     #expect(try a.members().map(\.device) == observer.members().map(\.device))
   }
 
-  /// Two different events under one id in a batch (a forged copy beside the
-  /// genuine one) are both refused: a signature checked for one never
-  /// vouches for the other. A later copy alone is taken.
+  /// A forged copy beside the genuine event in a batch is refused for its
+  /// signature, checked before its body is read; the refusal is of the id,
+  /// so the genuine copy waits for the next sync. Two different events under one id that both carry their origin's
+  /// signature (a device signing two versions of one event) are both
+  /// refused: a signature checked for one never vouches for the other. A
+  /// later copy alone is taken.
   @Test func aForgedTwinBesideTheGenuineEventIsRefused() throws {
     try a.createGroup()
     try b.join(try a.invite())
@@ -226,15 +229,36 @@ struct MembershipAttackTests: ThreePeers {
     let genuine = try #require(try a.serializedEvents(beyond: b.versionVector()).last)
     var forged = genuine
     forged[forged.count - 10] ^= 0x01  // a signature byte
-    let crc = Zlib.crc32(forged[..<(forged.count - 4)])
-    forged.replaceSubrange((forged.count - 4)..., with: withUnsafeBytes(of: crc.bigEndian) { Array($0) })
+    Self.fixChecksum(&forged)
+    let unchanged = try b.members()
+    expectRefused(a.peerID, "its signature does not verify", by: b) {
+      try b.applyRemote(bundle: EventBundle.encode(writer: a.peerID, events: [forged, genuine]), source: "twins")
+    }
+    #expect(try b.members() == unchanged)
+    try push(a, to: b)
+    #expect(try member(b, b.peerID)?.role == .reader)
+
+    try a.changeRole(of: b.peerID, to: .writer)
+    let second = try #require(try a.serializedEvents(beyond: b.versionVector()).last)
+    // The same id signed twice by its origin, with another clock.
+    var unsigned = Array(second.dropLast(EventSignature.blockSize + 4))
+    unsigned[4] = 1
+    unsigned[29] ^= 0x01
+    unsigned += [0, 0, 0, 0]
+    Self.fixChecksum(&unsigned)
+    let equivocation = EventSignature.seal(unsigned, with: try #require(a.deviceKey))
     let before = try b.members()
     expectRefused(a.peerID, "two different events under this id", by: b) {
-      try b.applyRemote(bundle: EventBundle.encode(writer: a.peerID, events: [forged, genuine]), source: "twins")
+      try b.applyRemote(bundle: EventBundle.encode(writer: a.peerID, events: [equivocation, second]), source: "twins")
     }
     #expect(try b.members() == before)
     try push(a, to: b)  // the genuine one alone is taken
-    #expect(try member(b, b.peerID)?.role == .reader)
+    #expect(try member(b, b.peerID)?.role == .writer)
+  }
+
+  static func fixChecksum(_ event: inout [UInt8]) {
+    let crc = Zlib.crc32(event[..<(event.count - 4)])
+    event.replaceSubrange((event.count - 4)..., with: withUnsafeBytes(of: crc.bigEndian) { Array($0) })
   }
 
   /// A revoked admin that writes a revocation of its revoker on older

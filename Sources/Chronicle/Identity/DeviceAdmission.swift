@@ -64,6 +64,10 @@ struct DeviceAdmission {
         }
         continue
       }
+      if let reason = incoming.refusedUndecoded {
+        refusedUnchecked.append((incoming, reason))
+        continue
+      }
       if event.origin == localPeer {
         refusedUnchecked.append((incoming, "it claims to come from this peer, whose log does not have it (was this file restored from an older backup?)"))
         continue
@@ -79,7 +83,7 @@ struct DeviceAdmission {
       seen[incoming.event.id] = fresh.count
       fresh.append(incoming)
     }
-    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh.map(\.encoded.bytes)) : nil, twins: twins, refusedUnchecked: refusedUnchecked)
+    return Pending(fresh: fresh, checks: checksSignatures ? SignatureChecks(fresh) : nil, twins: twins, refusedUnchecked: refusedUnchecked)
   }
 
   /// What ``admit(_:)`` found: the events refused, and whether the batch
@@ -127,7 +131,7 @@ struct DeviceAdmission {
       do {
         signers[event.id] = try admit(event.origin, event.sequence, incoming.encoded, checked: checked[event.id])
       } catch let problem as EventSignature.Problem {
-        refuse(incoming, problem.description + ": the peer that sent it holds a forged or damaged copy (chronicle verify on it names the event)", settled: false)
+        refuse(incoming, EventSignature.reason(problem), settled: false)
       }
     }
     /// Whether the event's origin is proven: its signature verified with its

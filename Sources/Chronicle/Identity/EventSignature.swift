@@ -61,6 +61,11 @@ enum EventSignature {
     }
   }
 
+  /// How a receiver words the refusal of an event whose origin `problem` leaves unproven.
+  static func reason(_ problem: Problem) -> String {
+    problem.description + ": the peer that sent it holds a forged or damaged copy (chronicle verify on it names the event)"
+  }
+
   /// Why an event's origin is not proven.
   enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
     /// A version 1 event: no signature.

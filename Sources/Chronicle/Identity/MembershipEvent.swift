@@ -57,14 +57,14 @@ package struct MembershipEvent: Sendable {
   package static let maxBodySize = 1 << 20
 
   private init(_ bytes: [UInt8], verifying: Bool) throws(Problem) {
-    let event: ChangeEvent
+    // The envelope and the signature first: a body is inflated (up to
+    // maxBodySize) only once its signer is known.
+    let header: (origin: PeerID, sequence: UInt64, timestamp: HLCTimestamp)
     do {
-      event = try EventCodec.decodeEncoded(bytes, maxBodySize: Self.maxBodySize).event
+      header = try EventCodec.decodeHeader(bytes)
     } catch {
       throw .malformed("\(error)")
     }
-    // Stores keep sequences as signed 64-bit integers.
-    guard event.sequence <= UInt64(Int64.max) else { throw .malformed("its sequence \(event.sequence) is beyond 2^63 - 1") }
     guard bytes[4] >= 2 else { throw .unsigned }
     let signer: [UInt8]
     if verifying {
@@ -74,12 +74,19 @@ package struct MembershipEvent: Sendable {
         throw .badSignature(error.description)
       }
     } else {
-      let end = bytes.count - 4
-      signer = Array(bytes[(end - EventSignature.blockSize)..<(end - EventSignature.signatureSize)])
+      signer = EventSignature.embeddedSigner(of: bytes)
     }
-    if event.origin.isKeyDerived, PeerID(publicKey: signer) != event.origin {
+    if header.origin.isKeyDerived, PeerID(publicKey: signer) != header.origin {
       throw .badSignature(EventSignature.Problem.notTheOriginsKey.description)
     }
+    let event: ChangeEvent
+    do {
+      event = try EventCodec.decodeEncoded(bytes, maxBodySize: Self.maxBodySize).event
+    } catch {
+      throw .malformed("\(error)")
+    }
+    // Stores keep sequences as signed 64-bit integers.
+    guard event.sequence <= UInt64(Int64.max) else { throw .malformed("its sequence \(event.sequence) is beyond 2^63 - 1") }
     guard let membership = MembershipEvent(event, signed: bytes, signer: signer) else { throw .carriesData }
     self = membership
   }

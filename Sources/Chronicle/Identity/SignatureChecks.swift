@@ -16,13 +16,15 @@ final class SignatureChecks: Sendable {
   private static let chunkSize = 16
   private let chunks: [BackgroundWork<[Check]>]
 
-  /// Starts checking the signature of each of `events` (serialized, as received).
-  init(_ events: [[UInt8]]) {
+  /// Starts checking the signature of each of `events` (as received), but
+  /// of those whose signature was checked before they were decoded.
+  init(_ events: [IncomingEvent]) {
     chunks = stride(from: 0, to: events.count, by: Self.chunkSize).map { start in
-      let chunk = Array(events[start..<min(start + Self.chunkSize, events.count)])
+      let chunk = events[start..<min(start + Self.chunkSize, events.count)].map { ($0.encoded.bytes, $0.verifiedSigner) }
       return BackgroundWork {
-        chunk.map { bytes -> Check in
-          bytes[4] >= 2 ? Result { () throws(EventSignature.Problem) in try EventSignature.verifiedSigner(of: bytes) } : nil
+        chunk.map { bytes, verified -> Check in
+          if let verified { return .success(verified) }
+          return bytes[4] >= 2 ? Result { () throws(EventSignature.Problem) in try EventSignature.verifiedSigner(of: bytes) } : nil
         }
       }
     }

@@ -117,7 +117,7 @@ extension ChronicleDatabase {
       let batches = Self.batches(of: serialized.events, maxEvents: bundleBatchEvents, maxBytes: Self.bundleBatchBytes)
       let report = batches.count > 1
         ? try applyRemote(serialized, inBatches: batches, source: source)
-        : try applyRemote(try serialized.decoded(0..<serialized.events.count, source: source), source: source)
+        : try applyRemote(try serialized.decoded(0..<serialized.events.count, source: source, gate: try decodeGate()), source: source)
       // The origins' signatures for relays: this database may forward the events.
       try saveEventRoutes(serialized.routes)
       return report
@@ -177,13 +177,14 @@ extension ChronicleDatabase {
     // its own (a fold by rows would need every received row at once).
     if let oldest, try mergeNeedsPreparation(forEventsFrom: oldest) { try prepareMergeState(since: oldest) }
     var membershipChanged = false
+    let gate = try decodeGate()
     // Refused events are taken out, and the whole bundle merged again.
     while true {
       do {
         let report = try inMergeTransaction { uncaptured, db in
           var report = MergeReport()
           for batch in batches {
-            let decoded = try serialized.decoded(batch, source: source)
+            let decoded = try serialized.decoded(batch, source: source, gate: gate)
             let held = decoded.filter { settled[$0.event.id] == $0.encoded.checksum }.map(\.event.id)
             let events = decoded.filter { !excluded.contains($0.event.id) && !held.contains($0.event.id) }
             report.duplicateEvents += held.count
@@ -212,7 +213,7 @@ extension ChronicleDatabase {
         var unrecorded = refusals
         var conflicting: [IncomingEvent] = []
         for batch in batches {
-          let events = try serialized.decoded(batch, source: source).filter { !excluded.contains($0.event.id) }
+          let events = try serialized.decoded(batch, source: source, gate: gate).filter { !excluded.contains($0.event.id) }
           let merged = try applyRemote(events, refused: unrecorded, source: source)
           unrecorded = []
           let refusedForConstraints = Set(

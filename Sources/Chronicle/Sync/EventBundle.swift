@@ -60,16 +60,21 @@ enum EventBundle {
     /// Routes of its events (version 2), for forwarding them to relays.
     var routes: [StoredEventRoute] = []
 
-    /// Events `range` decoded (on all cores); an error names the event's
-    /// number and its offset in the bundle.
-    func decoded(_ range: Range<Int>, source: String) throws(SyncError) -> [IncomingEvent] {
+    /// Events `range` decoded (on all cores; with a `gate`, each signed
+    /// event's signature checked before its body is inflated); an error
+    /// names the event's number and its offset in the bundle.
+    func decoded(_ range: Range<Int>, source: String, gate: DecodeGate? = nil) throws(SyncError) -> [IncomingEvent] {
+      var gate = gate
+      gate?.strangerBodyLimit = nil  // a bundle merges in one pass: nothing is left for later
       var decoded: [IncomingEvent] = []
       decoded.reserveCapacity(range.count)
-      for (index, result) in zip(range, IncomingEvent.decodeAll(Array(events[range]))) {
-        switch result {
-        case .success(let incoming): decoded.append(incoming)
-        case .failure(let error):
+      for (index, outcome) in zip(range, IncomingEvent.decodeAll(Array(events[range]), gate: gate)) {
+        switch outcome {
+        case .decoded(let incoming): decoded.append(incoming)
+        case .malformed(let error):
           throw .badBundle(source: source, offset: starts[index] + error.offset, reason: "event \(index + 1): \(error)")
+        case .deferred:
+          throw .badBundle(source: source, offset: starts[index], reason: "event \(index + 1) was left undecoded")
         }
       }
       return decoded

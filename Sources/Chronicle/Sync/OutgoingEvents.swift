@@ -122,17 +122,58 @@ public struct OutgoingEvents: Sendable {
 extension ChronicleDatabase {
   /// Merges serialized events received from another peer, in one
   /// transaction (see ``applyRemote(bundle:source:)``). Each event is
-  /// verified first (envelope, CRC-32, body); one that is malformed or
+  /// verified first (envelope, CRC-32, signature, then its body, which is
+  /// inflated only once its signature holds); one that is malformed or
   /// refused is recorded and reported, and the rest applies without it.
   /// `source` names the sender in errors.
+  ///
+  /// A large event (body over 4 MiB) of a device the member list does not
+  /// name is inflated only after the rest of the batch is merged, and only
+  /// if the batch admitted that device; otherwise it is refused, to be sent
+  /// again once the device is admitted.
   package func applyRemote(serializedEvents: [[UInt8]], source: String) throws -> MergeReport {
+    let gate = try decodeGate()
+    let (events, refused, deferred) = try decodeReceived(serializedEvents, gate: gate, source: source)
+    var report = try applyRemote(events, refused: refused, source: source)
+    guard !deferred.isEmpty else { return report }
+    let now = try decodeGate()
+    let admitted = deferred.filter { now?.devices.contains($0.origin) == true }
+    let strangers = deferred.filter { now?.devices.contains($0.origin) != true }.map { deferred in
+      EventRefusal(
+        id: EventID(origin: deferred.origin, sequence: deferred.sequence),
+        reason: "its device \(deferred.origin) is no member of this group, and its events over \(DecodeGate.defaultStrangerBodyLimit >> 20) MiB are not opened until it is: it is taken once the device is admitted",
+        bytes: serializedEvents[deferred.index].count)
+    }
+    let later = try decodeReceived(admitted.map { serializedEvents[$0.index] }, gate: now, source: source)
+    report.add(try applyRemote(later.events, refused: later.refused + strangers, source: source))
+    return report
+  }
+
+  /// What a database knows of the devices that may send it events, before
+  /// it inflates any: nil while it is in no group.
+  func decodeGate(strangerBodyLimit: Int? = DecodeGate.defaultStrangerBodyLimit) throws -> DecodeGate? {
+    try read { db in
+      guard try db.tableExists("chronicle_members") else { return nil }
+      let membership = GroupMembership(db: db)
+      guard try membership.group() != nil else { return nil }
+      return DecodeGate(devices: Set(try membership.members().map(\.device)), strangerBodyLimit: strangerBodyLimit)
+    }
+  }
+
+  /// Received events decoded (see ``IncomingEvent/decodeAll(_:gate:)``):
+  /// those decoded, those refused for their bytes, and those left for later.
+  private func decodeReceived(
+    _ serializedEvents: [[UInt8]], gate: DecodeGate?, source: String
+  ) throws -> (events: [IncomingEvent], refused: [EventRefusal], deferred: [(index: Int, origin: PeerID, sequence: UInt64)]) {
     var events: [IncomingEvent] = []
     var refused: [EventRefusal] = []
+    var deferred: [(index: Int, origin: PeerID, sequence: UInt64)] = []
     events.reserveCapacity(serializedEvents.count)
-    for (index, decoded) in IncomingEvent.decodeAll(serializedEvents).enumerated() {
-      switch decoded {
-      case .success(let incoming): events.append(incoming)
-      case .failure(let error):
+    for (index, outcome) in IncomingEvent.decodeAll(serializedEvents, gate: gate).enumerated() {
+      switch outcome {
+      case .decoded(let incoming): events.append(incoming)
+      case .deferred(let origin, let sequence): deferred.append((index, origin, sequence))
+      case .malformed(let error):
         // Refused alone when its envelope names it; nothing at all when not
         // even that reads.
         guard let header = try? EventCodec.decodeHeader(serializedEvents[index]) else {
@@ -144,6 +185,6 @@ extension ChronicleDatabase {
           bytes: serializedEvents[index].count))
       }
     }
-    return try applyRemote(events, refused: refused, source: source)
+    return (events, refused, deferred)
   }
 }
