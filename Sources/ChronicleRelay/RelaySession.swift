@@ -178,6 +178,15 @@ struct RelaySession {
     }
   }
 
+  /// What a device outside a group is told, whether or not the relay holds the group.
+  static func strangerRefusal(_ device: PeerID, _ group: UUID) -> String {
+    "device \(device) is not a member of group \(group.uuidString.lowercased()) on this relay: a group new here starts with its founder's device and a creation token from the relay's operator (chronicle relay token create; chronicle sync --relay URL --creation-token TOKEN), and its members sync after it; a device outside the group joins with an invitation (chronicle join), then syncs"
+  }
+
+  /// What a device bringing a creation token that starts no group is told.
+  static let spentTokenRefusal =
+    "the creation token it brought starts no group here: it is not one this relay's operator created, or it has started all the groups it was made for (ask the operator for another: chronicle relay token create), or the device does not found the group it names; a device joining a group the relay holds needs no token"
+
   /// Ends the session once the group's member list no longer admits the
   /// device (revoked, or its key replaced), from any relay process sharing
   /// the store; returns when the session ends otherwise.
@@ -217,10 +226,8 @@ struct RelaySession {
     // A group this relay does not hold yet starts only with a token: asked
     // for before anything the device sent is decoded.
     let starting = admitting != nil && roster.history.events.isEmpty && !relay.configuration.openGroups
-    if starting, creationToken == nil {
-      throw Refusal(
-        kind: "creation_token",
-        message: "this relay does not hold group \(group) and starts groups only with a creation token from its operator (chronicle relay token create): give it to the founder's device (chronicle sync --relay URL --creation-token TOKEN), or sync the founder's device first if the group is on this relay already")
+    if starting, creationToken == nil, let (device, _) = admitting {
+      throw Refusal(kind: "creation_token", message: Self.strangerRefusal(device, group))
     }
     var brought: [MembershipEvent] = []
     for bytes in membership {
@@ -254,6 +261,13 @@ struct RelaySession {
     }
     if let (device, publicKey) = admitting, let problem = roster.refusal(of: device, publicKey: publicKey) {
       let awaiting = roster.state.joinRequests.contains { $0.device == device }
+      // A device the member list does not name hears what it would of a
+      // group the relay does not hold: nothing tells it which.
+      if !awaiting, roster.members[device] == nil {
+        throw creationToken == nil
+          ? Refusal(kind: "not_a_member", message: Self.strangerRefusal(device, group))
+          : Refusal(kind: "creation_token", message: Self.spentTokenRefusal)
+      }
       // A device refused keeps nothing of a group it would start; of another,
       // only what the member list applied or takes as a join request (its own
       // request waits there for an admin): not events waiting for a history
@@ -268,9 +282,7 @@ struct RelaySession {
     if starting, let creationToken {
       // The device is the group's founder: the token is spent before anything is stored.
       guard try await relay.store.spendCreationToken(hash: creationToken.hash) else {
-        throw Refusal(
-          kind: "creation_token",
-          message: "the creation token it brought is not one this relay's operator created, or it has started all the groups it was made for: ask the operator for another (chronicle relay token create)")
+        throw Refusal(kind: "creation_token", message: Self.spentTokenRefusal)
       }
       logger.info("group started with a creation token")
     }

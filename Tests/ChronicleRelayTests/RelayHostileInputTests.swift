@@ -206,9 +206,9 @@ struct RelayHostileInputTests {
       }
       let empty = try setup.storeContents()
       // No token, a made-up one, and a member's device that is not the founder: nothing is stored.
-      #expect(await refusal(setup.phone, token: nil).contains("starts groups only with a creation token from its operator"))
+      #expect(await refusal(setup.phone, token: nil).contains("a group new here starts with its founder's device and a creation token"))
       #expect(await refusal(setup.phone, token: GroupCreationToken.generate().text).contains("is not one this relay's operator created"))
-      #expect(await refusal(setup.laptop, token: nil).contains("starts groups only with a creation token"))
+      #expect(await refusal(setup.laptop, token: nil).contains("a group new here starts with its founder's device and a creation token"))
       #expect(try setup.storeContents() == empty)
 
       let token = try await RelayServer.createGroupCreationToken(in: .sqlite(path: setup.store), groups: 2, logger: quietLogger)
@@ -224,6 +224,36 @@ struct RelayHostileInputTests {
       #expect(await refusal(third, token: token.text).contains("has started all the groups it was made for"))
       let metrics = try await httpGet(url, "/metrics", token: testMetricsToken).body
       #expect(metrics.contains(#"chronicle_relay_refusals_total{reason="creation_token"} 4"#), "\(metrics)")
+    }
+  }
+
+  /// Whoever knows a group's id learns nothing from the relay of whether it
+  /// holds the group: a device outside it hears the same words either way,
+  /// with a token or without.
+  @Test func aStrangerLearnsNothingOfWhetherTheRelayHoldsAGroup() async throws {
+    let setup = try Setup()
+    var configuration = relayConfiguration(setup.store)
+    configuration.openGroups = false
+    try await withRelay(configuration) { url, _ in
+      var founding = clientConfiguration()
+      founding.creationToken = try await RelayServer.createGroupCreationToken(in: .sqlite(path: setup.store), logger: quietLogger).text
+      _ = try await RelayTransport(url: url, configuration: founding).sync(setup.phone)
+      let held = try #require(try setup.phone.group), absent = UUID()
+      let stranger = try makeDevice(setup.directory, "stranger")
+      // Its own hello for the group, as a device that claims it would send.
+      func refusal(_ group: UUID, token: String?) async throws -> String {
+        let heard = FailureLog()
+        try await withRawConnection(url, creationToken: token) { connection in
+          let answer = try await connection.identify(as: stranger, group: group, membership: [])
+          heard.add(Self.refusal(answer) ?? "no refusal: \(String(describing: answer))")
+        }
+        return (heard.all.first ?? "").replacingOccurrences(of: group.uuidString.lowercased(), with: "GROUP")
+      }
+      let madeUp = GroupCreationToken.generate().text
+      #expect(try await refusal(held, token: nil) == refusal(absent, token: nil))
+      #expect(try await refusal(held, token: madeUp) == refusal(absent, token: madeUp))
+      #expect(try await refusal(held, token: nil).contains("is not a member of group GROUP on this relay"))
+      #expect(try await refusal(absent, token: madeUp).contains("starts no group here"))
     }
   }
 

@@ -30,7 +30,7 @@ struct RelayPostgresTests {
     let refusal = await #expect(throws: RelayError.self) {
       try await RelayTransport(url: eastURL, configuration: clientConfiguration()).sync(phone)
     }
-    #expect("\(refusal.map { "\($0)" } ?? "")".contains("starts groups only with a creation token"), "\(String(describing: refusal))")
+    #expect("\(refusal.map { "\($0)" } ?? "")".contains("a group new here starts with its founder's device and a creation token"), "\(String(describing: refusal))")
     let token = try await RelayServer.createGroupCreationToken(in: .postgres(url: postgres.url), logger: quietLogger)
     var founding = clientConfiguration()
     founding.creationToken = token.text

@@ -2,6 +2,7 @@ import Chronicle
 import ChronicleNetwork
 import ChronicleRelay
 import Foundation
+import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -129,10 +130,15 @@ final class RawRelayConnection {
   }
 }
 
-/// Opens a raw connection to the relay and runs `body` on it.
-func withRawConnection(_ url: String, _ body: @escaping @Sendable (RawRelayConnection) async throws -> Void) async throws {
+/// Opens a raw connection to the relay (bringing a group creation `token`,
+/// when given) and runs `body` on it.
+func withRawConnection(
+  _ url: String, creationToken token: String? = nil, _ body: @escaping @Sendable (RawRelayConnection) async throws -> Void
+) async throws {
   let failure = Mutex<(any Error)?>(nil)
-  try await WebSocketClient.connect(url: url + "/v1/sync", configuration: .init(maxFrameSize: 1 << 20), logger: quietLogger) { inbound, outbound, _ in
+  var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+  if let token, let header = HTTPField.Name(RelayConfiguration.creationTokenHeader) { configuration.additionalHeaders[header] = token }
+  try await WebSocketClient.connect(url: url + "/v1/sync", configuration: configuration, logger: quietLogger) { inbound, outbound, _ in
     let link = RelayLink(peerName: "relay", outbound: outbound)
     do {
       try await body(

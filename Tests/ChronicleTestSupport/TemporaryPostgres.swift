@@ -18,7 +18,17 @@ public final class TemporaryPostgres: @unchecked Sendable {
     public var description: String
   }
 
-  public init() throws {
+  /// Whether the server speaks TLS (and refuses TCP connections without it).
+  public let tls: Bool
+
+  /// The certificate authority that signed the server's certificate (for
+  /// 127.0.0.1 and localhost), when it speaks TLS.
+  public var certificateAuthority: String { folder.appendingPathComponent("ca.crt").path }
+
+  /// - Parameter tls: serve TLS only, with a certificate signed by
+  ///   ``certificateAuthority``.
+  public init(tls: Bool = false) throws {
+    self.tls = tls
     binaries = try Self.findBinaries()
     owner = geteuid() == 0 ? "postgres" : nil
     folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("chronicle-pg-\(UUID().uuidString.prefix(8))")
@@ -28,16 +38,58 @@ public final class TemporaryPostgres: @unchecked Sendable {
     }
     port = try ReservedPort.next()  // it is stopped and started again on it
     try tool("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--no-instructions"])
+    if tls {
+      try Self.makeCertificateAuthority(in: folder)
+      try Self.run("/usr/bin/openssl", [
+        "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
+        "-keyout", folder.appendingPathComponent("server.key").path, "-out", folder.appendingPathComponent("server.csr").path,
+      ])
+      let extensions = folder.appendingPathComponent("server.ext")
+      try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(to: extensions, atomically: false, encoding: .utf8)
+      try Self.run("/usr/bin/openssl", [
+        "x509", "-req", "-in", folder.appendingPathComponent("server.csr").path, "-CA", certificateAuthority,
+        "-CAkey", folder.appendingPathComponent("ca.key").path, "-CAcreateserial", "-days", "2", "-extfile", extensions.path,
+        "-out", folder.appendingPathComponent("server.crt").path,
+      ])
+      chmod(folder.appendingPathComponent("server.key").path, 0o600)
+      if owner != nil {
+        try Self.run("/bin/chown", ["postgres:postgres", folder.appendingPathComponent("server.key").path, folder.appendingPathComponent("server.crt").path])
+      }
+      // TCP connections without TLS are refused: one that succeeds used it.
+      try """
+        local all all trust
+        hostssl all all 127.0.0.1/32 trust
+        hostnossl all all 127.0.0.1/32 reject
+
+        """.write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
+    }
     try start()
   }
 
+  /// Makes a certificate authority (`ca.crt`, `ca.key`) in `directory`; returns the certificate's path.
+  @discardableResult
+  public static func makeCertificateAuthority(in directory: URL) throws -> String {
+    let certificate = directory.appendingPathComponent("ca.crt").path
+    try run("/usr/bin/openssl", [
+      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+      "-subj", "/CN=Chronicle test authority \(UUID().uuidString.prefix(8))",
+      "-keyout", directory.appendingPathComponent("ca.key").path, "-out", certificate,
+    ])
+    return certificate
+  }
+
   private var data: String { folder.appendingPathComponent("data").path }
+
+  private var tlsOptions: String {
+    guard tls else { return "" }
+    return " -c ssl=on -c ssl_cert_file=\(folder.appendingPathComponent("server.crt").path) -c ssl_key_file=\(folder.appendingPathComponent("server.key").path)"
+  }
 
   /// Starts the server (again, after ``stop(immediately:)``) and waits until it accepts connections.
   public func start() throws {
     try tool("pg_ctl", [
       "-D", data, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60",
-      "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+      "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" + tlsOptions,
       "start",
     ])
   }

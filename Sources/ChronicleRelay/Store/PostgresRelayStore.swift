@@ -20,39 +20,40 @@ package final class PostgresRelayStore: RelayStore {
   /// or `postgres://USER@/DATABASE?host=/socket/directory` for a Unix socket)
   /// and creates the relay's tables when missing.
   package init(url: String, logger: Logger) async throws {
-    let configuration = try Self.configuration(url)
-    client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    let address = try PostgresAddress(url)
+    // One connection first: what is wrong (unreachable, refused, TLS) is
+    // said at once, where the pool would retry for a minute and then say
+    // only that it gave up.
+    do {
+      let probe = try await PostgresConnection.connect(configuration: try address.connectionConfiguration(), id: 0, logger: logger)
+      try await probe.close()
+    } catch {
+      throw RelayStoreError.unusable(server: address.serverName, reason: Self.explain(error))
+    }
+    client = PostgresClient(configuration: address.clientConfiguration, backgroundLogger: logger)
     running = Task { [client] in await client.run() }
     self.logger = logger
     do {
       try await migrate()
     } catch {
       running.cancel()
-      throw error
+      throw RelayStoreError.unusable(server: address.serverName, reason: Self.explain(error))
     }
   }
 
-  /// Parses a connection URL.
-  static func configuration(_ url: String) throws -> PostgresClient.Configuration {
-    guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? "") else {
-      throw RelayStoreError.invalidURL(url, reason: "expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
+  /// What went wrong, without what PostgresNIO leaves out of its errors' descriptions on purpose.
+  static func explain(_ error: any Error) -> String {
+    guard let error = error as? PSQLError else { return "\(error)" }
+    if error.code == .sslUnsupported {
+      return "it does not speak TLS, and the address asks for it (sslmode): enable ssl on the server, or lower sslmode"
     }
-    let user = components.user ?? "postgres"
-    let database = components.path.split(separator: "/").first.map(String.init)
-    let socketDirectory = components.queryItems?.first { $0.name == "host" }?.value
-    var configuration: PostgresClient.Configuration
-    if let socketDirectory, socketDirectory.hasPrefix("/") {
-      let port = components.port ?? 5432
-      configuration = PostgresClient.Configuration(
-        unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: components.password, database: database)
-    } else {
-      guard let host = components.host, !host.isEmpty else { throw RelayStoreError.invalidURL(url, reason: "no host (or ?host=/socket/directory)") }
-      configuration = PostgresClient.Configuration(
-        host: host, port: components.port ?? 5432, username: user, password: components.password, database: database, tls: .disable)
+    if let server = error.serverInfo?[.message] { return server }
+    if let underlying = error.underlying {
+      let text = "\(underlying)"
+      let tls = text.contains("SSL") || text.contains("certificate") || text.contains("handshake")
+      return tls ? "the TLS handshake failed (\(text)): check sslrootcert and that the server's certificate names the host" : text
     }
-    configuration.options.minimumConnections = 0
-    configuration.options.maximumConnections = 16
-    return configuration
+    return "\(error.code)"
   }
 
   private func migrate() async throws {
@@ -290,10 +291,14 @@ package final class PostgresRelayStore: RelayStore {
 /// A store that cannot be opened as configured.
 package enum RelayStoreError: Error, CustomStringConvertible {
   case invalidURL(String, reason: String)
+  /// The server could not be used: unreachable, refusing the relay, or its
+  /// TLS certificate not trusted.
+  case unusable(server: String, reason: String)
 
   package var description: String {
     switch self {
     case .invalidURL(let url, let reason): "\(url) is not a PostgreSQL address: \(reason)"
+    case .unusable(let server, let reason): "the relay cannot use PostgreSQL at \(server): \(reason)"
     }
   }
 }
