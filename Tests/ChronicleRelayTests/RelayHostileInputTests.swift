@@ -240,18 +240,25 @@ struct RelayHostileInputTests {
       _ = try await RelayTransport(url: url, configuration: founding).sync(setup.phone)
       let held = try #require(try setup.phone.group), absent = UUID()
       let stranger = try makeDevice(setup.directory, "stranger")
-      // Its own hello for the group, as a device that claims it would send.
-      func refusal(_ group: UUID, token: String?) async throws -> String {
+      // Its own hello for the group, as a device that claims it would send
+      // (with a damaged membership event, or under a member's id).
+      let phone = setup.phone.peerID
+      func refusal(_ group: UUID, token: String?, membership: [[UInt8]] = [], claiming: PeerID? = nil) async throws -> String {
         let heard = FailureLog()
         try await withRawConnection(url, creationToken: token) { connection in
-          let answer = try await connection.identify(as: stranger, group: group, membership: [])
+          let answer = try await connection.identify(as: stranger, group: group, membership: membership, claiming: claiming)
           heard.add(Self.refusal(answer) ?? "no refusal: \(String(describing: answer))")
         }
         return (heard.all.first ?? "").replacingOccurrences(of: group.uuidString.lowercased(), with: "GROUP")
+          .replacingOccurrences(of: phone.description, with: "DEVICE").replacingOccurrences(of: stranger.peerID.description, with: "DEVICE")
       }
       let madeUp = GroupCreationToken.generate().text
-      #expect(try await refusal(held, token: nil) == refusal(absent, token: nil))
-      #expect(try await refusal(held, token: madeUp) == refusal(absent, token: madeUp))
+      let damaged = [Array(repeating: UInt8(7), count: 200)]
+      for token in [nil, madeUp] {
+        #expect(try await refusal(held, token: token) == refusal(absent, token: token))
+        #expect(try await refusal(held, token: token, membership: damaged) == refusal(absent, token: token, membership: damaged))
+        #expect(try await refusal(held, token: token, claiming: phone) == refusal(absent, token: token, claiming: phone))
+      }
       #expect(try await refusal(held, token: nil).contains("is not a member of group GROUP on this relay"))
       #expect(try await refusal(absent, token: madeUp).contains("starts no group here"))
     }

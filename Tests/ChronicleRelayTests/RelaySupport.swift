@@ -115,16 +115,18 @@ final class RawRelayConnection {
 
   /// Receives the challenge, then sends a hello signed as `database` for
   /// its group, for the relay named `relay` (by default the one connected to).
+  /// (`claiming`: another device's id, signed with `database`'s key.)
   func identify(
-    as database: ChronicleDatabase, group: UUID? = nil, membership: [[UInt8]]? = nil, relay: String? = nil
+    as database: ChronicleDatabase, group: UUID? = nil, membership: [[UInt8]]? = nil, relay: String? = nil, claiming: PeerID? = nil
   ) async throws -> RelayMessage? {
     guard case .challenge(_, let nonce) = try await receive() else { return nil }
     let key = try #require(database.deviceKey)
     let group = try group ?? #require(try database.group)
     let relay = relay ?? relayName
-    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: database.peerID, publicKey: key.publicKey, relay: relay)
+    let device = claiming ?? database.peerID
+    let transcript = RelayMessage.helloTranscript(nonce: nonce, group: group, device: device, publicKey: key.publicKey, relay: relay)
     try await send(.hello(
-      version: RelayMessage.protocolVersion, group: group, device: database.peerID, publicKey: key.publicKey,
+      version: RelayMessage.protocolVersion, group: group, device: device, publicKey: key.publicKey,
       signature: key.signature(for: transcript), relay: relay, membership: try membership ?? database.membershipEvents().map(\.bytes)))
     return try await receive()
   }
