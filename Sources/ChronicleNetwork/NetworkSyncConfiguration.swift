@@ -47,6 +47,11 @@ public struct NetworkSyncConfiguration: Sendable {
   /// at once (of ``SyncServer/maxConnections``); one more is told the
   /// server is busy, so no member can take every session.
   public var maxSessionsPerPeer = 4
+  /// A server whose database is in a group holds at most this many
+  /// sessions of devices that are not its members (a device pushing its
+  /// join request), in all: any holder of the group key can make up device
+  /// ids, so they would otherwise take every session.
+  public var maxNonMemberSessions = 4
   /// Each frame must arrive within this time of being awaited, and each
   /// frame sent must be taken by the peer within it: a stalled or very slow
   /// peer (one that stops reading, too) is disconnected.

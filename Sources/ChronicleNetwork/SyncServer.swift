@@ -33,7 +33,7 @@ public final class SyncServer: Sendable {
   private let listener: NIOAsyncChannel<SyncChannel, Never>
   private struct State {
     /// Authenticated sessions, and their devices.
-    var sessions: [ObjectIdentifier: (channel: any Channel, peer: PeerID)] = [:]
+    var sessions: [ObjectIdentifier: (channel: any Channel, peer: PeerID, member: Bool)] = [:]
     /// Connections that have not authenticated yet.
     var pending: [ObjectIdentifier: PendingConnection] = [:]
     var isShuttingDown = false
@@ -125,7 +125,7 @@ public final class SyncServer: Sendable {
   /// the most (either way, one that has not sent its hello first). `false`
   /// (refused) only while the server is shutting down.
   private func admitToHandshake(_ id: ObjectIdentifier, _ connection: SyncChannel) -> Bool {
-    let host = connection.channel.channel.remoteAddress?.ipAddress ?? connection.address
+    let host = Self.addressGroup(connection.channel.channel.remoteAddress) ?? connection.address
     let (admitted, dropped) = state.withLock { state -> (Bool, (any Channel)?) in
       guard !state.isShuttingDown else { return (false, nil) }
       var dropped: (any Channel)?
@@ -136,9 +136,10 @@ public final class SyncServer: Sendable {
       } else if state.pending.count >= configuration.maxPendingHandshakes {
         // The address holding the most pays for the newcomer: a few
         // addresses flooding lose their own connections, not others'.
+        // (Of several as large, the oldest connection of any of them.)
         let counts = Dictionary(grouping: state.pending.values, by: \.host).mapValues(\.count)
-        if let largest = counts.max(by: { $0.value < $1.value })?.key {
-          competitors = state.pending.filter { $0.value.host == largest }
+        if let most = counts.values.max() {
+          competitors = state.pending.filter { counts[$0.value.host] == most }
         }
       }
       if !competitors.isEmpty {
@@ -152,6 +153,19 @@ public final class SyncServer: Sendable {
     }
     dropped?.close(promise: nil)
     return admitted
+  }
+
+  /// What the handshake budgets count connections by: an IPv4 address, or
+  /// an IPv6 address's /64 (one machine commonly holds a whole /64).
+  static func addressGroup(_ address: SocketAddress?) -> String? {
+    guard let address else { return nil }
+    if case .v6(let v6) = address {
+      let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+      // An IPv4 address mapped into IPv6 stays itself.
+      if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return address.ipAddress }
+      return bytes[0..<8].map { String(format: "%02x", $0) }.joined() + "::/64"
+    }
+    return address.ipAddress
   }
 
   private func serve(_ connection: SyncChannel) async {
@@ -175,7 +189,8 @@ public final class SyncServer: Sendable {
           let (peer, key) = try await Handshake.server(&connection, database: database, configuration: configuration) {
             state.withLock { $0.pending[id]?.spoke = true }
           }
-          let perPeer = configuration.maxSessionsPerPeer
+          let perPeer = configuration.maxSessionsPerPeer, nonMembers = configuration.maxNonMemberSessions
+          let member = try database.deviceRefusal(peer, publicKey: key) == nil
           let refusal = state.withLock { state -> String? in
             state.pending.removeValue(forKey: id)
             guard !state.isShuttingDown, state.sessions.count < maxConnections else {
@@ -184,7 +199,10 @@ public final class SyncServer: Sendable {
             guard state.sessions.values.count(where: { $0.peer == peer }) < perPeer else {
               return "device \(peer) has \(perPeer) sessions on this server already, its limit (maxSessionsPerPeer); try again when one ends"
             }
-            state.sessions[id] = (connection.channel, peer)
+            guard member || state.sessions.values.count(where: { !$0.member }) < nonMembers else {
+              return "the server holds \(nonMembers) sessions of devices outside its group already (maxNonMemberSessions); try again later"
+            }
+            state.sessions[id] = (connection.channel, peer, member)
             return nil
           }
           if let refusal {

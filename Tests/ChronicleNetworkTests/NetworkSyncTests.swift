@@ -293,10 +293,14 @@ struct NetworkSyncTests {
   @Test func aServerPreparingItsFirstMergeReportsHowFarItIs() async throws {
     let directory = try TemporaryDirectory()
     let key = SyncKey.generate()
+    // Long frame timeouts on both sides: under a full test run's load the
+    // server's reading and the exchange around it can take minutes.
     var silent = testConfiguration(key: key)
     silent.workingInterval = .seconds(3_600)
+    silent.frameTimeout = .seconds(300)
     var informative = testConfiguration(key: key)
     informative.workingInterval = .milliseconds(20)
+    informative.frameTimeout = .seconds(300)
     for (name, configuration, reports) in [("silent", silent, false), ("informing", informative, true)] {
       // The client writes first: its events are older than the server's.
       let client = try makePeer(directory, "client of \(name)")

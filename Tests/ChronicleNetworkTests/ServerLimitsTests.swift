@@ -185,6 +185,53 @@ struct ServerLimitsTests {
     }
   }
 
+  /// Any holder of the group key can make up device ids: devices outside
+  /// the server's group share a few sessions, and a member still finds one.
+  @Test func devicesOutsideTheGroupShareAFewSessions() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try server.createGroup()
+    let configuration = testConfiguration(key: .generate())
+    try await withServer(server, configuration: configuration, maxConnections: 16) { running in
+      let held = Tally()
+      let strangers = try (0..<configuration.maxNonMemberSessions).map { try makePeer(directory, "stranger\($0)") }
+      let holding = Task {
+        await withTaskGroup(of: Void.self) { group in
+          for stranger in strangers {
+            group.addTask {
+              try? await Self.open(port: running.port, from: "127.0.0.1") { connection in
+                _ = try await Handshake.client(&connection, database: stranger, configuration: configuration)
+                held.add()
+                try await Task.sleep(for: .seconds(60))
+              }
+            }
+          }
+        }
+      }
+      defer { holding.cancel() }
+      #expect(try await eventually(timeout: .seconds(20)) { held.count == configuration.maxNonMemberSessions })
+      try await Task.sleep(for: .milliseconds(300))
+      let another = try makePeer(directory, "another stranger")
+      do {
+        _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).send(from: another)
+        Issue.record("a device outside the group got a session beyond the limit")
+      } catch {
+        #expect("\(error)".contains("sessions of devices outside its group already (maxNonMemberSessions)"), "\(error)")
+      }
+    }
+  }
+
+  /// The handshake budgets count an IPv6 address by its /64, which one
+  /// machine commonly holds whole; IPv4 addresses, and IPv4 mapped into IPv6, by the address.
+  @Test func handshakeBudgetsGroupIPv6AddressesByTheirSlash64() throws {
+    func group(_ text: String) throws -> String? { SyncServer.addressGroup(try SocketAddress(ipAddress: text, port: 9)) }
+    #expect(try group("2001:db8:1:2::5") == group("2001:db8:1:2:ffff:ee:dd:9"))
+    #expect(try group("2001:db8:1:2::5") != group("2001:db8:1:3::5"))
+    #expect(try group("10.0.0.1") == "10.0.0.1")
+    #expect(try group("10.0.0.1") != group("10.0.0.2"))
+    #expect(try group("::ffff:10.0.0.1") != group("::ffff:10.0.0.2"))
+  }
+
   @Test func aPeerThatStopsReadingIsCutAfterTheFrameTimeout() async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")
