@@ -65,7 +65,7 @@ struct CheckBeforeInflateTests: ThreePeers {
     let report = try send(c, to: a)
     let last = try c.versionVector()[c.peerID]
     let large = try #require(report.refused.first { $0.origin == c.peerID && $0.sequence == last })
-    #expect(large.reason.contains("is no member of this group, and its events over 4 MiB are not opened until it is"), "\(large.reason)")
+    #expect(large.reason.contains("is no member of this group, whose events are opened only up to 4 MiB each and 16 MiB a batch"), "\(large.reason)")
     #expect(!large.settled)
     #expect(try names(a).isEmpty)
   }
@@ -80,6 +80,71 @@ struct CheckBeforeInflateTests: ThreePeers {
     #expect(report.refused.isEmpty, "\(report.refused)")
     #expect(try names(a).count == 1)
     #expect(try a.members().first { $0.device == c.peerID }?.isActive == true)
+  }
+
+  /// `event` (serialized) with its body replaced by `body` bytes that do
+  /// not inflate, declaring `declared` bytes inflated, unsigned (version 1).
+  static func garbled(_ event: [UInt8], declaring declared: Int, body: Int) throws -> [UInt8] {
+    let header = try #require(EventCodec.declaredBody(of: event))
+    var writer = BinaryWriter(capacity: body + 64)
+    writer.writeBytes(Array(event[0..<4]))
+    writer.writeByte(1)
+    writer.writeByte(EventCodec.flagCompressed)
+    writer.writeBytes(header.origin.bytes)
+    writer.writeBytes(Array(event[22..<30]))
+    writer.writeVarint(header.sequence)
+    writer.writeVarint(0)
+    writer.writeVarint(UInt64(declared))
+    writer.writeVarint(UInt64(body))
+    writer.writeBytes(Array(repeating: 0x5A, count: body))
+    writer.writeUInt32BigEndian(Zlib.crc32(writer.bytes[...]))
+    return writer.bytes
+  }
+
+  /// An unsigned event of a device whose id comes from its key is refused
+  /// for it, its body (which would not inflate) never read.
+  @Test func anUnsignedEventOfAKeyedDeviceIsRefusedUnread() throws {
+    try a.createGroup()
+    try b.join(try a.invite())
+    _ = try push(b, to: a)
+    _ = try push(a, to: b)
+    try insert(b, 1, "one")
+    let event = try #require(try b.serializedEvents(beyond: a.versionVector()).last)
+    let report = try a.applyRemote(serializedEvents: [try Self.garbled(event, declaring: 1 << 20, body: 3_000)], source: "peer b")
+    let refusal = try #require(report.refused.first)
+    #expect(refusal.reason.hasPrefix("it is not signed"), "\(refusal.reason)")
+  }
+
+  /// A revoked device's event past its cut-off that declares a body too
+  /// large for a membership change is refused for good, unread.
+  @Test func aRevokedDevicesLargeLateEventIsRefusedForGoodUnread() throws {
+    try a.createGroup()
+    try b.join(try a.invite())
+    _ = try push(b, to: a)
+    _ = try push(a, to: b)
+    try a.revoke(b.peerID)
+    try insert(b, 2, "after")
+    let event = try #require(try b.serializedEvents(beyond: a.versionVector()).last)
+    let signed = EventSignature.seal(try Self.garbled(event, declaring: 6 << 20, body: 3_000), with: try #require(b.deviceKey))
+    let report = try a.applyRemote(serializedEvents: [signed], source: "peer b")
+    let refusal = try #require(report.refused.first)
+    #expect(refusal.reason.contains("revoked"), "\(refusal.reason)")
+    #expect(refusal.settled)
+  }
+
+  /// Events of a device outside the group are inflated within 16 MiB a
+  /// batch in all, however many each within 4 MiB: the rest wait.
+  @Test func aStrangersEventsAreInflatedWithinABudgetPerBatch() throws {
+    try a.createGroup()
+    for id in 1...5 {
+      clock.advance(by: 1)
+      try c.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (?, hex(randomblob(1900000)))", arguments: [id]) }
+    }
+    let report = try send(c, to: a)
+    let last = try c.versionVector()[c.peerID]
+    let waiting = try #require(report.refused.first { $0.origin == c.peerID && $0.sequence == last })
+    #expect(waiting.reason.contains("opened only up to 4 MiB each and 16 MiB a batch"), "\(waiting.reason)")
+    #expect(report.refused.filter { $0.reason.contains("16 MiB a batch") }.count == 1, "\(report.refused)")
   }
 
   static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }

@@ -397,12 +397,26 @@ package enum EventCodec {
 }
 
 extension EventCodec {
-  /// The origin and sequence a serialized event's envelope names; nil when
-  /// the envelope does not read.
+  /// The origin, sequence and declared body size (inflated) a serialized
+  /// event's envelope names, read without its checksum or body: for
+  /// deciding what to inflate; nil when the envelope does not read.
+  static func declaredBody(of bytes: [UInt8]) -> (origin: PeerID, sequence: UInt64, size: UInt64)? {
+    guard bytes.count >= 34, Array(bytes.prefix(magic.count)) == magic else { return nil }
+    var reader = BinaryReader(bytes, context: .envelope)
+    guard (try? reader.readBytes(magic.count + 2)) != nil, let origin = (try? reader.readBytes(16)).flatMap(PeerID.init(bytes:)),
+          (try? reader.readUInt64BigEndian()) != nil, let sequence = try? reader.readVarint(), (try? reader.readVarint()) != nil,
+          let size = try? reader.readVarint()
+    else { return nil }
+    return (origin, sequence, size)
+  }
+
+  /// The checksum stored at the end of a serialized event.
   package static func storedChecksum(of bytes: [UInt8]) -> UInt32 {
     bytes.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
   }
 
+  /// The origin and sequence a serialized event's envelope names; nil when
+  /// the envelope does not read.
   package static func eventID(of bytes: [UInt8]) -> EventID? {
     guard let header = try? decodeHeader(bytes) else { return nil }
     return EventID(origin: header.origin, sequence: header.sequence)

@@ -35,7 +35,7 @@ struct DeviceAdmission {
     /// reason: another copy of an event the log holds, one of this device's
     /// own that its log lacks, one written at a newer schema epoch than this
     /// database's. Left out of the merge, and refused (open).
-    var refusedUnchecked: [(incoming: IncomingEvent, reason: String)]
+    var refusedUnchecked: [(incoming: IncomingEvent, reason: String, settled: Bool)]
 
     /// The ids of ``refusedUnchecked``, which the merge skips.
     var refusedUncheckedIDs: Set<EventID> { Set(refusedUnchecked.map(\.incoming.event.id)) }
@@ -48,7 +48,7 @@ struct DeviceAdmission {
     var fresh: [IncomingEvent] = []
     var seen: [EventID: Int] = [:]
     var twins: [EventID] = []
-    var refusedUnchecked: [(IncomingEvent, String)] = []
+    var refusedUnchecked: [(IncomingEvent, String, Bool)] = []
     // Written at a newer schema than this database's: each is refused here,
     // in one pass (the merge would refuse them one at a time).
     let localEpoch = try LocalLogPosition.read(registry.db, origin: localPeer).schemaEpoch
@@ -60,20 +60,20 @@ struct DeviceAdmission {
       if baseline.contains(origin: event.origin, sequence: event.sequence) { continue }
       if let held = try EventLog.checksum(registry.db, origin: event.origin, sequence: event.sequence) {
         if held != incoming.encoded.checksum {
-          refusedUnchecked.append((incoming, "this log holds a different event with the same origin and sequence"))
+          refusedUnchecked.append((incoming, "this log holds a different event with the same origin and sequence", false))
         }
         continue
       }
-      if let reason = incoming.refusedUndecoded {
-        refusedUnchecked.append((incoming, reason))
+      if let refusal = incoming.refusedUndecoded {
+        refusedUnchecked.append((incoming, refusal.reason, refusal.settled))
         continue
       }
       if event.origin == localPeer {
-        refusedUnchecked.append((incoming, "it claims to come from this peer, whose log does not have it (was this file restored from an older backup?)"))
+        refusedUnchecked.append((incoming, "it claims to come from this peer, whose log does not have it (was this file restored from an older backup?)", false))
         continue
       }
       if event.schemaEpoch > localEpoch {
-        refusedUnchecked.append((incoming, SyncError.schemaAhead(source: "", event: "", remoteEpoch: event.schemaEpoch, localEpoch: localEpoch).eventRefusalReason))
+        refusedUnchecked.append((incoming, SyncError.schemaAhead(source: "", event: "", remoteEpoch: event.schemaEpoch, localEpoch: localEpoch).eventRefusalReason, false))
         continue
       }
       if let earlier = seen[incoming.event.id] {
@@ -113,9 +113,9 @@ struct DeviceAdmission {
       guard refused.insert(incoming.event.id).inserted else { return }
       outcome.refusals.append(EventRefusal(incoming, reason: reason, settled: settled))
     }
-    for (incoming, reason) in pending.refusedUnchecked {
+    for (incoming, reason, settled) in pending.refusedUnchecked {
       guard refused.insert(incoming.event.id).inserted else { continue }
-      outcome.refusals.append(EventRefusal(incoming, reason: reason, settled: false))
+      outcome.refusals.append(EventRefusal(incoming, reason: reason, settled: settled))
     }
     for twin in pending.twins {
       guard let incoming = fresh.first(where: { $0.event.id == twin }) else { continue }

@@ -110,7 +110,7 @@ public struct DirectoryTransport: SyncTransport {
         let source = segment.url.path
         do {
           let bytes = try [UInt8](Data(contentsOf: segment.url))
-          switch try EventBundle.decode(bytes, source: source) {
+          switch try EventBundle.decode(bytes, source: source, gate: try database.decodeGate()) {
           case .incomplete(let declared, let found):
             let age = Self.age(of: segment.url)
             guard age >= damagedAfter else {

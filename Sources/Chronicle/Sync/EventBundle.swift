@@ -86,13 +86,16 @@ enum EventBundle {
     case incomplete(declared: Int, found: Int)
   }
 
-  /// Reads and verifies a bundle; `source` names it in errors.
-  static func decode(_ bytes: [UInt8], source: String) throws(SyncError) -> Contents {
+  /// Reads and verifies a bundle; `source` names it in errors. With a
+  /// `gate`, each signed event's signature is checked before its body is
+  /// inflated (see ``IncomingEvent/decodeAll(_:gate:)``).
+  static func decode(_ bytes: [UInt8], source: String, gate: DecodeGate? = nil) throws(SyncError) -> Contents {
     switch try envelope(bytes, source: source) {
     case .incomplete(let declared, let found): return .incomplete(declared: declared, found: found)
     case .complete(let serialized):
       return .complete(
-        writer: serialized.writer, events: try serialized.decoded(0..<serialized.events.count, source: source), routes: serialized.routes)
+        writer: serialized.writer, events: try serialized.decoded(0..<serialized.events.count, source: source, gate: gate),
+        routes: serialized.routes)
     }
   }
 

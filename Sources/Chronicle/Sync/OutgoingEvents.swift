@@ -127,21 +127,22 @@ extension ChronicleDatabase {
   /// refused is recorded and reported, and the rest applies without it.
   /// `source` names the sender in errors.
   ///
-  /// A large event (body over 4 MiB) of a device the member list does not
-  /// name is inflated only after the rest of the batch is merged, and only
-  /// if the batch admitted that device; otherwise it is refused, to be sent
-  /// again once the device is admitted.
+  /// A large event (body over 4 MiB, or past 16 MiB of such bodies in the
+  /// batch) of a device the member list does not name is inflated only
+  /// after the rest of the batch is merged, and only if the batch admitted
+  /// that device; otherwise it is refused, to be sent again once the device
+  /// is admitted.
   package func applyRemote(serializedEvents: [[UInt8]], source: String) throws -> MergeReport {
     let gate = try decodeGate()
     let (events, refused, deferred) = try decodeReceived(serializedEvents, gate: gate, source: source)
     var report = try applyRemote(events, refused: refused, source: source)
     guard !deferred.isEmpty else { return report }
     let now = try decodeGate()
-    let admitted = deferred.filter { now?.devices.contains($0.origin) == true }
-    let strangers = deferred.filter { now?.devices.contains($0.origin) != true }.map { deferred in
+    let admitted = deferred.filter { now?.admits($0.origin, $0.sequence) == true }
+    let strangers = deferred.filter { now?.admits($0.origin, $0.sequence) != true }.map { deferred in
       EventRefusal(
         id: EventID(origin: deferred.origin, sequence: deferred.sequence),
-        reason: "its device \(deferred.origin) is no member of this group, and its events over \(DecodeGate.defaultStrangerBodyLimit >> 20) MiB are not opened until it is: it is taken once the device is admitted",
+        reason: "its device \(deferred.origin) is no member of this group, whose events are opened only up to \(DecodeGate.defaultStrangerBodyLimit >> 20) MiB each and \(DecodeGate.strangerBatchBudget >> 20) MiB a batch: it is taken once the device is admitted",
         bytes: serializedEvents[deferred.index].count)
     }
     let later = try decodeReceived(admitted.map { serializedEvents[$0.index] }, gate: now, source: source)
@@ -152,11 +153,13 @@ extension ChronicleDatabase {
   /// What a database knows of the devices that may send it events, before
   /// it inflates any: nil while it is in no group.
   func decodeGate(strangerBodyLimit: Int? = DecodeGate.defaultStrangerBodyLimit) throws -> DecodeGate? {
-    try read { db in
+    try read { db -> DecodeGate? in
       guard try db.tableExists("chronicle_members") else { return nil }
       let membership = GroupMembership(db: db)
-      guard try membership.group() != nil else { return nil }
-      return DecodeGate(devices: Set(try membership.members().map(\.device)), strangerBodyLimit: strangerBodyLimit)
+      guard let group = try membership.group() else { return nil }
+      let members = try membership.members()
+      return DecodeGate(
+        group: group, members: Dictionary(members.map { ($0.device, $0) }, uniquingKeysWith: { $1 }), strangerBodyLimit: strangerBodyLimit)
     }
   }
 
