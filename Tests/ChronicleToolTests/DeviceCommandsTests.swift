@@ -85,6 +85,17 @@ struct DeviceCommandsTests {
     // Settled, it counts as held: the same bundle again is nothing new.
     let again = try tool.chronicle("import", a, bundle)
     #expect(again.status == 0 && again.output.contains("merged 0 events") && !again.errors.contains("refused"), "\(again.output) \(again.errors)")
+    // For a script: one JSON object on stdout, refusals in it, and exit 1.
+    _ = try tool.chronicle("sql", b, "INSERT INTO notes VALUES (3, 'later still')")
+    #expect(try tool.chronicle("export", b, "--out", bundle).status == 0)
+    let scripted = try tool.chronicle("import", a, bundle, "--json")
+    #expect(scripted.status == 1, "\(scripted.output) \(scripted.errors)")
+    let summary = try #require(try JSONSerialization.jsonObject(with: Data(scripted.output.utf8)) as? [String: Any])
+    #expect(summary["transport"] as? String == "bundle" && summary["address"] as? String == bundle)
+    #expect(summary["appliedEvents"] as? Int == 0 && (summary["duplicateEvents"] as? Int ?? 0) > 0, "\(summary)")
+    let refusals = try #require(summary["refused"] as? [[String: Any]])
+    #expect(refusals.count == 1 && refusals[0]["origin"] as? String == bID && refusals[0]["settled"] as? Bool == true, "\(refusals)")
+    #expect((refusals.first?["reason"] as? String)?.contains("revoked") == true, "\(refusals)")
     let verified = try tool.chronicle("verify", a)
     #expect(verified.status == 0, "\(verified.output) \(verified.errors)")
   }

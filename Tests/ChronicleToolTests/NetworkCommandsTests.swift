@@ -53,7 +53,12 @@ struct NetworkCommandsTests {
     #expect(first.output.contains("sent 11 events (11 applied there)"), "\(first.output)")
     #expect(first.output.contains("merged 20 "), "\(first.output)")
     #expect(try tool.chronicle("sync", c, "--peer", "127.0.0.1:\(port)", "--key", key).status == 0)
-    #expect(try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)", "--key", key).status == 0)
+    let scripted = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)", "--key", key, "--json")
+    #expect(scripted.status == 0, "\(scripted.errors)")
+    let summary = try #require(try JSONSerialization.jsonObject(with: Data(scripted.output.utf8)) as? [String: Any], "\(scripted.output)")
+    #expect(summary["transport"] as? String == "peer" && summary["address"] as? String == "127.0.0.1:\(port)")
+    #expect(summary["appliedEvents"] as? Int == 6 && summary["sentEvents"] as? Int == 0, "\(summary)")  // c's table and rows, through a
+    #expect((summary["refused"] as? [Any])?.isEmpty == true && summary["remotePeer"] is String, "\(summary)")
     #expect(server.stop(with: SIGINT) == 0)  // graceful shutdown
     #expect(server.standardError.contains("stopped"))
 

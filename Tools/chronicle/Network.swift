@@ -97,6 +97,7 @@ struct PeerSync {
   var address: String
   var network: NetworkOptions
   var showsProgress: Bool
+  var json = false
 
   func run() async throws {
     let db = try Chronicle.open(path: database)
@@ -104,10 +105,9 @@ struct PeerSync {
     let transport = try TCPTransport(address: address, configuration: try network.configuration(label: "chronicle.sync"), progress: printer.show)
     let report = try await transport.sync(db)
     printer.finish()
-    print("synced with peer \(report.remotePeer?.description ?? "?") at \(address)")
-    print("sent \(report.sentEvents) events (\(report.remoteApplied) applied there)")
-    print("received \(report.received.appliedEvents + report.received.duplicateEvents) events: merged \(report.received.appliedEvents) (\(report.received.rowChanges) row changes), \(report.received.duplicateEvents) already held")
-    if report.received.parkedRows > 0 { print("\(report.received.parkedRows) rows parked (see chronicle parked)") }
-    if printRefused(report.received.refused, database: database) { throw ExitCode(1) }
+    var summary = SyncSummary(transport: "peer", address: address, sentEvents: report.sentEvents, merged: report.received)
+    summary.remotePeer = report.remotePeer?.description
+    summary.remoteApplied = report.remoteApplied
+    try summary.report(json: json, database: database)
   }
 }

@@ -150,6 +150,7 @@ struct RelaySync {
   var network: NetworkOptions
   var watch: Bool
   var creationToken: String?
+  var json = false
 
   func run() async throws {
     let db = try Chronicle.open(path: database)
@@ -162,15 +163,10 @@ struct RelaySync {
     let transport = try RelayTransport(url: url, configuration: configuration)
     guard watch else {
       let report = try await transport.sync(db)
-      print("synced through the relay at \(url)")
-      print("sent \(report.sentEvents) events")
-      if let unpushed = report.unpushed {
-        printError("some of this device's events were not sent: \(unpushed)")
-        throw ExitCode(1)
-      }
-      print("received \(report.received.appliedEvents + report.received.duplicateEvents) events: merged \(report.received.appliedEvents) (\(report.received.rowChanges) row changes), \(report.received.duplicateEvents) already held")
-      if report.received.parkedRows > 0 { print("\(report.received.parkedRows) rows parked (see chronicle parked)") }
-      if printRefused(report.received.refused, database: database) { throw ExitCode(1) }
+      var summary = SyncSummary(transport: "relay", address: url, sentEvents: report.sentEvents, merged: report.received)
+      summary.unpushed = report.unpushed
+      summary.unforwarded = report.unforwarded
+      try summary.report(json: json, database: database)
       return
     }
     let watching = Task {

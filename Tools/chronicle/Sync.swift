@@ -14,6 +14,7 @@ struct Sync: AsyncParsableCommand {
   @Flag(help: "With --relay: stay connected, sending writes as they happen and merging the group's as they arrive, until SIGINT or SIGTERM.") var watch = false
   @Flag(help: "Print progress lines on stderr even when it is not a terminal.") var progress = false
   @Option(help: "With --folder: seconds a file may stay shorter than its header declares (still arriving) before it is reported as damaged.") var damagedAfter: Double = 60
+  @Flag(help: "Print what the sync did as one JSON object (not with --watch).") var json = false
   @OptionGroup var network: NetworkOptions
 
   func validate() throws {
@@ -21,6 +22,7 @@ struct Sync: AsyncParsableCommand {
       throw ValidationError("give exactly one of --folder DIR, --peer HOST:PORT or --relay URL")
     }
     if watch, relay == nil { throw ValidationError("--watch works with --relay only") }
+    if watch, json { throw ValidationError("--json reports one sync: it does not work with --watch") }
     if creationToken != nil, relay == nil { throw ValidationError("--creation-token works with --relay only") }
     guard damagedAfter >= 0 else { throw ValidationError("--damaged-after must be 0 or more seconds") }
   }
@@ -28,7 +30,7 @@ struct Sync: AsyncParsableCommand {
   func run() async {
     if let relay {
       do {
-        try await RelaySync(database: database, url: relay, network: network, watch: watch, creationToken: creationToken).run()
+        try await RelaySync(database: database, url: relay, network: network, watch: watch, creationToken: creationToken, json: json).run()
       } catch {
         fail(error)
       }
@@ -36,7 +38,7 @@ struct Sync: AsyncParsableCommand {
     }
     if let peer {
       do {
-        try await PeerSync(database: database, address: peer, network: network, showsProgress: progress).run()
+        try await PeerSync(database: database, address: peer, network: network, showsProgress: progress, json: json).run()
       } catch {
         fail(error)
       }
@@ -49,13 +51,11 @@ struct Sync: AsyncParsableCommand {
       let engine = SyncEngine(for: db, transport: transport)
       let sent = try await engine.sendChanges()
       let report = try await engine.fetchChanges()
-      print("sent \(sent) events")
-      print("merged \(report.merged.appliedEvents) events (\(report.merged.rowChanges) row changes) from \(report.appliedSources.count) files, \(report.merged.duplicateEvents) already held")
-      if !report.incompleteSources.isEmpty { print("skipped \(report.incompleteSources.count) files still being written") }
-      if report.merged.parkedRows > 0 { print("\(report.merged.parkedRows) rows parked (see chronicle parked)") }
-      for error in report.rejected { FileHandle.standardError.write(Data("rejected: \(error)\n".utf8)) }
-      let refused = printRefused(report.merged.refused, database: database)
-      if !report.rejected.isEmpty || refused { throw ExitCode(1) }
+      var summary = SyncSummary(transport: "folder", address: folder, sentEvents: sent, merged: report.merged)
+      summary.files = report.appliedSources.count
+      summary.skippedFiles = report.incompleteSources.count
+      summary.rejected = report.rejected.map { "\($0)" }
+      try summary.report(json: json, database: database)
     } catch let exit as ExitCode {
       Foundation.exit(exit.rawValue)
     } catch {
@@ -112,13 +112,13 @@ struct Import: ParsableCommand {
 
   @Argument(help: "The SQLite file.") var database: String
   @Argument(help: "The bundle file.") var file: String
+  @Flag(help: "Print what the import did as one JSON object.") var json = false
 
   func run() {
     reportingErrors {
       let db = try Chronicle.open(path: database)
       let report = try db.applyRemote(bundle: [UInt8](Data(contentsOf: URL(fileURLWithPath: file))), source: file)
-      print("merged \(report.appliedEvents) events (\(report.rowChanges) row changes), \(report.duplicateEvents) already held, \(report.parkedRows) rows parked")
-      if printRefused(report.refused, database: database) { throw ExitCode(1) }
+      try SyncSummary(transport: "bundle", address: file, merged: report).report(json: json, database: database)
     }
   }
 }
