@@ -39,6 +39,11 @@ struct BodyCompressionTests {
     #expect(throws: EventFormatError.self) { try Zlib.decompress(compressed[...], expectedSize: body.count + 1) }
     #expect(throws: EventFormatError.self) { try Zlib.decompress(compressed[...], expectedSize: body.count - 1) }
     #expect(throws: EventFormatError.self) { try Zlib.decompress(compressed.dropLast(20), expectedSize: body.count) }
+    // Bytes after the end of the stream (a signed event made larger than
+    // its body, to fill what carries it): refused.
+    #expect { try Zlib.decompress((compressed + [1, 2, 3])[...], expectedSize: body.count) } throws: { error in
+      "\(error)".contains("3 bytes follow the end of the compressed body")
+    }
     // Zeros expand about 1000 to 1: taken, growing from 16 times the input.
     let zeros = [UInt8](repeating: 0, count: 5_000_000)
     let packed = Zlib.compress(zeros, level: 9)

@@ -104,6 +104,9 @@ enum Zlib {
     }
     switch status {
     case Z_STREAM_END:
+      // Nothing may follow the stream: bytes there would travel and be
+      // stored, signed, under a body that does not account for them.
+      guard stream.avail_in == 0 else { throw failure("\(stream.avail_in) bytes follow the end of the compressed body") }
       guard Int(stream.total_out) == expectedSize else {
         throw EventFormatError(problem: .sizeMismatch(declared: expectedSize, actual: Int(stream.total_out)), region: .envelope, offset: 0)
       }
