@@ -17,6 +17,9 @@ extension RelaySession {
     _ events: [SealedEvent], from device: PeerID, publicKey: [UInt8], in group: UUID, roster: GroupRoster
   ) async throws {
     let configuration = relay.configuration
+    // The device pays for all it sent, held or left out: each push costs
+    // the relay its receipt and its checks.
+    let pushed = events.reduce(0) { $0 + $1.sealed.count }
     let member = roster.members[device]
     if let by = member?.revokedBy {
       throw Refusal(kind: "revoked", message: "device \(device) was revoked from this group by \(by.shortDescription); nothing of the push was stored")
@@ -68,10 +71,9 @@ extension RelaySession {
     // Events the relay holds already are skipped before anything is checked.
     let held = try await relay.store.vector(of: group)
     var events = accepted.filter { !held.contains(origin: $0.origin, sequence: $0.sequence) }
-    let bytes = events.reduce(0) { $0 + $1.sealed.count }
     // The device's allowance, over all its connections: a push over it
     // waits (the device is slowed to the rate) or, past the longest wait, is refused.
-    switch relay.pushAllowances.reserve(bytes, by: device, in: group, within: configuration.maxPushDelay) {
+    switch relay.pushAllowances.reserve(pushed, by: device, in: group, within: configuration.maxPushDelay) {
     case .after(let wait) where wait > .zero:
       relay.metrics.pushesDelayed.increment()
       try await Task.sleep(for: wait)
