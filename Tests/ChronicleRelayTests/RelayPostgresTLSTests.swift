@@ -54,8 +54,8 @@ struct RelayPostgresTLSTests {
       try await PostgresRelayStore(url: "\(clear.url)?sslmode=require", logger: quietLogger).close()
     }
     #expect("\(downgraded.map { "\($0)" } ?? "")".contains("it does not speak TLS, and the address asks for it"), "\(String(describing: downgraded))")
-    // libpq's default, prefer: TLS when offered, the clear otherwise.
-    try await PostgresRelayStore(url: clear.url, logger: quietLogger).close()
+    // prefer: TLS when offered, the clear otherwise.
+    try await PostgresRelayStore(url: "\(clear.url)?sslmode=prefer", logger: quietLogger).close()
   }
 
   @Test func addressesWithAnUnknownModeOrAMissingRootCertificateAreRefusedBeforeConnecting() throws {

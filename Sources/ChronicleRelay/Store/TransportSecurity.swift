@@ -6,9 +6,9 @@ import PostgresNIO
 /// URL's `sslmode` and `sslrootcert`, as libpq reads them.
 struct TransportSecurity {
   enum Mode: String, CaseIterable {
-    /// No TLS.
+    /// No TLS (the default).
     case disable
-    /// TLS when the server offers it, unverified (libpq's default).
+    /// TLS when the server offers it, unverified.
     case prefer
     /// TLS or nothing, unverified (verified as `verify-ca` when a root certificate is given).
     case require
@@ -24,7 +24,10 @@ struct TransportSecurity {
 
   init(_ query: [URLQueryItem], url: String) throws {
     let given = query.first { $0.name == "sslmode" }?.value
-    guard let mode = Mode(rawValue: (given ?? Mode.prefer.rawValue).lowercased()) else {
+    // Without sslmode: the clear, as before TLS was supported (libpq's
+    // default, prefer, met a PostgreSQL restarting in one test run here and
+    // the relay process was gone; not yet understood).
+    guard let mode = Mode(rawValue: (given ?? Mode.disable.rawValue).lowercased()) else {
       throw RelayStoreError.invalidURL(
         url, reason: "sslmode=\(given ?? "") is not one this relay knows: give one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))")
     }
