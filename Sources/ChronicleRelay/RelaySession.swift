@@ -129,6 +129,16 @@ struct RelaySession {
       await endWhenRevoked(device, publicKey: publicKey, in: group, after: rosterGeneration)
     }
 
+    // The member list as it stands now (a revocation or another role may
+    // have come since the hello), read from the store only when it changed.
+    func currentRoster() async throws -> GroupRoster {
+      let generation = relay.hub.membershipGeneration(group)
+      if generation != rosterGeneration {
+        roster = try await RelayMembers.load(group, from: relay.store)
+        rosterGeneration = generation
+      }
+      return roster
+    }
     var pulling = false
     let maxMessage = relay.configuration.maxEventBytes + (1 << 20)
     while true {
@@ -136,24 +146,12 @@ struct RelaySession {
       guard let message = try await link.receive(&frames, maxSize: maxMessage) else { return }
       switch message {
       case .push(let events):
-        // Checked again at each push (a revocation or another role may have
-        // come since the hello), from the store only when the list changed.
-        let generation = relay.hub.membershipGeneration(group)
-        if generation != rosterGeneration {
-          roster = try await RelayMembers.load(group, from: relay.store)
-          rosterGeneration = generation
-        }
-        try await store(events, from: device, publicKey: publicKey, in: group, roster: roster)
+        try await store(events, from: device, publicKey: publicKey, in: group, roster: try await currentRoster())
       case .membership(let events):
         // From a device still admitted only; applied at once, and sessions
         // of the group re-check their device (a revocation ends them).
         // (At most RelayMessage.maxMembershipEventsPerMessage: decoding checks.)
-        let generation = relay.hub.membershipGeneration(group)
-        if generation != rosterGeneration {
-          roster = try await RelayMembers.load(group, from: relay.store)
-          rosterGeneration = generation
-        }
-        if let problem = roster.refusal(of: device, publicKey: publicKey) {
+        if let problem = try await currentRoster().refusal(of: device, publicKey: publicKey) {
           throw Refusal(kind: "revoked_while_connected", message: "\(problem); nothing of its membership message was stored")
         }
         try await apply(events, from: device, to: group, logger: logger, admitting: nil)
