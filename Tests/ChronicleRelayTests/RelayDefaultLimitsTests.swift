@@ -57,7 +57,10 @@ struct RelayDefaultLimitsTests {
     let setup = try Setup()
     var configuration = relayConfiguration(setup.store)
     configuration.maxEventBytes = 32 << 10
-    configuration.maxPushBytesPerSecond = 1_000  // allowance: 1 MiB + 32 KiB, then 1 kB/s
+    // Allowance: 1 MiB + 32 KiB, then 100 B/s. The first connection uses all
+    // but about 55 kB of it; the second pushes 90 kB, 350 s of refill short:
+    // far past the 10 s a push may wait, however slowly the machine runs.
+    configuration.maxPushBytesPerSecond = 100
     try await withRelay(configuration) { url, _ in
       _ = try await RelayTransport(url: url, configuration: clientConfiguration()).sync(setup.phone)
       let next = try setup.phone.versionVector()[setup.phone.peerID] + 1
@@ -65,17 +68,17 @@ struct RelayDefaultLimitsTests {
       // Unsigned filler: the relay counts it against the allowance, then refuses it as forged.
       try await withRawConnection(url) { connection in
         _ = try await connection.identify(as: phone)
-        let filler = (0..<33).map { SealedEvent(origin: phone.peerID, sequence: next + UInt64($0), sealed: [0x01] + Array(repeating: 7, count: 32_000)) }
+        let filler = (0..<32).map { SealedEvent(origin: phone.peerID, sequence: next + UInt64($0), sealed: [0x01] + Array(repeating: 7, count: 32_000)) }
         try await connection.send(.push(filler))
         let message = RelayHostileInputTests.refusal(try await connection.receive())
         #expect(message?.contains("is not signed by its key") == true, "\(String(describing: message))")
       }
       try await withRawConnection(url) { connection in
         _ = try await connection.identify(as: phone)
-        let late = (0..<2).map { SealedEvent(origin: phone.peerID, sequence: next + UInt64($0), sealed: [0x01] + Array(repeating: 7, count: 20_000)) }
+        let late = (0..<3).map { SealedEvent(origin: phone.peerID, sequence: next + UInt64($0), sealed: [0x01] + Array(repeating: 7, count: 30_000)) }
         try await connection.send(.push(late))
         let message = RelayHostileInputTests.refusal(try await connection.receive())
-        #expect(message?.contains("pushes faster than the relay's limit of 1000 bytes/s (over all its connections)") == true, "\(String(describing: message))")
+        #expect(message?.contains("pushes faster than the relay's limit of 100 bytes/s (over all its connections)") == true, "\(String(describing: message))")
         #expect(message?.contains("retry in") == true)
       }
     }
