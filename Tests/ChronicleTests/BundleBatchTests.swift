@@ -52,7 +52,7 @@ struct BundleBatchTests {
     var changed = try EventCodec.decode(all[1])
     changed.operations = [.insert(table: 0, values: [.integer(99), .text("Forged"), .null])]
     let key = try #require(try DeviceKey.read(from: source.identity.keyFile))
-    let forged = EventSignature.seal(try EventCodec.encode(changed).bytes, with: key)
+    let forged = EventSignature.seal(try EventCodec.encode(changed).bytes, linkedTo: EventSignature.noLink, with: key)
     let bundle = EventBundle.encode(writer: source.peerID, events: Array(all.dropFirst(3)) + [forged])
     #expect(ChronicleDatabase.batches(of: Array(all.dropFirst(3)) + [forged], maxEvents: 4, maxBytes: 1 << 20).count > 1)
     expectRefused(source.peerID, "different event with the same origin and sequence", by: batched) {

@@ -125,7 +125,7 @@ struct CheckBeforeInflateTests: ThreePeers {
     try a.revoke(b.peerID)
     try insert(b, 2, "after")
     let event = try #require(try b.serializedEvents(beyond: a.versionVector()).last)
-    let signed = EventSignature.seal(try Self.garbled(event, declaring: 6 << 20, body: 3_000), with: try #require(b.deviceKey))
+    let signed = EventSignature.seal(try Self.garbled(event, declaring: 6 << 20, body: 3_000), linkedTo: EventSignature.noLink, with: try #require(b.deviceKey))
     let report = try a.applyRemote(serializedEvents: [signed], source: "peer b")
     let refusal = try #require(report.refused.first)
     #expect(refusal.reason.contains("revoked"), "\(refusal.reason)")

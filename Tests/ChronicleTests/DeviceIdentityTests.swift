@@ -63,7 +63,7 @@ struct DeviceIdentityTests {
     try push(a, to: b)
     for database in [a, b] {
       let signed = try payload(database, a.peerID, Int(last.event.sequence))
-      #expect(signed[4] == 2)
+      #expect(signed[4] == EventSignature.linkedVersion)
       #expect(try EventSignature.verifiedSigner(of: signed) == (try a.identity.publicKey))
       #expect(try EventCodec.decode(signed) == last.event)
     }
@@ -81,7 +81,7 @@ struct DeviceIdentityTests {
     try a.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (3, 'Forged')") }
     let sequence = Int(try #require(try a.log.events().last).event.sequence)
     let bKey = try #require(try DeviceKey.read(from: b.identity.keyFile))
-    let forged = EventSignature.seal(try payload(a, a.peerID, sequence), with: bKey)
+    let forged = EventSignature.seal(try payload(a, a.peerID, sequence), linkedTo: EventSignature.noLink, with: bKey)
 
     // The forgery is refused alone; b's own events beside it apply.
     expectRefused(a.peerID, "another device's key", by: c) { try c.applyRemote(serializedEvents: good + [forged], source: "b") }
@@ -181,7 +181,7 @@ struct DeviceIdentityTests {
     #expect(try listNames(b) == ["Old", "New"])
     let signedFrom = oldSequences + 1
     #expect(try payload(b, legacyPeer, oldSequences)[4] == 1)  // history stays unsigned, readable
-    #expect(try payload(b, legacyPeer, signedFrom)[4] == 2)
+    #expect(try payload(b, legacyPeer, signedFrom)[4] == EventSignature.linkedVersion)
 
     // b now knows legacyPeer's key: an unsigned event of it from there on, or
     // one signed by another key, is refused.
@@ -191,7 +191,7 @@ struct DeviceIdentityTests {
     expectRefused(legacyPeer, "not signed") { try b.applyRemote(serializedEvents: [unsigned], source: "legacy") }
     let cKey = try #require(try DeviceKey.read(from: c.identity.keyFile))
     expectRefused(legacyPeer, "another device's key") {
-      try b.applyRemote(serializedEvents: [EventSignature.seal(unsigned, with: cKey)], source: "c")
+      try b.applyRemote(serializedEvents: [EventSignature.seal(unsigned, linkedTo: EventSignature.noLink, with: cKey)], source: "c")
     }
     try push(legacy, to: b)
     #expect(try listNames(b) == ["Old", "New", "Later"])

@@ -129,7 +129,7 @@ struct MembershipAttackTests: ThreePeers {
     try push(c, to: a)
     try push(a, to: b)
     #expect(throws: ChronicleError.self) { try b.revoke(a.peerID) }  // the API refuses
-    try forge(b, [.revoke(device: a.peerID, afterSequence: 0)])  // a hostile build does not
+    try forge(b, [.revoke(device: a.peerID, afterSequence: 0, checkpoints: [])])  // a hostile build does not
     try forge(b, [.changeRole(device: b.peerID, role: .admin)])
     try push(b, to: c)
     try push(a, to: c)
@@ -241,12 +241,12 @@ struct MembershipAttackTests: ThreePeers {
     try a.changeRole(of: b.peerID, to: .writer)
     let second = try #require(try a.serializedEvents(beyond: b.versionVector()).last)
     // The same id signed twice by its origin, with another clock.
-    var unsigned = Array(second.dropLast(EventSignature.blockSize + 4))
+    var unsigned = Array(second.dropLast(EventSignature.blockSize(version: second[4]) + 4))
     unsigned[4] = 1
     unsigned[29] ^= 0x01
     unsigned += [0, 0, 0, 0]
     Self.fixChecksum(&unsigned)
-    let equivocation = EventSignature.seal(unsigned, with: try #require(a.deviceKey))
+    let equivocation = EventSignature.seal(unsigned, linkedTo: EventSignature.noLink, with: try #require(a.deviceKey))
     let before = try b.members()
     expectRefused(a.peerID, "two different events under this id", by: b) {
       try b.applyRemote(bundle: EventBundle.encode(writer: a.peerID, events: [equivocation, second]), source: "twins")
@@ -275,7 +275,7 @@ struct MembershipAttackTests: ThreePeers {
     let w = try openSyncPeer(directory, name: "w.sqlite", clock: clock)
     try a.addMember(publicKey: w.identity.publicKey)  // a's history grows deeper than b's
     try a.revoke(b.peerID)
-    try forge(b, [.revoke(device: a.peerID, afterSequence: 0)])  // built on b's older heads
+    try forge(b, [.revoke(device: a.peerID, afterSequence: 0, checkpoints: [])])  // built on b's older heads
     try forge(b, [.changeRole(device: a.peerID, role: .reader)])
     try push(b, to: observer)  // b's revocation of a first
     let cutOff = try #require(try member(observer, a.peerID))
@@ -352,7 +352,7 @@ struct MembershipAttackTests: ThreePeers {
     try a.revoke(b.peerID)
     let changes: [MembershipChange] = [
       .add(device: m.peerID, publicKey: try m.identity.publicKey, role: .admin, invitation: nil),
-      .revoke(device: a.peerID, afterSequence: 0), .changeRole(device: a.peerID, role: .reader),
+      .revoke(device: a.peerID, afterSequence: 0, checkpoints: []), .changeRole(device: a.peerID, role: .reader),
     ]
     for change in changes { try forge(b, [.builtOn(base), change], builtOn: false) }
     try push(b, to: observer)

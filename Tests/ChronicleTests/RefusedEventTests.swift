@@ -22,17 +22,6 @@ struct RefusedEventTests: ThreePeers {
     c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
   }
 
-  /// A group of a (admin), b and c, each knowing the others.
-  func makeGroup() throws {
-    try a.createGroup()
-    try b.join(try a.invite())
-    try c.join(try a.invite())
-    try push(b, to: a)
-    try push(c, to: a)
-    try push(a, to: b)
-    try push(a, to: c)
-  }
-
   /// c took b's late writes before it heard that a revoked b, and passes
   /// them on with its own: a refuses b's, takes c's, and on every later
   /// sync is sent none of b's again. Before, a refused c's batch whole, on
@@ -97,7 +86,7 @@ struct RefusedEventTests: ThreePeers {
     future.timestamp = HLCTimestamp(milliseconds: future.timestamp.milliseconds + 10 * 24 * 3_600_000, counter: 0)
     future.operations = [.insert(table: 0, values: [.integer(2), .text("Future"), .null])]
     let key = try #require(try DeviceKey.read(from: a.identity.keyFile))
-    let signed = EventSignature.seal(try EventCodec.encode(future).bytes, with: key)
+    let signed = EventSignature.seal(try EventCodec.encode(future).bytes, linkedTo: EventSignature.noLink, with: key)
     let report = try b.applyRemote(serializedEvents: now + [signed], source: "a")
     #expect(report.refused.count == 1 && report.refused[0].reason.contains("fix the clock"), "\(report.refused)")
     #expect(try names(b) == ["Now"])
@@ -215,7 +204,7 @@ struct RefusedEventTests: ThreePeers {
     future.timestamp = HLCTimestamp(milliseconds: future.timestamp.milliseconds + 100 * 24 * 3_600_000, counter: 0)
     future.operations = []
     let key = try #require(try DeviceKey.read(from: b.identity.keyFile))
-    let copy = EventSignature.seal(try EventCodec.encode(future).bytes, with: key)
+    let copy = EventSignature.seal(try EventCodec.encode(future).bytes, linkedTo: EventSignature.noLink, with: key)
     for id in 100..<112 { try insert(c, id, "filler \(id)") }
     let fillers = try c.serializedEvents(beyond: d.versionVector(), origin: c.peerID)
     let report = try d.applyRemote(bundle: EventBundle.encode(writer: c.peerID, events: fillers + [copy]), source: "bundle")

@@ -67,8 +67,9 @@ func mergeStateCount(_ db: Database) throws -> Int {
   try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM chronicle_rows) + (SELECT count(*) FROM chronicle_integer_rows)") ?? 0
 }
 
-/// Removes what internal schema versions 8 to 10 added (membership history
-/// and roles, refused events, routes), as a file of version 7 and before has it.
+/// Removes what internal schema versions 8 to 11 added (membership history
+/// and roles, refused events, routes, revocation checkpoints), as a file of
+/// version 7 and before has it.
 let version7MembershipTables = """
   DROP TABLE chronicle_route_wants;
   DROP TABLE chronicle_event_routes;
@@ -76,6 +77,7 @@ let version7MembershipTables = """
   DROP TABLE chronicle_membership_events;
   ALTER TABLE chronicle_members DROP COLUMN role;
   ALTER TABLE chronicle_members DROP COLUMN invitation;
+  ALTER TABLE chronicle_members DROP COLUMN revoked_checkpoints;
   """
 
 /// Replaces Chronicle's merge-state tables with those of internal schema

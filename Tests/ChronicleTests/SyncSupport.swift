@@ -129,6 +129,17 @@ extension ThreePeers {
     try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists ORDER BY id") }
   }
 
+  /// A group of a (admin), b and c, each knowing the others.
+  func makeGroup() throws {
+    try a.createGroup()
+    try b.join(try a.invite())
+    try c.join(try a.invite())
+    try push(b, to: a)
+    try push(c, to: a)
+    try push(a, to: b)
+    try push(a, to: c)
+  }
+
   /// Inserts a list through `database`, a millisecond after the last write.
   func insert(_ database: ChronicleDatabase, _ id: Int, _ name: String) throws {
     clock.advance(by: 1)

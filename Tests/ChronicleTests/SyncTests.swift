@@ -151,7 +151,7 @@ struct SyncTests {
     changed.operations = [.insert(table: 0, values: [.integer(2), .text("Forged"), .null])]
     // Signed with a's own key: a device that equivocates is refused too.
     let aKey = try #require(try DeviceKey.read(from: a.identity.keyFile))
-    let forged = EventBundle.encode(writer: a.peerID, events: [EventSignature.seal(try EventCodec.encode(changed).bytes, with: aKey)])
+    let forged = EventBundle.encode(writer: a.peerID, events: [EventSignature.seal(try EventCodec.encode(changed).bytes, linkedTo: EventSignature.noLink, with: aKey)])
     expectRefused(a.peerID, "holds a different event with the same origin and sequence", by: b) {
       try b.applyRemote(bundle: forged, source: "forged.chrb")
     }

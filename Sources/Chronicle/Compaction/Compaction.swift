@@ -34,8 +34,15 @@ extension ChronicleDatabase {
     var covered = previous?.vector ?? VersionVector()
     let through = try read { db -> Int64? in
       var last: Int64?
-      // Events refused here for good count as held, as in the version vector.
-      let settled = try RefusedEvents(db: db).settledSequences()
+      // Events refused here for good count as held, as in the version
+      // vector; not a revoked device's events still waiting for the rest of
+      // their chain (they are taken later, into the log).
+      var settled = try RefusedEvents(db: db).settledSequences()
+      let membership = GroupMembership(db: db)
+      for origin in settled.keys {
+        guard let top = try membership.member(origin)?.revokedCheckpoints.map(\.sequence).max() else { continue }
+        settled[origin] = settled[origin]?.filter { $0 > top }
+      }
       try EventLog.scanRecords(db) { record in
         guard let origin = record.origin else { return false }
         while let refused = settled[origin], refused.contains(covered[origin] + 1), vector.contains(origin: origin, sequence: covered[origin] + 1) {

@@ -8,9 +8,11 @@ import Foundation
 /// reference and value) and throws ``EventFormatError`` on the first problem.
 package enum EventCodec {
   /// The newest format version this build reads (it reads every version up
-  /// to it). Events are written as version 1 and become version 2 when their
-  /// device signs them, before they leave it.
-  package static let currentVersion: UInt8 = 2
+  /// to it). Events are written as version 1 and become version 3 (signed
+  /// and linked to their origin's previous event) when their device signs
+  /// them, before they leave it; version 2 (signed, no link) is what
+  /// Chronicle signed before links.
+  package static let currentVersion: UInt8 = 3
   /// The version of an unsigned event, as capture writes it.
   static let unsignedVersion: UInt8 = 1
   static let magic: [UInt8] = Array("CHRE".utf8)
@@ -25,9 +27,9 @@ package enum EventCodec {
   /// An encoded event and its sizes.
   package struct Encoded: Sendable {
     /// The serialized event: envelope, compressed body, signature block
-    /// (version 2) and checksum.
+    /// (versions 2 and 3) and checksum.
     package var bytes: [UInt8]
-    /// The format version (byte 4): 1 unsigned, 2 signed.
+    /// The format version (byte 4): 1 unsigned, 2 signed, 3 signed and linked.
     package var version: UInt8 { bytes[4] }
     /// Size of the body before compression.
     package var rawBodySize: Int
@@ -140,8 +142,8 @@ package enum EventCodec {
     }
     let storedSize = try reader.readLength()
     let storedBody = try reader.readBytes(storedSize)
-    // Version 2: the signer's key and signature (checked by admission, not here).
-    if version >= 2 { _ = try reader.readBytes(EventSignature.blockSize) }
+    // Versions 2 and 3: the signer's key, the link (3) and the signature (checked by admission, not here).
+    if version >= 2 { _ = try reader.readBytes(EventSignature.blockSize(version: version)) }
     guard reader.remaining == 4 else {
       throw reader.error(reader.remaining < 4 ? .truncated : .trailingBytes(reader.remaining - 4))
     }

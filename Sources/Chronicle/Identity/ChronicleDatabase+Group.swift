@@ -166,7 +166,9 @@ extension ChronicleDatabase {
       // A new key epoch in the same change: the revoked device is granted
       // nothing written from here on.
       let newEpoch = try membership.history()?.resolve().newEpoch(excluding: device)
-      return [.revoke(device: device, afterSequence: last)] + (newEpoch.map { [$0] } ?? [])
+      // Its events up to it named by digest, so that they cannot be rewritten.
+      let checkpoints = try RevokedHistory.checkpoints(of: device, through: last, db)
+      return [.revoke(device: device, afterSequence: last, checkpoints: checkpoints)] + (newEpoch.map { [$0] } ?? [])
     }
   }
 
@@ -281,6 +283,10 @@ extension ChronicleDatabase {
     }
     var wrote = false
     try writer.write { db in
+      // This device's events before it are signed first: each signed event
+      // links to the one before it, which must not change after (and a
+      // change naming one of them names its signed form).
+      while try !Self.sealPage(of: state.peer, with: key, db) {}
       let changes = try make(db, state.peer)
       guard let first = changes.first else { return }
       wrote = true
@@ -293,7 +299,9 @@ extension ChronicleDatabase {
       session.pendingMembership = written
       defer { session.pendingMembership = [] }
       guard let appended = try session.appendEvent(db) else { return }
-      let signed = EventSignature.seal(appended.encoded.bytes, with: key)
+      let sequence = try appended.stored().event.sequence
+      let link = try EventLog.link(db, origin: state.peer, before: Int64(sequence))
+      let signed = EventSignature.seal(appended.encoded.bytes, linkedTo: link, with: key)
       try EventLog.replaceWithSigned(db, position: appended.id, bytes: signed)
       guard let event = MembershipEvent(try appended.stored().event, signed: signed, signer: key.publicKey) else { return }
       try membership.store(event)

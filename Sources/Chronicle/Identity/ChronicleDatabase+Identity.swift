@@ -85,7 +85,8 @@ extension ChronicleDatabase {
   /// Signs this device's events that are still unsigned, before they leave
   /// it: every transport and export calls this first. Capture writes events
   /// unsigned (version 1) because a signature costs more than a small commit;
-  /// sealing gives them their version 2 form, once.
+  /// sealing gives them their signed and linked form (version 3), once, in
+  /// sequence order.
   package func sealOwnEvents() throws {
     let suspected = try read { db in try UntrackedWrites.suspectedTables(db) }
     guard suspected.isEmpty else { throw ChronicleError.untrackedWritesSuspected(tables: suspected) }
@@ -105,23 +106,42 @@ extension ChronicleDatabase {
     // pages), each page signed on all cores.
     var done = false
     while !done {
-      try writer.write { db in
-        guard let device = try DeviceRegistry(db: db).device(peer) else { done = true; return }
-        let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
-        let events = try EventLog.eventsToSeal(db, origin: peer, from: from, limit: 1024)
-        guard let last = events.last else { done = true; return }
-        let unsigned = events.compactMap { event in event.unsigned.map { (position: event.position, bytes: Array($0)) } }
-        let signed = unsigned.concurrentMap { event in
-          (position: event.position, bytes: EventSignature.seal(event.bytes, with: key))
-        }
-        for event in signed {
-          try EventLog.replaceWithSigned(db, position: event.position, bytes: event.bytes)
-        }
-        try ChronicleMeta(db: db).set(.sealedThrough, to: last.sequence)
-        done = events.count < 1024
-        if done { try VersionVector.saveCheckpoint(db) }
-      }
+      try writer.write { db in done = try Self.sealPage(of: peer, with: key, db) }
     }
+  }
+
+  /// Signs the next page of `peer`'s unsigned events (those from its first
+  /// signed sequence and the sealing mark on) with `key`, inside the
+  /// caller's transaction: each linked to the one before it (a chain of
+  /// digests, made in order), the signatures made on all cores. Returns
+  /// whether none is left.
+  static func sealPage(of peer: PeerID, with key: DeviceKey, _ db: Database) throws -> Bool {
+    let pageSize = 1024
+    guard let device = try DeviceRegistry(db: db).device(peer) else { return true }
+    let from = max(Int64(device.firstSignedSequence), try Self.sealedThrough(db) + 1)
+    let events = try EventLog.eventsToSeal(db, origin: peer, from: from, limit: pageSize)
+    guard let last = events.last else { return true }
+    var link = try EventLog.link(db, origin: peer, before: events[0].sequence)
+    var covered: [(position: Int64, bytes: [UInt8])] = []
+    for (index, event) in events.enumerated() {
+      if event.unsigned {
+        let bytes = EventSignature.covered(event.bytes, linkedTo: link, key: key)
+        covered.append((event.position, bytes))
+        link = EventSignature.historyDigest(ofCovered: bytes)
+      } else {
+        link = EventSignature.historyDigest(of: event.bytes)
+      }
+      // A gap (an event the log no longer holds) links to no event.
+      if index + 1 < events.count, events[index + 1].sequence != event.sequence + 1 { link = EventSignature.noLink }
+    }
+    let signed = covered.concurrentMap { event in (position: event.position, bytes: EventSignature.sign(event.bytes, with: key)) }
+    for event in signed {
+      try EventLog.replaceWithSigned(db, position: event.position, bytes: event.bytes)
+    }
+    try ChronicleMeta(db: db).set(.sealedThrough, to: last.sequence)
+    let done = events.count < pageSize
+    if done { try VersionVector.saveCheckpoint(db) }
+    return done
   }
 
   /// The first of this device's events that is still unsigned, when this

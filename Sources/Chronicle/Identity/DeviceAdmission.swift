@@ -3,7 +3,7 @@ import GRDB
 
 /// Decides whether received events come from the device they name.
 ///
-/// A signed (version 2) event must verify with the key it carries, and that
+/// A signed (version 2 or 3) event must verify with the key it carries, and that
 /// key must be its origin's: the key its peer id is derived from, or, for a
 /// peer id from before device keys, the key that id first signed with (bound
 /// on first sight, in `chronicle_devices`). An unsigned (version 1) event is
@@ -182,6 +182,7 @@ struct DeviceAdmission {
     }
     guard try membership.group() != nil else { return outcome }
     var members: [PeerID: GroupMember?] = [:]
+    var revokedVerdicts: [PeerID: [UInt64: RevokedHistory.Verdict]] = [:]
     for incoming in fresh where !refused.contains(incoming.event.id) {
       let origin = incoming.event.origin
       let member: GroupMember?
@@ -217,8 +218,35 @@ struct DeviceAdmission {
         refuse(incoming, problem, settled: member != nil && proven(event) && (signedByMember || !checksSignatures))
         continue
       }
+      // A revoked device's events up to the checkpoints its revocation
+      // names are taken only when they lead to them (its key could sign others).
+      if let member, member.revokedBy != nil, let top = member.revokedCheckpoints.map(\.sequence).max(), event.sequence <= top {
+        if revokedVerdicts[origin] == nil {
+          revokedVerdicts[origin] = try Self.revokedHistoryVerdicts(
+            of: origin, checkpoints: member.revokedCheckpoints, in: fresh.filter { !refused.contains($0.event.id) }, db)
+        }
+        if let verdict = revokedVerdicts[origin]?[event.sequence], let refusal = RevokedHistory.refusal(verdict, origin: origin) {
+          refuse(incoming, refusal.reason, settled: refusal.settled && proven(event))
+        }
+      }
     }
     return outcome
+  }
+
+  /// The verdicts on `origin`'s events up to its last checkpoint: those of
+  /// the batch, and those refused earlier and kept (waiting for the rest of
+  /// the chain), judged by the chain they form with the log's.
+  private static func revokedHistoryVerdicts(
+    of origin: PeerID, checkpoints: [HistoryCheckpoint], in batch: [IncomingEvent], _ db: Database
+  ) throws -> [UInt64: RevokedHistory.Verdict] {
+    let top = checkpoints.map(\.sequence).max() ?? 0
+    var events = try RefusedEvents(db: db).keptEvents(of: origin, through: top)
+    for incoming in batch where incoming.event.origin == origin && incoming.event.sequence <= top {
+      events[incoming.event.sequence] = incoming.encoded.bytes
+    }
+    return try RevokedHistory.verdicts(checkpoints: checkpoints, events: events) { sequence in
+      try EventLog.payload(db, origin: origin, sequence: sequence)
+    }
   }
 
   /// The signer's key of a signed event, nil for an admitted unsigned one.

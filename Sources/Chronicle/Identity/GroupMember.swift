@@ -30,6 +30,10 @@ public struct GroupMember: Sendable, Equatable {
   public var revokedBy: PeerID?
   public var revokedAt: HLCTimestamp?
   public var revokedAfterSequence: UInt64?
+  /// Digests of the revoked device's events as its revoker held them (the
+  /// last one, and others on the way): its events up to them are taken
+  /// only when they lead to them (``HistoryCheckpoint``).
+  public var revokedCheckpoints: [HistoryCheckpoint] = []
 
   /// Whether it is still a member (not revoked).
   public var isActive: Bool { revokedBy == nil }

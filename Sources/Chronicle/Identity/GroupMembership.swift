@@ -70,20 +70,22 @@ struct GroupMembership {
     ])
     try db.execute(sql: "DELETE FROM chronicle_members")
     let insert = try db.cachedStatement(sql: """
-      INSERT INTO chronicle_members (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO chronicle_members (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     for member in state.members.values {
       try insert.execute(arguments: [
         Data(member.device.bytes), member.publicKey.map { Data($0) }, member.addedBy.map { Data($0.bytes) }, Self.clock(member.addedAt),
         member.admission.rawValue, member.revokedBy.map { Data($0.bytes) }, member.revokedAt.map(Self.clock),
         member.revokedAfterSequence.map { Int64(clamping: $0) }, member.role.rawValue, member.invitation.map { Data(PeerID($0).bytes) },
+        Self.encode(member.revokedCheckpoints),
       ])
     }
     return state
   }
 
   private static let columns =
-    "peer_id, public_key, added_by, added_hlc, admission, revoked_by, revoked_hlc, revoked_after_sequence, role, invitation"
+    "peer_id, public_key, added_by, added_hlc, admission, revoked_by, revoked_hlc, revoked_after_sequence, role, invitation, "
+    + "revoked_checkpoints"
 
   private static func member(_ row: Row) -> GroupMember {
     GroupMember(
@@ -95,9 +97,31 @@ struct GroupMembership {
       invitation: (row[9] as Data?).flatMap { PeerID(bytes: $0)?.uuid },
       revokedBy: (row[5] as Data?).flatMap { PeerID(bytes: $0) },
       revokedAt: (row[6] as Int64?).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) },
-      revokedAfterSequence: (row[7] as Int64?).map { UInt64($0) })
+      revokedAfterSequence: (row[7] as Int64?).map { UInt64($0) },
+      revokedCheckpoints: decode(row[10] as Data?))
   }
 
   private static func bytes(of group: UUID) -> Data { Data(PeerID(group).bytes) }
+
+  /// Checkpoints as stored: each its sequence (u64, big-endian) and digest.
+  private static func encode(_ checkpoints: [HistoryCheckpoint]) -> Data? {
+    guard !checkpoints.isEmpty else { return nil }
+    var writer = BinaryWriter(capacity: checkpoints.count * 40)
+    for checkpoint in checkpoints {
+      writer.writeUInt64BigEndian(checkpoint.sequence)
+      writer.writeBytes(checkpoint.digest)
+    }
+    return Data(writer.bytes)
+  }
+
+  private static func decode(_ data: Data?) -> [HistoryCheckpoint] {
+    guard let data else { return [] }
+    let bytes = Array(data)
+    return stride(from: 0, to: bytes.count - 39, by: 40).map { start in
+      HistoryCheckpoint(
+        sequence: bytes[start..<(start + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) },
+        digest: Array(bytes[(start + 8)..<(start + 40)]))
+    }
+  }
   static func clock(_ timestamp: HLCTimestamp) -> Int64 { Int64(bitPattern: timestamp.rawValue) }
 }

@@ -18,7 +18,7 @@ extension MembershipEvent {
   func actsAgainst(_ device: PeerID) -> Bool {
     changes.contains { change in
       switch change {
-      case .revoke(let target, _): target == device
+      case .revoke(let target, _, _): target == device
       case .changeRole(let target, let role): target == device && role != .admin
       default: false
       }
@@ -53,7 +53,7 @@ extension GroupState {
   /// floors of its revocations are asked for once its writer is found
   /// entitled to change the list (they read the event's whole history).
   mutating func apply(
-    _ event: MembershipEvent, cutOffFloors: () -> [PeerID: UInt64]
+    _ event: MembershipEvent, cutOffFloors: () -> [PeerID: HistoryCheckpoint]
   ) throws(MembershipRefusal) {
     let writer = event.origin
     guard let member = members[writer] else { throw MembershipRefusal("its writer \(writer) is not a member of this group") }
@@ -65,9 +65,11 @@ extension GroupState {
       throw MembershipRefusal("it is signed with another key than the one its writer \(writer) was added with")
     }
     let floors = event.changes.contains { if case .revoke = $0 { true } else { false } } ? cutOffFloors() : [:]
+    // A cut-off raised to a membership event the writer built on is named
+    // by that event's hash, which is its history digest.
     func floored(_ change: MembershipChange) -> MembershipChange {
-      guard case .revoke(let device, let after) = change else { return change }
-      return .revoke(device: device, afterSequence: max(after, floors[device] ?? 0))
+      guard case .revoke(let device, let after, let checkpoints) = change, let floor = floors[device], floor.sequence > after else { return change }
+      return .revoke(device: device, afterSequence: floor.sequence, checkpoints: checkpoints + [floor])
     }
     // A change checks everything before it changes anything: one change
     // applies in place; several apply to a copy, kept only when all apply.
@@ -108,13 +110,19 @@ extension GroupState {
       members[device] = GroupMember(
         device: device, publicKey: publicKey, role: role, addedBy: writer, addedAt: timestamp,
         admission: invitation == nil ? .added : .invitation, invitation: invitation)
-    case .revoke(let device, let afterSequence):
+    case .revoke(let device, let afterSequence, let checkpoints):
       guard var member = members[device] else { throw MembershipRefusal("device \(device) is not a member") }
       if member.isActiveAdmin, isLastActiveAdmin(device) {
         throw MembershipRefusal("device \(device) is the group's last admin, and the last admin is not revoked")
       }
       member.revokedBy = member.revokedBy ?? writer
       member.revokedAt = member.revokedAt ?? timestamp
+      // The checkpoints of the revocation that sets the cut-off prove the
+      // events up to it (those past it are refused anyway).
+      let named = checkpoints.filter { $0.sequence <= afterSequence }
+      if afterSequence < member.revokedAfterSequence ?? .max || (afterSequence == member.revokedAfterSequence && member.revokedCheckpoints.isEmpty) {
+        member.revokedCheckpoints = named
+      }
       member.revokedAfterSequence = min(afterSequence, member.revokedAfterSequence ?? .max)
       members[device] = member
     case .changeRole(let device, let role):

@@ -28,7 +28,12 @@ public enum MembershipChange: Hashable, Sendable {
   /// The writer, an admin, revokes `device`: its events after
   /// `afterSequence` (the last one the writer had of it) are refused, and so
   /// are its changes of the member list that the writer had not seen.
-  case revoke(device: PeerID, afterSequence: UInt64)
+  /// `checkpoints` name that last event and others before it by digest
+  /// (``RevokedHistory``): a receiver takes the device's events up to them
+  /// only when they lead to them, so the revoked device cannot sign other
+  /// contents for them (empty when the writer held none signed, or from a
+  /// Chronicle before links).
+  case revoke(device: PeerID, afterSequence: UInt64, checkpoints: [HistoryCheckpoint])
   /// The writer, an admin, gives a member another role.
   case changeRole(device: PeerID, role: MemberRole)
   /// The writer, an admin, withdraws an invitation before it is used.
@@ -59,7 +64,7 @@ extension MembershipChange: CustomStringConvertible {
     case .add(let device, _, let role, let invitation):
       "add \(device.shortDescription) as \(role)" + (invitation.map { " (invitation \($0.uuidString.lowercased().prefix(8)))" } ?? "")
     case .join(let invitation, _): "ask to join with an invitation from \(invitation.inviter.shortDescription)"
-    case .revoke(let device, let after): "revoke \(device.shortDescription) after :\(after)"
+    case .revoke(let device, let after, _): "revoke \(device.shortDescription) after :\(after)"
     case .changeRole(let device, let role): "make \(device.shortDescription) \(role)"
     case .withdrawInvitation(let id): "withdraw invitation \(id.uuidString.lowercased().prefix(8))"
     case .shareKeys(_, let grants):
@@ -109,6 +114,8 @@ extension EventCodec {
     case olderCreateGroup = 0x01, olderAdd = 0x02
     case join = 0x03, revoke = 0x04, builtOn = 0x05, createGroup = 0x06, add = 0x07, changeRole = 0x08, withdrawInvitation = 0x09
     case shareKeys = 0x0A
+    /// A revocation naming digests of the revoked device's events the writer held.
+    case revokeWithCheckpoints = 0x0B
   }
 
   static func writeMembership(_ change: MembershipChange, to writer: inout BinaryWriter) {
@@ -143,10 +150,17 @@ extension EventCodec {
       writer.writeVarint(invitation.bytes.count)
       writer.writeBytes(invitation.bytes)
       writer.writeBytes(proof)
-    case .revoke(let device, let afterSequence):
-      writer.writeByte(MembershipKind.revoke.rawValue)
+    case .revoke(let device, let afterSequence, let checkpoints):
+      writer.writeByte((checkpoints.isEmpty ? MembershipKind.revoke : .revokeWithCheckpoints).rawValue)
       writer.writeBytes(device.bytes)
       writer.writeVarint(afterSequence)
+      if !checkpoints.isEmpty {
+        writer.writeVarint(checkpoints.count)
+        for checkpoint in checkpoints {
+          writer.writeVarint(checkpoint.sequence)
+          writer.writeBytes(checkpoint.digest)
+        }
+      }
     case .changeRole(let device, let role):
       writer.writeByte(MembershipKind.changeRole.rawValue)
       writer.writeBytes(device.bytes)
@@ -244,7 +258,17 @@ extension EventCodec {
       }
       return older(since: fieldsStart)
     case .revoke:
-      return .revoke(device: try peer(), afterSequence: try reader.readVarint())
+      return .revoke(device: try peer(), afterSequence: try reader.readVarint(), checkpoints: [])
+    case .revokeWithCheckpoints:
+      let device = try peer()
+      let after = try reader.readVarint()
+      let count = try reader.readLength()
+      guard count <= reader.remaining / (1 + HistoryCheckpoint.digestSize) else { throw reader.error(.truncated) }
+      var checkpoints: [HistoryCheckpoint] = []
+      for _ in 0..<count {
+        checkpoints.append(HistoryCheckpoint(sequence: try reader.readVarint(), digest: Array(try reader.readBytes(HistoryCheckpoint.digestSize))))
+      }
+      return .revoke(device: device, afterSequence: after, checkpoints: checkpoints)
     case .changeRole:
       return .changeRole(device: try peer(), role: try role())
     case .withdrawInvitation:

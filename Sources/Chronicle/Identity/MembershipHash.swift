@@ -17,7 +17,7 @@ public struct MembershipHash: Hashable, Comparable, Sendable, CustomStringConver
     self.bytes = Array(bytes)
   }
 
-  /// The hash of a signed (version 2) serialized event.
+  /// The hash of a signed (version 2 or 3) serialized event.
   init(signed: [UInt8]) {
     let covered = signed[..<(signed.count - 4 - EventSignature.signatureSize)]
     bytes = Array(SHA256.hash(data: covered))

@@ -52,7 +52,7 @@ extension MembershipHistory {
           state.applied.append(event.hash)
           for change in event.changes {
             switch change {
-            case .revoke(let device, _):
+            case .revoke(let device, _, _):
               revocations[device, default: []].append(event)
               disabledBy[device] = event
             case .changeRole(let device, let role) where role != .admin:
@@ -82,13 +82,16 @@ extension MembershipHistory {
     /// device's membership events it builds on: a revocation cuts off no
     /// event its writer had applied (a cut-off of 0 from a device that saw
     /// its target's events is read as that sequence).
-    private mutating func cutOffFloors(of event: MembershipEvent) -> [PeerID: UInt64] {
-      var floors: [PeerID: UInt64] = [:]
-      for case .revoke(let device, _) in event.changes { floors[device] = 0 }
-      guard !floors.isEmpty else { return [:] }
+    private mutating func cutOffFloors(of event: MembershipEvent) -> [PeerID: HistoryCheckpoint] {
+      var revoked: Set<PeerID> = []
+      for case .revoke(let device, _, _) in event.changes { revoked.insert(device) }
+      guard !revoked.isEmpty else { return [:] }
+      var floors: [PeerID: HistoryCheckpoint] = [:]
       for hash in ancestors.of(event.hash) {
-        guard let ancestor = ancestors.events[hash], let floor = floors[ancestor.origin] else { continue }
-        floors[ancestor.origin] = max(floor, ancestor.sequence)
+        guard let ancestor = ancestors.events[hash], revoked.contains(ancestor.origin),
+              ancestor.sequence > floors[ancestor.origin]?.sequence ?? 0
+        else { continue }
+        floors[ancestor.origin] = HistoryCheckpoint(sequence: ancestor.sequence, digest: ancestor.hash.bytes)
       }
       return floors
     }

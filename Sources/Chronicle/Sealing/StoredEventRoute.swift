@@ -137,7 +137,7 @@ extension ChronicleDatabase {
     let membership = Set(try membershipEvents().filter { $0.origin == me }.map(\.sequence))
     let events = try read { db in
       let payload = try db.cachedStatement(
-        sql: "SELECT payload FROM main.chronicle_events WHERE origin = ? AND sequence = ? AND format_version = 2")
+        sql: "SELECT payload FROM main.chronicle_events WHERE origin = ? AND sequence = ? AND format_version >= 2")
       return try unrouted.filter { !membership.contains($0.sequence) }.compactMap { id -> (UInt64, [UInt8])? in
         try Data.fetchOne(payload, arguments: [Data(me.bytes), Int64(id.sequence)]).map { (id.sequence, Array($0)) }
       }

@@ -198,7 +198,7 @@ extension ChronicleDatabase {
           if try Self.keepMembershipHistory(of: refusals, db) { membershipChanged = true }
           return report
         }
-        return membershipChanged ? try readmitRefusedEvents(after: report) : report
+        return try readmitRefusedEvents(after: report, membershipChanged: membershipChanged)
       } catch let refused as RefusedInBatch {
         let ids = Set(refused.refusals.map(\.id))
         guard !ids.isSubset(of: excluded) else { throw SyncError.forgedEvent(source: source, event: "-", reason: "a refusal named no event of the batch") }
@@ -450,12 +450,11 @@ extension ChronicleDatabase {
     if case .byRows(let fold, let position) = needed { planned = (fold, position) }
     var (report, membershipChanged) = try mergeRefusing(batch, refused: refusals, source: source, planned: planned)
     report.duplicateEvents += events.count(where: isHeldRefused)
-    guard membershipChanged else { return report }
     // An admin's device shares the group's current key with members that
     // lack it, or starts a new epoch when the current one reached a device
     // revoked since.
-    try tendGroupKeys()
-    return try readmitRefusedEvents(after: report)
+    if membershipChanged { try tendGroupKeys() }
+    return try readmitRefusedEvents(after: report, membershipChanged: membershipChanged)
   }
 
   /// Merges `batch` in one transaction, taking out each event the checks
@@ -504,37 +503,84 @@ extension ChronicleDatabase {
     }
   }
 
-  /// After the member list changed: the events whose refusal was settled
-  /// (a revoked device's late writes, a reader's) are admitted if they now
-  /// may be, and stay refused otherwise.
+  /// After the member list changed, or a batch merged: the events whose
+  /// refusal was settled (a revoked device's late writes, a reader's, a
+  /// revoked device's earlier events waiting for the rest of their chain)
+  /// are admitted if they now may be, and stay refused otherwise.
   ///
   /// Only those the member list now lets in are merged, each on its own:
   /// one that still fails (a newer schema, say) stays refused and stops
-  /// none of the others, and nothing of it reaches the caller.
-  func readmitRefusedEvents(after report: MergeReport) throws -> MergeReport {
+  /// none of the others, and nothing of it reaches the caller. A kept
+  /// event that turns out not to lead to its revoked device's head is
+  /// refused open, so that a good copy is asked for again.
+  func readmitRefusedEvents(after report: MergeReport, membershipChanged: Bool = true) throws -> MergeReport {
     // (Each kept event was refused as a write: it is one now if the member
-    // list lets its device write at that sequence.)
-    let candidates = try read { db -> [EventID] in
+    // list lets its device write at that sequence.) A revoked device's
+    // events proven by their chain are merged together, as they came.
+    // Without a change of the member list, only those can have changed.
+    let (candidates, rewritten) = try read { db -> ([[EventID]], [EventID]) in
+      let refused = RefusedEvents(db: db)
+      guard try !refused.isEmpty() else { return ([], []) }
       let membership = GroupMembership(db: db)
-      return try RefusedEvents(db: db).keptIDs().filter { id in
-        try membership.refusal(ofEventFrom: id.origin, sequence: id.sequence, writes: true) == nil
+      let group = try membership.group()
+      var candidates: [[EventID]] = [], rewritten: [EventID] = []
+      for origin in try refused.keptOrigins() {
+        let member = try membership.member(origin)
+        let top = member?.revokedBy == nil ? nil : member?.revokedCheckpoints.map(\.sequence).max()
+        guard membershipChanged || top != nil else { continue }
+        var state = GroupState(group: group ?? UUID())
+        if let member { state.members[origin] = member }
+        var verdicts: [UInt64: RevokedHistory.Verdict]?
+        var proven: [EventID] = []
+        for sequence in try refused.keptSequences(of: origin) {
+          let id = EventID(origin: origin, sequence: sequence)
+          if group != nil, state.refusal(ofEventFrom: origin, sequence: sequence, writes: true) != nil { continue }
+          guard let member, let top, sequence <= top else {
+            candidates.append([id])
+            continue
+          }
+          if verdicts == nil {
+            verdicts = try RevokedHistory.verdicts(checkpoints: member.revokedCheckpoints, events: try refused.keptEvents(of: origin, through: top)) {
+              try EventLog.payload(db, origin: origin, sequence: $0)
+            }
+          }
+          switch verdicts?[sequence] {
+          case .waiting?: break
+          case .rewritten?, .belowRewritten?: rewritten.append(id)
+          case .proven?, .unlinked?, nil: proven.append(id)
+          }
+        }
+        if !proven.isEmpty { candidates.append(proven) }
       }
+      return (candidates, rewritten)
+    }
+    if !rewritten.isEmpty {
+      try writer.write { db in for id in rewritten { try RefusedEvents(db: db).reopen(id) } }
     }
     var merged = report
-    for id in candidates {
-      guard let bytes = try read({ db in try RefusedEvents(db: db).keptEvent(id) }),
-            let decoded = try? EventCodec.decodeEncoded(bytes)
-      else { continue }
-      let incoming = IncomingEvent(event: decoded.event, encoded: decoded.encoded)
-      var retried = (try? mergeRefusing([incoming], refused: [], source: "an event refused earlier", planned: nil, recordsRefusals: false).report)
+    for ids in candidates {
+      let incoming = try ids.compactMap { id -> IncomingEvent? in
+        guard let bytes = try read({ db in try RefusedEvents(db: db).keptEvent(id) }),
+              let decoded = try? EventCodec.decodeEncoded(bytes)
+        else { return nil }
+        return IncomingEvent(event: decoded.event, encoded: decoded.encoded)
+      }
+      var retried = (try? mergeRefusing(incoming, refused: [], source: "an event refused earlier", planned: nil, recordsRefusals: false).report)
         ?? MergeReport()
       retried.refused = []
       merged.add(retried)
       // Admissible, yet not taken (a table this database lacks, say): made
       // open, so that it is asked for again rather than counted as held.
-      try writer.write { db in
-        if try !EventLog.contains(db, origin: id.origin, sequence: id.sequence) { try RefusedEvents(db: db).reopen(id) }
+      // Taken: not reported as refused (a revoked device's event that
+      // waited within the batch that then proved it).
+      let taken = try writer.write { db -> Set<EventID> in
+        var taken: Set<EventID> = []
+        for id in ids {
+          if try EventLog.contains(db, origin: id.origin, sequence: id.sequence) { taken.insert(id) } else { try RefusedEvents(db: db).reopen(id) }
+        }
+        return taken
       }
+      merged.refused.removeAll { taken.contains(EventID(origin: $0.origin, sequence: $0.sequence)) }
     }
     return merged
   }

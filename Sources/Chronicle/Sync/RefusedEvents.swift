@@ -98,6 +98,32 @@ struct RefusedEvents {
     ).map { Array($0) }
   }
 
+  /// The devices whose refused events are kept.
+  func keptOrigins() throws -> [PeerID] {
+    guard try !isEmpty() else { return [] }
+    return try Data.fetchAll(db, sql: "SELECT DISTINCT origin FROM chronicle_refused_events WHERE event IS NOT NULL ORDER BY origin")
+      .compactMap { PeerID(bytes: $0) }
+  }
+
+  /// The sequences of `origin`'s kept events, ascending.
+  func keptSequences(of origin: PeerID) throws -> [UInt64] {
+    try Int64.fetchAll(
+      db, sql: "SELECT sequence FROM chronicle_refused_events WHERE origin = ? AND event IS NOT NULL ORDER BY sequence",
+      arguments: [Data(origin.bytes)]
+    ).map { UInt64($0) }
+  }
+
+  /// The kept events of `origin` up to `sequence`, by sequence.
+  func keptEvents(of origin: PeerID, through sequence: UInt64) throws -> [UInt64: [UInt8]] {
+    guard try !isEmpty() else { return [:] }
+    var events: [UInt64: [UInt8]] = [:]
+    let rows = try Row.fetchCursor(
+      db, sql: "SELECT sequence, event FROM chronicle_refused_events WHERE origin = ? AND sequence <= ? AND event IS NOT NULL",
+      arguments: [Data(origin.bytes), Int64(clamping: sequence)])
+    while let row = try rows.next() { events[UInt64(row[0] as Int64)] = Array(row[1] as Data) }
+    return events
+  }
+
   /// The kept events that `include` picks, read one at a time.
   func keptEvents(where include: (EventID) -> Bool) throws -> [(id: EventID, bytes: [UInt8])] {
     try keptIDs().filter(include).compactMap { id in try keptEvent(id).map { (id, $0) } }

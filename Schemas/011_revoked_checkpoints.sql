@@ -1,0 +1,11 @@
+-- Chronicle core schema, version 11: checkpoints of revoked devices' histories.
+-- Signed events of format version 3 link to their origin's previous event
+-- (EVENT-FORMAT.md, "Links"), and a revocation names the digests of some of
+-- the revoked device's events its writer held (the last one, and one at
+-- least every 4,096 events or 16 MiB). That device's events up to them are
+-- taken only when they lead to them (Sources/Chronicle/Identity/
+-- RevokedHistory.swift): a revoked device cannot sign other contents for
+-- the sequences a peer has not seen yet. Each checkpoint: the sequence
+-- (u64, big-endian) and the digest (32 bytes). Filled by the next resolve
+-- of the member list (revocations written before this version name none).
+ALTER TABLE chronicle_members ADD COLUMN revoked_checkpoints BLOB CHECK (revoked_checkpoints IS NULL OR length(revoked_checkpoints) % 40 = 0);
