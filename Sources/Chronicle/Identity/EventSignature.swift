@@ -10,10 +10,11 @@ import Foundation
 /// them, in sequence order, before they leave it (``seal(_:linkedTo:with:)``):
 /// signing costs more than a small commit, and an event that never leaves
 /// its device needs no proof. The links make each device's events a hash
-/// chain: a revocation names the digest of the revoked device's last event
-/// its revoker held, and a receiver takes that device's earlier events only
-/// when they lead to it (``RevokedHistory``), so a revoked device cannot
-/// sign new contents for sequences a peer has not seen yet.
+/// chain: a revocation names the digests of some of the revoked device's
+/// events its revoker held (checkpoints), and a receiver takes that device's
+/// earlier events only when they lead to them (``RevokedHistory``), so a
+/// revoked device cannot sign new contents for sequences a peer has not
+/// seen yet.
 enum EventSignature {
   static let publicKeySize = 32
   static let linkSize = 32
