@@ -508,11 +508,12 @@ extension ChronicleDatabase {
   /// revoked device's earlier events waiting for the rest of their chain)
   /// are admitted if they now may be, and stay refused otherwise.
   ///
-  /// Only those the member list now lets in are merged, each on its own:
-  /// one that still fails (a newer schema, say) stays refused and stops
-  /// none of the others, and nothing of it reaches the caller. A kept
-  /// event that turns out not to lead to its revoked device's head is
-  /// refused open, so that a good copy is asked for again.
+  /// Only those the member list now lets in are merged, each on its own
+  /// (a revoked device's events that its chain now proves, together): one
+  /// that still fails (a newer schema, say) stays refused and stops none of
+  /// the others, and nothing of it reaches the caller. A kept event that
+  /// turns out not to lead to its revoked device's checkpoints is refused
+  /// open, so that a good copy is asked for again.
   func readmitRefusedEvents(after report: MergeReport, membershipChanged: Bool = true) throws -> MergeReport {
     // (Each kept event was refused as a write: it is one now if the member
     // list lets its device write at that sequence.) A revoked device's
