@@ -220,10 +220,10 @@ struct DeviceAdmission {
       }
       // A revoked device's events up to the checkpoints its revocation
       // names are taken only when they lead to them (its key could sign others).
-      if let member, member.revokedBy != nil, let top = member.revokedCheckpoints.map(\.sequence).max(), event.sequence <= top {
+      if let member, let top = member.lastRevokedCheckpoint, event.sequence <= top {
         if revokedVerdicts[origin] == nil {
-          revokedVerdicts[origin] = try Self.revokedHistoryVerdicts(
-            of: origin, checkpoints: member.revokedCheckpoints, in: fresh.filter { !refused.contains($0.event.id) }, db)
+          revokedVerdicts[origin] = try RevokedHistory.verdicts(
+            of: origin, checkpoints: member.revokedCheckpoints, with: fresh.filter { !refused.contains($0.event.id) }, db)
         }
         if let verdict = revokedVerdicts[origin]?[event.sequence], let refusal = RevokedHistory.refusal(verdict, origin: origin) {
           refuse(incoming, refusal.reason, settled: refusal.settled && proven(event))
@@ -231,22 +231,6 @@ struct DeviceAdmission {
       }
     }
     return outcome
-  }
-
-  /// The verdicts on `origin`'s events up to its last checkpoint: those of
-  /// the batch, and those refused earlier and kept (waiting for the rest of
-  /// the chain), judged by the chain they form with the log's.
-  private static func revokedHistoryVerdicts(
-    of origin: PeerID, checkpoints: [HistoryCheckpoint], in batch: [IncomingEvent], _ db: Database
-  ) throws -> [UInt64: RevokedHistory.Verdict] {
-    let top = checkpoints.map(\.sequence).max() ?? 0
-    var events = try RefusedEvents(db: db).keptEvents(of: origin, through: top)
-    for incoming in batch where incoming.event.origin == origin && incoming.event.sequence <= top {
-      events[incoming.event.sequence] = incoming.encoded.bytes
-    }
-    return try RevokedHistory.verdicts(checkpoints: checkpoints, events: events) { sequence in
-      try EventLog.payload(db, origin: origin, sequence: sequence)
-    }
   }
 
   /// The signer's key of a signed event, nil for an admitted unsigned one.

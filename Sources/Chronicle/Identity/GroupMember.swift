@@ -35,6 +35,11 @@ public struct GroupMember: Sendable, Equatable {
   /// only when they lead to them (``HistoryCheckpoint``).
   public var revokedCheckpoints: [HistoryCheckpoint] = []
 
+  /// The sequence of its last revocation checkpoint, when it is revoked
+  /// and its revocation names any: its events up to it are checked along
+  /// their chain.
+  var lastRevokedCheckpoint: UInt64? { revokedBy == nil ? nil : revokedCheckpoints.map(\.sequence).max() }
+
   /// Whether it is still a member (not revoked).
   public var isActive: Bool { revokedBy == nil }
   /// Whether it may change the member list.

@@ -97,6 +97,22 @@ enum RevokedHistory {
     return verdicts
   }
 
+  /// The verdicts on `origin`'s events up to its last checkpoint: those of
+  /// `batch`, and those refused earlier and kept (waiting for the rest of
+  /// the chain), judged by the chain they form with the log's.
+  static func verdicts(
+    of origin: PeerID, checkpoints: [HistoryCheckpoint], with batch: [IncomingEvent] = [], _ db: Database
+  ) throws -> [UInt64: Verdict] {
+    let top = checkpoints.map(\.sequence).max() ?? 0
+    var events = try RefusedEvents(db: db).keptEvents(of: origin, through: top)
+    for incoming in batch where incoming.event.origin == origin && incoming.event.sequence <= top {
+      events[incoming.event.sequence] = incoming.encoded.bytes
+    }
+    return try verdicts(checkpoints: checkpoints, events: events) { sequence in
+      try EventLog.payload(db, origin: origin, sequence: sequence)
+    }
+  }
+
   /// Why an event of a revoked device is refused, for `verdict`; nil when it is taken.
   static func refusal(_ verdict: Verdict, origin: PeerID) -> (reason: String, settled: Bool)? {
     switch verdict {
