@@ -29,6 +29,10 @@ extension RelaySession {
         kind: "event_too_large",
         message: "event \(large.origin.shortDescription):\(large.sequence) is \(large.sealed.count) bytes sealed, over this relay's limit of \(configuration.maxEventBytes) (chronicle relay --max-event-size); nothing of the push was stored")
     }
+    // Not even its writes from before its demotion: the relay cannot check
+    // them against the demotion's checkpoints, and a copy it holds keeps
+    // the genuine one out. Members that hold them forward them (each
+    // checked them when it took them).
     if member?.role.writes == false, events.contains(where: { $0.origin == device && !RelayEventCipher.isClear($0.sealed) }) {
       throw Refusal(
         kind: "reader",
@@ -56,8 +60,8 @@ extension RelaySession {
         continue
       }
       keys[origin] = key
-      if !known.role.writes, !RelayEventCipher.isClear(event.sealed) {
-        leftOut[origin] = "it is a reader: every member refuses its writes"
+      if !known.mayWrite(at: event.sequence), !RelayEventCipher.isClear(event.sealed) {
+        leftOut[origin] = "it is a reader: every member refuses its writes from :\(event.sequence)"
       } else if !roster.admits(origin, sequence: event.sequence) {
         leftOut[origin] = "event :\(event.sequence) was written after its revocation"
       } else {

@@ -150,4 +150,49 @@ import Testing
     server.shutdown(gracePeriod: .seconds(1))
     _ = try? await serving.value
   }
+
+  /// The laptop writes notes and hands them to the phone in a bundle; the
+  /// phone makes it a reader and forwards them to the relay, which takes
+  /// them (written before the demotion's cut-off, while the laptop could
+  /// write), and the tablet gets them. A note the laptop writes after it,
+  /// not knowing yet, reaches no one: the laptop learns it is a reader
+  /// from the relay, and pushes nothing.
+  @Test func aReadersWritesFromBeforeItsDemotionAreForwardedThroughTheRelay() async throws {
+    let directory = try TemporaryDirectory()
+    let phone = try makeDevice(directory, "phone"), laptop = try makeDevice(directory, "laptop"), tablet = try makeDevice(directory, "tablet")
+    try phone.createGroup()
+    try enroll(laptop, with: phone, in: directory)
+    try enroll(tablet, with: phone, in: directory)
+    try writeNotes(phone, 1...2)
+    // The two meet (a bundle each way): the laptop learns of its admission
+    // and gets the group's key, then writes and hands its notes over.
+    let fromPhone = directory.url.appendingPathComponent("phone.chrb"), fromLaptop = directory.url.appendingPathComponent("laptop.chrb")
+    try phone.exportBundle(beyond: laptop.versionVector(), to: fromPhone)
+    _ = try laptop.applyRemote(bundle: Array(try Data(contentsOf: fromPhone)), source: "phone")
+    try writeNotes(laptop, 10...12)
+    // (Its whole log: the routes of its events from before it held the
+    // group's key, which the phone holds without, come with it.)
+    try laptop.exportBundle(beyond: VersionVector(), to: fromLaptop)
+    _ = try phone.applyRemote(bundle: Array(try Data(contentsOf: fromLaptop)), source: "laptop")
+    try phone.changeRole(of: laptop.peerID, to: .reader)
+    try writeNotes(laptop, 13...13)
+    try await withRelay(relayConfiguration(directory.path("relay.sqlite"))) { url, _ in
+      let transport = try RelayTransport(url: url, configuration: clientConfiguration())
+      let forwarded = try await transport.sync(phone)
+      #expect(forwarded.sentEvents >= 5, "the phone's events and the laptop's, forwarded: \(forwarded)")
+      _ = try await transport.sync(tablet)
+      #expect(try tablet.noteCount() == 5)
+      #expect(try tablet.notesDigest() == phone.notesDigest())
+      // The laptop learns it is a reader from the relay, before it pushes:
+      // it sends nothing, and pulls.
+      let laptopSync = try await transport.sync(laptop)
+      #expect(laptopSync.sentEvents == 0)
+      #expect(try laptop.noteCount() == 6)
+      _ = try await transport.sync(tablet)
+      _ = try await transport.sync(phone)
+      #expect(try tablet.noteCount() == 5)
+      #expect(try phone.noteCount() == 5)
+      #expect(try laptop.members().first { $0.device == laptop.peerID }?.role == .reader)
+    }
+  }
 }

@@ -130,7 +130,7 @@ struct MembershipAttackTests: ThreePeers {
     try push(a, to: b)
     #expect(throws: ChronicleError.self) { try b.revoke(a.peerID) }  // the API refuses
     try forge(b, [.revoke(device: a.peerID, afterSequence: 0, checkpoints: [])])  // a hostile build does not
-    try forge(b, [.changeRole(device: b.peerID, role: .admin)])
+    try forge(b, [.changeRole(device: b.peerID, role: .admin, afterSequence: nil, checkpoints: [])])
     try push(b, to: c)
     try push(a, to: c)
     try push(b, to: a)
@@ -276,7 +276,7 @@ struct MembershipAttackTests: ThreePeers {
     try a.addMember(publicKey: w.identity.publicKey)  // a's history grows deeper than b's
     try a.revoke(b.peerID)
     try forge(b, [.revoke(device: a.peerID, afterSequence: 0, checkpoints: [])])  // built on b's older heads
-    try forge(b, [.changeRole(device: a.peerID, role: .reader)])
+    try forge(b, [.changeRole(device: a.peerID, role: .reader, afterSequence: nil, checkpoints: [])])
     try push(b, to: observer)  // b's revocation of a first
     let cutOff = try #require(try member(observer, a.peerID))
     #expect(!cutOff.isActive)
@@ -290,6 +290,137 @@ struct MembershipAttackTests: ThreePeers {
     var roster = GroupRoster(group: try #require(try a.group))
     roster.add(try observer.membershipEvents().shuffled())
     #expect(roster.members[a.peerID]?.isActiveAdmin == true && roster.members[b.peerID]?.isActive == false)
+  }
+
+  /// An admin made a writer that adds a device on history older than its
+  /// demotion (so that it sorts first) adds no one, on every device and at
+  /// the relay, in any order; an admin made one again acts as one.
+  @Test func aDemotedAdminCannotAddADeviceOnOlderHistory() throws {
+    try a.createGroup()
+    try b.join(try a.invite(as: .admin))
+    try push(b, to: a)
+    try push(a, to: b)
+    let observer = try openSyncPeer(directory, name: "observer.sqlite", clock: clock)
+    try push(a, to: observer)
+    let w = try openSyncPeer(directory, name: "w.sqlite", clock: clock)
+    try a.addMember(publicKey: w.identity.publicKey)  // a's history grows deeper than b's
+    try a.changeRole(of: b.peerID, to: .writer)
+    let x = try openSyncPeer(directory, name: "x.sqlite", clock: clock)
+    try b.addMember(publicKey: x.identity.publicKey, as: .admin)  // b has not heard: built on its older heads
+    try push(b, to: observer)  // b's addition first
+    #expect(try member(observer, x.peerID)?.isActiveAdmin == true)  // not known yet to be void
+    try push(a, to: observer)
+    try push(b, to: a)
+    for database in [a, observer] {
+      #expect(try member(database, x.peerID) == nil, "\(database.peerID.shortDescription)")
+      #expect(try member(database, b.peerID)?.role == .writer)
+      #expect(try member(database, w.peerID)?.isActive == true)
+    }
+    var roster = GroupRoster(group: try #require(try a.group))
+    roster.add(try observer.membershipEvents().shuffled())
+    #expect(roster.members[x.peerID] == nil && roster.members[b.peerID]?.role == .writer)
+
+    // Made an admin again, b adds x: built on its promotion, it holds.
+    try a.changeRole(of: b.peerID, to: .admin)
+    try push(a, to: b)
+    try b.addMember(publicKey: x.identity.publicKey, as: .writer)
+    try push(b, to: a)
+    try push(a, to: observer)
+    for database in [a, b, observer] {
+      #expect(try member(database, x.peerID)?.role == .writer, "\(database.peerID.shortDescription)")
+    }
+  }
+
+  /// A junior admin that is demoted, and on older history demotes its
+  /// demoter and gives it its role back (so that both demotions apply),
+  /// stays demoted: of two admins that took each other's role away
+  /// concurrently, the one who joined first wins.
+  @Test func aDemotedAdminCannotEscapeByDemotingAndRestoringItsDemoter() throws {
+    try a.createGroup()
+    // The junior admin's peer id sorts after the founder's (the order in
+    // which the fold used to look at the two demotions, letting it win).
+    var attempt = 0
+    var h = try openSyncPeer(directory, name: "h0.sqlite", clock: clock)
+    while h.peerID < a.peerID {
+      attempt += 1
+      h = try openSyncPeer(directory, name: "h\(attempt).sqlite", clock: clock)
+    }
+    try h.join(try a.invite(as: .admin))
+    try push(h, to: a)
+    try push(a, to: h)
+    let w1 = try openSyncPeer(directory, name: "w1.sqlite", clock: clock)
+    let w2 = try openSyncPeer(directory, name: "w2.sqlite", clock: clock)
+    try a.addMember(publicKey: w1.identity.publicKey)  // a's history two changes deeper than h's
+    try a.addMember(publicKey: w2.identity.publicKey)
+    try a.changeRole(of: h.peerID, to: .writer)
+    try forge(h, [.changeRole(device: a.peerID, role: .writer, afterSequence: nil, checkpoints: [])])  // on h's older heads
+    let observer = try openSyncPeer(directory, name: "observer.sqlite", clock: clock)
+    try push(h, to: observer)
+    let demotion = try #require(try observer.membershipEvents().first { event in
+      event.origin == h.peerID && event.changes.contains { if case .changeRole = $0 { true } else { false } }
+    })
+    h.session.pendingMembership = [.builtOn([demotion.hash]), .changeRole(device: a.peerID, role: .admin, afterSequence: nil, checkpoints: [])]
+    try h.write { _ in }
+    try push(h, to: observer)
+    try push(a, to: observer)
+    try push(h, to: a)
+    for database in [a, observer] {
+      #expect(try member(database, h.peerID)?.role == .writer, "\(database.peerID.shortDescription)")
+      #expect(try member(database, a.peerID)?.isActiveAdmin == true, "\(database.peerID.shortDescription)")
+      #expect(try member(database, w2.peerID)?.isActive == true, "\(database.peerID.shortDescription)")
+    }
+    var roster = GroupRoster(group: try #require(try a.group))
+    roster.add(try observer.membershipEvents().shuffled())
+    #expect(roster.members[h.peerID]?.role == .writer && roster.members[a.peerID]?.isActiveAdmin == true)
+  }
+
+  /// An admin that takes another's role away and gives it back in one
+  /// change demotes no one: the other's changes, made before it saw that
+  /// change or after, all hold.
+  @Test func aDemotionUndoneInTheSameChangeDisablesNoAdmin() throws {
+    try a.createGroup()
+    try b.join(try a.invite(as: .admin))
+    try push(b, to: a)
+    try push(a, to: b)
+    try forge(a, [
+      .changeRole(device: b.peerID, role: .writer, afterSequence: nil, checkpoints: []),
+      .changeRole(device: b.peerID, role: .admin, afterSequence: nil, checkpoints: []),
+    ])
+    let w = try openSyncPeer(directory, name: "w.sqlite", clock: clock)
+    try b.addMember(publicKey: w.identity.publicKey)  // concurrently with a's change
+    try push(b, to: a)
+    try push(a, to: b)
+    try b.revoke(a.peerID)  // after it
+    // (a's own list is not read: a forged change is not recorded as its
+    // writer's membership history, only sent.)
+    let observer = try openSyncPeer(directory, name: "observer.sqlite", clock: clock)
+    try push(b, to: observer)
+    try push(a, to: observer)
+    for database in [b, observer] {
+      #expect(try member(database, w.peerID)?.isActive == true, "\(database.peerID.shortDescription)")
+      #expect(try member(database, a.peerID)?.isActive == false, "\(database.peerID.shortDescription)")
+    }
+  }
+
+  /// A reader's cut-off moves only for a demotion made concurrently with
+  /// the one that set it: an admin that saw it a reader and names a later
+  /// (or any) sequence lets none of its writes in.
+  @Test func aReadersCutOffIsNotRaisedByALaterChange() throws {
+    try makeGroup()
+    try insert(b, 1, "One")
+    try push(b, to: a)
+    try a.changeRole(of: b.peerID, to: .reader)
+    let cutOff = try #require(try member(a, b.peerID)?.demotedAfterSequence)
+    // (c judges: a forged change is not recorded in its writer's own history, only sent.)
+    try forge(a, [.changeRole(device: b.peerID, role: .reader, afterSequence: .max, checkpoints: [])])
+    try insert(b, 2, "Two")  // b has not heard
+    expectRefused(b.peerID, "is a reader", by: a) { try push(b, to: a) }
+    try push(a, to: c)  // with b's refused list, which c settles too
+    try push(b, to: c)
+    #expect(try member(c, b.peerID)?.demotedAfterSequence == cutOff)
+    #expect(try c.refusedEvents().contains { $0.origin == b.peerID && $0.reason.contains("is a reader") })
+    #expect(try names(a) == ["One"])
+    #expect(try names(c) == ["One"])
   }
 
   /// A revocation that turns out void makes nothing void: b adds d unseen
@@ -352,7 +483,7 @@ struct MembershipAttackTests: ThreePeers {
     try a.revoke(b.peerID)
     let changes: [MembershipChange] = [
       .add(device: m.peerID, publicKey: try m.identity.publicKey, role: .admin, invitation: nil),
-      .revoke(device: a.peerID, afterSequence: 0, checkpoints: []), .changeRole(device: a.peerID, role: .reader),
+      .revoke(device: a.peerID, afterSequence: 0, checkpoints: []), .changeRole(device: a.peerID, role: .reader, afterSequence: nil, checkpoints: []),
     ]
     for change in changes { try forge(b, [.builtOn(base), change], builtOn: false) }
     try push(b, to: observer)

@@ -115,6 +115,7 @@ struct ReplayTests {
     (5, "005_compact_merge_state.sql"), (6, "006_integer_merge_state.sql"), (7, "007_event_row_hashes.sql"),
     (8, "008_membership_history.sql"), (9, "009_refused_events.sql"), (10, "010_event_routes.sql"),
     (11, "011_revoked_checkpoints.sql"),
+    (12, "012_demotion_cut_offs.sql"),
   ])
   func schemaFileMatchesTheEmbeddedSchema(version: Int, file name: String) throws {
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,6 +1,5 @@
 import Foundation
 import ChronicleTestSupport
-import GRDB
 import Testing
 
 @testable import Chronicle
@@ -25,28 +24,6 @@ struct RevokedHistoryTests: ThreePeers {
     a = try openSyncPeer(directory, name: "a.sqlite", clock: clock)
     b = try openSyncPeer(directory, name: "b.sqlite", clock: clock)
     c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
-  }
-
-  /// A copy of `database` and its key file as they are now: what a device
-  /// (or whoever took a backup of it) keeps after its revocation.
-  func backup(of database: ChronicleDatabase, as name: String) throws -> ChronicleDatabase {
-    let path = directory.path(name)
-    try database.writer.backup(to: DatabaseQueue(path: path))
-    try FileManager.default.copyItem(at: DeviceKey.fileURL(forDatabaseAt: database.path), to: DeviceKey.fileURL(forDatabaseAt: path))
-    var configuration = ChronicleConfiguration()
-    configuration.wallClock = clock.reader(skew: 0)
-    return try Chronicle.open(path: path, configuration: configuration)
-  }
-
-  /// Sends `origin`'s events that `source` holds beyond `target`'s vector,
-  /// up to `sequence`, and nothing else.
-  @discardableResult
-  func send(_ origin: PeerID, from source: ChronicleDatabase, to target: ChronicleDatabase, through sequence: UInt64 = .max) throws -> MergeReport {
-    let events = try source.serializedEvents(beyond: target.versionVector()).filter { bytes in
-      guard let id = EventCodec.eventID(of: bytes) else { return false }
-      return id.origin == origin && id.sequence <= sequence
-    }
-    return try target.applyRemote(bundle: EventBundle.encode(writer: source.peerID, events: events), source: "memory:\(source.peerID.shortDescription)")
   }
 
   /// b writes three lists and a takes them; a revokes b, and c hears of the

@@ -78,6 +78,8 @@ let version7MembershipTables = """
   ALTER TABLE chronicle_members DROP COLUMN role;
   ALTER TABLE chronicle_members DROP COLUMN invitation;
   ALTER TABLE chronicle_members DROP COLUMN revoked_checkpoints;
+  ALTER TABLE chronicle_members DROP COLUMN demoted_after_sequence;
+  ALTER TABLE chronicle_members DROP COLUMN demoted_checkpoints;
   """
 
 /// Replaces Chronicle's merge-state tables with those of internal schema

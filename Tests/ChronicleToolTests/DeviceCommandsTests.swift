@@ -58,11 +58,17 @@ struct DeviceCommandsTests {
     #expect(try tool.chronicle("members", a).output.contains("\(bID)  writer  invitation by "))
 
     // Roles: b made a reader, then a writer again; a reader's writes fail on b itself.
+    // (Its note, which a holds, stays a write: the demotion names it.)
     #expect(try tool.chronicle("role", a, bID, "reader").status == 0)
-    #expect(try tool.chronicle("members", a).output.contains("\(bID)  reader  invitation by "))
+    let demoted = try tool.chronicle("members", a).output
+    #expect(demoted.contains("\(bID)  reader  invitation by ") && demoted.contains("writes through :"), "\(demoted)")
+    let demotedJSON = try #require(
+      try JSONSerialization.jsonObject(with: Data(try tool.chronicle("members", a, "--json").output.utf8)) as? [[String: Any]])
+    #expect((demotedJSON.last?["demotedAfterSequence"] as? Int ?? 0) > 0, "\(demotedJSON)")
     #expect(try tool.chronicle("role", a, bID, "owner").status != 0)
     #expect(try tool.chronicle("role", b, bID, "admin").status == 2)  // b is no admin
     #expect(try tool.chronicle("role", a, bID, "writer").status == 0)
+    #expect(try !tool.chronicle("members", a).output.contains("writes through"))
 
     // Revoked: b's later event is refused (exit 1), naming b and the reason,
     // and `chronicle refused` lists it.

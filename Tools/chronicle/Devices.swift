@@ -101,6 +101,7 @@ struct Members: ParsableCommand {
             "addedBy": member.addedBy?.description ?? NSNull(), "addedAt": "\(member.addedAt)",
             "revokedBy": member.revokedBy?.description ?? NSNull(),
             "revokedAfterSequence": member.revokedAfterSequence.map { Int($0) as Any } ?? NSNull(),
+            "demotedAfterSequence": member.demotedAfterSequence.map { Int($0) as Any } ?? NSNull(),
             "self": member.device == db.peerID,
           ] as [String: Any]
         })
@@ -114,6 +115,7 @@ struct Members: ParsableCommand {
         var line = "\(member.device)  \(member.role)  \(member.admission.rawValue)"
         if let by = member.addedBy { line += " by \(by.shortDescription)" }
         if member.addedAt.rawValue > 0 { line += " at \(member.addedAt)" }
+        if let after = member.demotedAfterSequence, member.revokedBy == nil { line += "  writes through :\(after)" }
         if let by = member.revokedBy { line += "  REVOKED by \(by.shortDescription) after :\(member.revokedAfterSequence ?? 0)" }
         if member.device == db.peerID { line += "  (this device)" }
         print(line)

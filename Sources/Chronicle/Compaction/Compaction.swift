@@ -40,7 +40,7 @@ extension ChronicleDatabase {
       var settled = try RefusedEvents(db: db).settledSequences()
       let membership = GroupMembership(db: db)
       for origin in settled.keys {
-        guard let top = try membership.member(origin)?.lastRevokedCheckpoint else { continue }
+        guard let top = try membership.member(origin)?.lastCheckpoint else { continue }
         settled[origin] = settled[origin]?.filter { $0 > top }
       }
       try EventLog.scanRecords(db) { record in

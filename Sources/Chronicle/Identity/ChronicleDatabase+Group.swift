@@ -125,6 +125,11 @@ extension ChronicleDatabase {
   }
 
   /// Gives a member another role (an admin's change).
+  ///
+  /// Making a writer or an admin a reader names the last event this
+  /// database holds of it, as a revocation does: every member takes its
+  /// row changes up to that one (made while it could write, whichever way
+  /// they travel) and refuses those after it.
   public func changeRole(of device: PeerID, to role: MemberRole) throws {
     try writeMembership { db, peer in
       let membership = GroupMembership(db: db)
@@ -132,8 +137,19 @@ extension ChronicleDatabase {
       guard let member = try membership.member(device), member.isActive else {
         throw ChronicleError.membership("device \(device) is not an active member of this group (chronicle members DB lists them)")
       }
-      return [.changeRole(device: device, role: role)]
+      guard !role.writes, member.role.writes else { return [.changeRole(device: device, role: role, afterSequence: nil, checkpoints: [])] }
+      let (last, checkpoints) = try Self.heldHistory(of: device, db)
+      return [.changeRole(device: device, role: role, afterSequence: last, checkpoints: checkpoints)]
     }
+  }
+
+  /// The last event this database holds of `device` (events refused here
+  /// are not counted; those it lacks below are admitted when they come),
+  /// and checkpoints naming its events up to it by digest, so that they
+  /// cannot be rewritten: what a revocation or a demotion records.
+  private static func heldHistory(of device: PeerID, _ db: Database) throws -> (last: UInt64, checkpoints: [HistoryCheckpoint]) {
+    let last = max(try EventLog.lastSequence(db, origin: device), try LogBaseline.Header.read(db)?.vector[device] ?? 0)
+    return (last, try RevokedHistory.checkpoints(of: device, through: last, db))
   }
 
   /// Withdraws an invitation before it is used: no admin admits with it from
@@ -160,14 +176,10 @@ extension ChronicleDatabase {
         throw ChronicleError.membership("device \(device) is not a member of this group (chronicle members DB lists them)")
       }
       guard member.isActive else { throw ChronicleError.membership("device \(device) is revoked already") }
-      // The last event the log holds of it (events refused here are not
-      // counted; those it lacks below are admitted when they come).
-      let last = max(try EventLog.lastSequence(db, origin: device), try LogBaseline.Header.read(db)?.vector[device] ?? 0)
+      let (last, checkpoints) = try Self.heldHistory(of: device, db)
       // A new key epoch in the same change: the revoked device is granted
       // nothing written from here on.
       let newEpoch = try membership.history()?.resolve().newEpoch(excluding: device)
-      // Its events up to it named by digest, so that they cannot be rewritten.
-      let checkpoints = try RevokedHistory.checkpoints(of: device, through: last, db)
       return [.revoke(device: device, afterSequence: last, checkpoints: checkpoints)] + (newEpoch.map { [$0] } ?? [])
     }
   }

@@ -219,13 +219,16 @@ struct DeviceAdmission {
         continue
       }
       // A revoked device's events up to the checkpoints its revocation
-      // names are taken only when they lead to them (its key could sign others).
-      if let member, let top = member.lastRevokedCheckpoint, event.sequence <= top {
+      // names are taken only when they lead to them (its key could sign
+      // others), and so are a demoted reader's up to its demotion's.
+      if let member, let top = member.lastCheckpoint, event.sequence <= top {
         if revokedVerdicts[origin] == nil {
           revokedVerdicts[origin] = try RevokedHistory.verdicts(
-            of: origin, checkpoints: member.revokedCheckpoints, with: fresh.filter { !refused.contains($0.event.id) }, db)
+            of: origin, checkpoints: member.checkpoints, with: fresh.filter { !refused.contains($0.event.id) }, db)
         }
-        if let verdict = revokedVerdicts[origin]?[event.sequence], let refusal = RevokedHistory.refusal(verdict, origin: origin) {
+        if let verdict = revokedVerdicts[origin]?[event.sequence],
+           let refusal = RevokedHistory.refusal(verdict, origin: origin, demoted: member.revokedBy == nil)
+        {
           refuse(incoming, refusal.reason, settled: refusal.settled && proven(event))
         }
       }

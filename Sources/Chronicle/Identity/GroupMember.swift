@@ -35,10 +35,34 @@ public struct GroupMember: Sendable, Equatable {
   /// only when they lead to them (``HistoryCheckpoint``).
   public var revokedCheckpoints: [HistoryCheckpoint] = []
 
-  /// The sequence of its last revocation checkpoint, when it is revoked
-  /// and its revocation names any: its events up to it are checked along
-  /// their chain.
-  var lastRevokedCheckpoint: UInt64? { revokedBy == nil ? nil : revokedCheckpoints.map(\.sequence).max() }
+  /// For a reader that was made one from a writer or an admin: the last of
+  /// its events the demoting admin had. Its row changes up to it, made
+  /// while it could write, are taken; those after it are refused. Nil for a
+  /// member that writes, and for a reader that never wrote (or was demoted
+  /// by a Chronicle before demotions named one).
+  public var demotedAfterSequence: UInt64?
+  /// Digests of its events as the demoting admin held them, as a
+  /// revocation names them: its events up to them are taken only when they
+  /// lead to them.
+  public var demotedCheckpoints: [HistoryCheckpoint] = []
+
+  /// Whether its event at `sequence` may change rows: it writes, or it was
+  /// a writer when it wrote that event (at or before its demotion's cut-off).
+  package func mayWrite(at sequence: UInt64) -> Bool {
+    role.writes || demotedAfterSequence.map { sequence <= $0 } == true
+  }
+
+  /// The checkpoints its events are checked against: its revocation's when
+  /// revoked, else its demotion's while it is a reader (its key could sign
+  /// other contents for the events it wrote before).
+  var checkpoints: [HistoryCheckpoint] {
+    if revokedBy != nil { return revokedCheckpoints }
+    return role.writes ? [] : demotedCheckpoints
+  }
+
+  /// The sequence of its last checkpoint (``checkpoints``), when there is
+  /// one: its events up to it are checked along their chain.
+  var lastCheckpoint: UInt64? { checkpoints.map(\.sequence).max() }
 
   /// Whether it is still a member (not revoked).
   public var isActive: Bool { revokedBy == nil }

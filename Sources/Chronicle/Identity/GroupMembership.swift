@@ -70,14 +70,15 @@ struct GroupMembership {
     ])
     try db.execute(sql: "DELETE FROM chronicle_members")
     let insert = try db.cachedStatement(sql: """
-      INSERT INTO chronicle_members (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO chronicle_members (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     for member in state.members.values {
       try insert.execute(arguments: [
         Data(member.device.bytes), member.publicKey.map { Data($0) }, member.addedBy.map { Data($0.bytes) }, Self.clock(member.addedAt),
         member.admission.rawValue, member.revokedBy.map { Data($0.bytes) }, member.revokedAt.map(Self.clock),
         member.revokedAfterSequence.map { Int64(clamping: $0) }, member.role.rawValue, member.invitation.map { Data(PeerID($0).bytes) },
-        Self.encode(member.revokedCheckpoints),
+        Self.encode(member.revokedCheckpoints), member.demotedAfterSequence.map { Int64(clamping: $0) },
+        Self.encode(member.demotedCheckpoints),
       ])
     }
     return state
@@ -85,7 +86,7 @@ struct GroupMembership {
 
   private static let columns =
     "peer_id, public_key, added_by, added_hlc, admission, revoked_by, revoked_hlc, revoked_after_sequence, role, invitation, "
-    + "revoked_checkpoints"
+    + "revoked_checkpoints, demoted_after_sequence, demoted_checkpoints"
 
   private static func member(_ row: Row) -> GroupMember {
     GroupMember(
@@ -98,7 +99,9 @@ struct GroupMembership {
       revokedBy: (row[5] as Data?).flatMap { PeerID(bytes: $0) },
       revokedAt: (row[6] as Int64?).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) },
       revokedAfterSequence: (row[7] as Int64?).map { UInt64($0) },
-      revokedCheckpoints: decode(row[10] as Data?))
+      revokedCheckpoints: decode(row[10] as Data?),
+      demotedAfterSequence: (row[11] as Int64?).map { UInt64($0) },
+      demotedCheckpoints: decode(row[12] as Data?))
   }
 
   private static func bytes(of group: UUID) -> Data { Data(PeerID(group).bytes) }

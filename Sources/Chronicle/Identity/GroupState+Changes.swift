@@ -19,7 +19,7 @@ extension MembershipEvent {
     changes.contains { change in
       switch change {
       case .revoke(let target, _, _): target == device
-      case .changeRole(let target, let role): target == device && role != .admin
+      case .changeRole(let target, let role, _, _): target == device && role != .admin
       default: false
       }
     }
@@ -52,8 +52,10 @@ extension GroupState {
   /// Applies every change of `event`, or none (throwing why). The cut-off
   /// floors of its revocations are asked for once its writer is found
   /// entitled to change the list (they read the event's whole history).
+  /// `builtOn`: the membership events it builds on, directly or not, when
+  /// it demotes with a cut-off (empty otherwise).
   mutating func apply(
-    _ event: MembershipEvent, cutOffFloors: () -> [PeerID: HistoryCheckpoint]
+    _ event: MembershipEvent, builtOn: Set<MembershipHash>, cutOffFloors: () -> [PeerID: HistoryCheckpoint]
   ) throws(MembershipRefusal) {
     let writer = event.origin
     guard let member = members[writer] else { throw MembershipRefusal("its writer \(writer) is not a member of this group") }
@@ -74,11 +76,11 @@ extension GroupState {
     // A change checks everything before it changes anything: one change
     // applies in place; several apply to a copy, kept only when all apply.
     if event.changes.count == 1 {
-      try apply(floored(event.changes[0]), by: writer, at: event.timestamp, in: event.hash)
+      try apply(floored(event.changes[0]), by: writer, at: event.timestamp, in: event.hash, builtOn: builtOn)
       return
     }
     var trial = self
-    for change in event.changes { try trial.apply(floored(change), by: writer, at: event.timestamp, in: event.hash) }
+    for change in event.changes { try trial.apply(floored(change), by: writer, at: event.timestamp, in: event.hash, builtOn: builtOn) }
     self = trial
   }
 
@@ -88,7 +90,7 @@ extension GroupState {
   }
 
   private mutating func apply(
-    _ change: MembershipChange, by writer: PeerID, at timestamp: HLCTimestamp, in event: MembershipHash
+    _ change: MembershipChange, by writer: PeerID, at timestamp: HLCTimestamp, in event: MembershipHash, builtOn: Set<MembershipHash>
   ) throws(MembershipRefusal) {
     switch change {
     case .add(let device, let publicKey, let role, let invitation):
@@ -125,10 +127,28 @@ extension GroupState {
       }
       member.revokedAfterSequence = min(afterSequence, member.revokedAfterSequence ?? .max)
       members[device] = member
-    case .changeRole(let device, let role):
+    case .changeRole(let device, let role, let afterSequence, let checkpoints):
       guard var member = members[device], member.isActive else { throw MembershipRefusal("device \(device) is not an active member") }
       if member.role == .admin, role != .admin, isLastActiveAdmin(device) {
         throw MembershipRefusal("device \(device) is the group's last admin, and the last admin keeps its role")
+      }
+      if role.writes {
+        member.demotedAfterSequence = nil
+        member.demotedCheckpoints = []
+        cutOffDemotions[device] = nil
+      } else if let afterSequence {
+        // Its writes up to what the demoting admin had were made while it
+        // could write. Two admins that demoted it concurrently each had
+        // some of them: the one that had more decides, so that neither's
+        // writes are refused elsewhere. A reader's cut-off moves for no
+        // other change (one made after, by an admin that saw it a reader,
+        // names nothing it could write).
+        let concurrent = cutOffDemotions[device].map { $0 != event && !builtOn.contains($0) } ?? false
+        if member.role.writes || (concurrent && afterSequence > member.demotedAfterSequence ?? 0) {
+          member.demotedAfterSequence = afterSequence
+          member.demotedCheckpoints = checkpoints.filter { $0.sequence <= afterSequence }
+          cutOffDemotions[device] = event
+        }
       }
       member.role = role
       members[device] = member

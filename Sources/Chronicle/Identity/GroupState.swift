@@ -71,6 +71,10 @@ package struct GroupState: Sendable {
   /// to a device that is no active member.
   package var unappliedExposures: Set<MembershipHash> = []
 
+  /// For each reader demoted with a cut-off, the change that set it: a
+  /// concurrent demotion (one that had not seen it) may raise it.
+  var cutOffDemotions: [PeerID: MembershipHash] = [:]
+
   /// Whether the current epoch's key was granted to a device that is revoked
   /// now (two admins that revoked two devices concurrently each granted
   /// their new key to the device the other revoked): then a new epoch is due.
@@ -92,14 +96,16 @@ package struct GroupState: Sendable {
 
   /// Why an event of `origin` at `sequence` is refused (`writes`: it carries
   /// row changes; a reader's schema changes, which every device's own
-  /// migrations write, are taken); nil when it is admitted.
+  /// migrations write, are taken, and so are the writes a reader made
+  /// while it was a writer); nil when it is admitted.
   package func refusal(ofEventFrom origin: PeerID, sequence: UInt64, writes: Bool) -> String? {
     guard let member = members[origin] else { return "device \(origin) is not a member of this group" }
     if let by = member.revokedBy, let after = member.revokedAfterSequence, sequence > after {
       return "device \(origin) was revoked by \(by.shortDescription): its events after :\(after) are refused"
     }
-    if writes, !member.role.writes {
-      return "device \(origin) is a reader of this group: its writes are refused (an admin can make it a writer: chronicle role)"
+    if writes, !member.mayWrite(at: sequence) {
+      let since = member.demotedAfterSequence.map { " after :\($0), when it was made one," } ?? ""
+      return "device \(origin) is a reader of this group: its writes\(since) are refused (an admin can make it a writer: chronicle role)"
     }
     return nil
   }

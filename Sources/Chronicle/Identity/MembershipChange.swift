@@ -35,7 +35,18 @@ public enum MembershipChange: Hashable, Sendable {
   /// Chronicle before links).
   case revoke(device: PeerID, afterSequence: UInt64, checkpoints: [HistoryCheckpoint])
   /// The writer, an admin, gives a member another role.
-  case changeRole(device: PeerID, role: MemberRole)
+  ///
+  /// Taking an admin's role away voids that admin's changes of the member
+  /// list made concurrently with it (neither had seen the other), as a
+  /// revocation does those its writer had not seen. Making a writer or an
+  /// admin a reader names, as a revocation does, the last event the writer
+  /// had of it (`afterSequence`) and checkpoints of its history: its row
+  /// changes up to that event, made while it could write, are taken (when
+  /// they lead to the checkpoints), and those after it refused.
+  /// `afterSequence` is nil for other changes, and for a demotion written by
+  /// a Chronicle before demotions named one (every row change of such a
+  /// reader is refused).
+  case changeRole(device: PeerID, role: MemberRole, afterSequence: UInt64?, checkpoints: [HistoryCheckpoint])
   /// The writer, an admin, withdraws an invitation before it is used.
   case withdrawInvitation(UUID)
   /// The writer, an admin, shares group content keys: each grant is one
@@ -65,7 +76,8 @@ extension MembershipChange: CustomStringConvertible {
       "add \(device.shortDescription) as \(role)" + (invitation.map { " (invitation \($0.uuidString.lowercased().prefix(8)))" } ?? "")
     case .join(let invitation, _): "ask to join with an invitation from \(invitation.inviter.shortDescription)"
     case .revoke(let device, let after, _): "revoke \(device.shortDescription) after :\(after)"
-    case .changeRole(let device, let role): "make \(device.shortDescription) \(role)"
+    case .changeRole(let device, let role, let after, _):
+      "make \(device.shortDescription) \(role)" + (after.map { " after :\($0)" } ?? "")
     case .withdrawInvitation(let id): "withdraw invitation \(id.uuidString.lowercased().prefix(8))"
     case .shareKeys(_, let grants):
       (grants.contains { $0.epoch == nil } ? "start a key epoch, " : "")
@@ -116,6 +128,9 @@ extension EventCodec {
     case shareKeys = 0x0A
     /// A revocation naming digests of the revoked device's events the writer held.
     case revokeWithCheckpoints = 0x0B
+    /// A role change naming the last event the writer had of the device,
+    /// and checkpoints of its history (a demotion to reader).
+    case changeRoleWithCutOff = 0x0C
   }
 
   static func writeMembership(_ change: MembershipChange, to writer: inout BinaryWriter) {
@@ -154,17 +169,15 @@ extension EventCodec {
       writer.writeByte((checkpoints.isEmpty ? MembershipKind.revoke : .revokeWithCheckpoints).rawValue)
       writer.writeBytes(device.bytes)
       writer.writeVarint(afterSequence)
-      if !checkpoints.isEmpty {
-        writer.writeVarint(checkpoints.count)
-        for checkpoint in checkpoints {
-          writer.writeVarint(checkpoint.sequence)
-          writer.writeBytes(checkpoint.digest)
-        }
-      }
-    case .changeRole(let device, let role):
-      writer.writeByte(MembershipKind.changeRole.rawValue)
+      if !checkpoints.isEmpty { writeCheckpoints(checkpoints, to: &writer) }
+    case .changeRole(let device, let role, let afterSequence, let checkpoints):
+      writer.writeByte((afterSequence == nil ? MembershipKind.changeRole : .changeRoleWithCutOff).rawValue)
       writer.writeBytes(device.bytes)
       writer.writeByte(role.code)
+      if let afterSequence {
+        writer.writeVarint(afterSequence)
+        writeCheckpoints(checkpoints, to: &writer)
+      }
     case .withdrawInvitation(let id):
       writer.writeByte(MembershipKind.withdrawInvitation.rawValue)
       writer.writeBytes(PeerID(id).bytes)
@@ -189,6 +202,15 @@ extension EventCodec {
     case .older(let kind, let fields):
       writer.writeByte(kind)
       writer.writeBytes(fields)
+    }
+  }
+
+  /// A count, then each checkpoint: its sequence (varint) and digest.
+  private static func writeCheckpoints(_ checkpoints: [HistoryCheckpoint], to writer: inout BinaryWriter) {
+    writer.writeVarint(checkpoints.count)
+    for checkpoint in checkpoints {
+      writer.writeVarint(checkpoint.sequence)
+      writer.writeBytes(checkpoint.digest)
     }
   }
 
@@ -220,6 +242,15 @@ extension EventCodec {
         }
       }
       return founders
+    }
+    func checkpoints() throws(EventFormatError) -> [HistoryCheckpoint] {
+      let count = try reader.readLength()
+      guard count <= reader.remaining / (1 + HistoryCheckpoint.digestSize) else { throw reader.error(.truncated) }
+      var checkpoints: [HistoryCheckpoint] = []
+      for _ in 0..<count {
+        checkpoints.append(HistoryCheckpoint(sequence: try reader.readVarint(), digest: Array(try reader.readBytes(HistoryCheckpoint.digestSize))))
+      }
+      return checkpoints
     }
     /// The fields read since `start`, for a change of an older Chronicle.
     func older(since start: Int) -> MembershipChange {
@@ -262,15 +293,14 @@ extension EventCodec {
     case .revokeWithCheckpoints:
       let device = try peer()
       let after = try reader.readVarint()
-      let count = try reader.readLength()
-      guard count <= reader.remaining / (1 + HistoryCheckpoint.digestSize) else { throw reader.error(.truncated) }
-      var checkpoints: [HistoryCheckpoint] = []
-      for _ in 0..<count {
-        checkpoints.append(HistoryCheckpoint(sequence: try reader.readVarint(), digest: Array(try reader.readBytes(HistoryCheckpoint.digestSize))))
-      }
-      return .revoke(device: device, afterSequence: after, checkpoints: checkpoints)
+      return .revoke(device: device, afterSequence: after, checkpoints: try checkpoints())
     case .changeRole:
-      return .changeRole(device: try peer(), role: try role())
+      return .changeRole(device: try peer(), role: try role(), afterSequence: nil, checkpoints: [])
+    case .changeRoleWithCutOff:
+      let device = try peer()
+      let role = try role()
+      let after = try reader.readVarint()
+      return .changeRole(device: device, role: role, afterSequence: after, checkpoints: try checkpoints())
     case .withdrawInvitation:
       return .withdrawInvitation(try peer().uuid)
     case .shareKeys:

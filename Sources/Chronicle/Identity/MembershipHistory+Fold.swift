@@ -11,6 +11,9 @@ extension MembershipHistory {
     private let writtenBy: [PeerID: [MembershipHash]]
     /// The applied revocations of each device in the last pass.
     private var revocations: [PeerID: [MembershipEvent]] = [:]
+    /// The applied changes that took each device's admin role away in the
+    /// last pass.
+    private var demotions: [PeerID: [MembershipEvent]] = [:]
     /// The applied change that last took each device's admin rights away
     /// (a revocation or another role).
     private var disabledBy: [PeerID: MembershipEvent] = [:]
@@ -36,6 +39,7 @@ extension MembershipHistory {
     mutating func run(void: [MembershipHash: String]) -> GroupState {
       var state = genesis
       revocations = [:]
+      demotions = [:]
       disabledBy = [:]
       mutual = []
       seniority = [:]
@@ -48,14 +52,24 @@ extension MembershipHistory {
           continue
         }
         do {
-          try state.apply(event) { cutOffFloors(of: event) }
+          var admins: Set<PeerID> = [], cutsOff = false
+          for case .changeRole(let device, _, let after, _) in event.changes {
+            if state.members[device]?.role == .admin { admins.insert(device) }
+            if after != nil { cutsOff = true }
+          }
+          try state.apply(event, builtOn: cutsOff ? ancestors.of(event.hash) : []) { cutOffFloors(of: event) }
           state.applied.append(event.hash)
+          // Admins it leaves without the role (a change that demotes and
+          // promotes again in one event demotes no one).
+          for device in admins where state.members[device]?.role != .admin {
+            demotions[device, default: []].append(event)
+          }
           for change in event.changes {
             switch change {
             case .revoke(let device, _, _):
               revocations[device, default: []].append(event)
               disabledBy[device] = event
-            case .changeRole(let device, let role) where role != .admin:
+            case .changeRole(let device, let role, _, _) where role != .admin:
               disabledBy[device] = event
             case .add(let device, _, _, _):
               seniority[device] = [2] + Self.bigEndian(depths[event.hash] ?? 0) + event.hash.bytes
@@ -74,10 +88,13 @@ extension MembershipHistory {
       return state
     }
 
-    /// The changes the last pass's revocations beat: a revoked device's
-    /// changes its revocation's writer had not seen, and, of two admins that
-    /// revoked or demoted each other without either seeing the other's
-    /// change, the one who joined later's.
+    /// The changes the last pass's revocations and demotions beat: a
+    /// revoked device's changes its revocation's writer had not seen, a
+    /// demoted admin's made concurrently with its demotion (neither had
+    /// seen the other: those made after it are applied or refused by the
+    /// role it has then), and, of two admins that revoked or demoted each
+    /// other without either seeing the other's change, the one who joined
+    /// later's.
     /// For each device `event` revokes, the highest sequence of that
     /// device's membership events it builds on: a revocation cuts off no
     /// event its writer had applied (a cut-off of 0 from a device that saw
@@ -107,6 +124,21 @@ extension MembershipHistory {
         void[disabling.hash] = void[disabling.hash]
           ?? "its writer \(disabling.origin.shortDescription) and \(refused.origin.shortDescription) acted against each other concurrently, and \(refused.origin.shortDescription) joined first"
       }
+      // Two admins that took each other's role away concurrently, both
+      // applied (one gave the other its role back, on the same older
+      // history): the one who joined first wins here too, so that a junior
+      // admin cannot escape its demotion that way.
+      for device in demotions.keys.sorted() {
+        for demotion in demotions[device]! where void[demotion.hash] == nil {
+          let writer = demotion.origin
+          for counter in demotions[writer] ?? [] where counter.origin == device && void[counter.hash] == nil {
+            guard !ancestors.of(counter.hash).contains(demotion.hash), !ancestors.of(demotion.hash).contains(counter.hash),
+                  let senior = seniority[writer], let junior = seniority[device], senior.lexicographicallyPrecedes(junior)
+            else { continue }
+            void[counter.hash] = "its writer \(device.shortDescription) and \(writer.shortDescription) took each other's admin role away concurrently, and \(writer.shortDescription) joined first"
+          }
+        }
+      }
       for device in revocations.keys.sorted() {
         let revokingEvents = revocations[device]!.sorted { $0.hash < $1.hash }
         for hash in writtenBy[device] ?? [] where void[hash] == nil {
@@ -114,6 +146,19 @@ extension MembershipHistory {
             void[$0.hash] == nil && $0.hash != hash && !ancestors.of($0.hash).contains(hash)
           }) else { continue }
           void[hash] = "its writer \(device.shortDescription) was revoked by \(revocation.origin.shortDescription) (\(revocation.hash)), which had not seen it"
+        }
+      }
+      // A demoted admin writing on history older than its demotion (which
+      // sorts before it) changes nothing, as a revoked one does not.
+      for device in demotions.keys.sorted() {
+        let demoting = demotions[device]!.sorted { $0.hash < $1.hash }
+        for hash in writtenBy[device] ?? [] where void[hash] == nil {
+          let seen = ancestors.of(hash)
+          guard let demotion = demoting.first(where: { demotion in
+            void[demotion.hash] == nil && demotion.hash != hash && !seen.contains(demotion.hash)
+              && !ancestors.of(demotion.hash).contains(hash)
+          }) else { continue }
+          void[hash] = "its writer \(device.shortDescription) lost its admin role to \(demotion.origin.shortDescription) (\(demotion.hash)), which had not seen it"
         }
       }
       return void

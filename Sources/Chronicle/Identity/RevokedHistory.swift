@@ -113,18 +113,20 @@ enum RevokedHistory {
     }
   }
 
-  /// Why an event of a revoked device is refused, for `verdict`; nil when it is taken.
-  static func refusal(_ verdict: Verdict, origin: PeerID) -> (reason: String, settled: Bool)? {
+  /// Why an event of a revoked device (or of a reader, `demoted` from a
+  /// writer) is refused, for `verdict`; nil when it is taken.
+  static func refusal(_ verdict: Verdict, origin: PeerID, demoted: Bool = false) -> (reason: String, settled: Bool)? {
+    let (cut, change) = demoted ? ("was made a reader", "its demotion") : ("was revoked", "its revocation")
     switch verdict {
-    case .proven, .unlinked: nil
+    case .proven, .unlinked: return nil
     case .rewritten:
-      ("device \(origin) was revoked, and this copy does not lead to the events its revocation names: "
-        + "it was signed after the revocation, or damaged (a good copy is taken from any peer)", false)
+      return ("device \(origin) \(cut), and this copy does not lead to the events \(change) names: "
+        + "it was signed after, or damaged (a good copy is taken from any peer)", false)
     case .belowRewritten:
-      ("device \(origin) was revoked, and the copy of its next event that this one leads to does not lead to the events "
-        + "its revocation names: both are asked for again (a good copy is taken from any peer)", false)
+      return ("device \(origin) \(cut), and the copy of its next event that this one leads to does not lead to the events "
+        + "\(change) names: both are asked for again (a good copy is taken from any peer)", false)
     case .waiting:
-      ("device \(origin) was revoked: its earlier events are taken once they lead to the ones its revocation names, "
+      return ("device \(origin) \(cut): its earlier events are taken once they lead to the ones \(change) names, "
         + "and this one waits for the rest (kept; taken when they come)", true)
     }
   }

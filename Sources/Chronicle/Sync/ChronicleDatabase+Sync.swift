@@ -527,7 +527,7 @@ extension ChronicleDatabase {
       var candidates: [[EventID]] = [], rewritten: [EventID] = []
       for origin in try refused.keptOrigins() {
         let member = try membership.member(origin)
-        let top = member?.lastRevokedCheckpoint
+        let top = member?.lastCheckpoint
         guard membershipChanged || top != nil else { continue }
         var state = GroupState(group: group ?? UUID())
         if let member { state.members[origin] = member }
@@ -540,7 +540,7 @@ extension ChronicleDatabase {
             candidates.append([id])
             continue
           }
-          if verdicts == nil { verdicts = try RevokedHistory.verdicts(of: origin, checkpoints: member.revokedCheckpoints, db) }
+          if verdicts == nil { verdicts = try RevokedHistory.verdicts(of: origin, checkpoints: member.checkpoints, db) }
           switch verdicts?[sequence] {
           case .waiting?: break
           case .rewritten?, .belowRewritten?: rewritten.append(id)

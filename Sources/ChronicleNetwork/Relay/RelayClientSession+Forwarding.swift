@@ -60,7 +60,7 @@ extension RelayClientSession {
               guard signer == key else { continue origins }
               sealed = try cipher.seal(event.bytes, origin: origin, sequence: event.sequence, isMembership: true)
             } else {
-              guard member.role.writes else { continue origins }
+              guard member.mayWrite(at: event.sequence) else { continue origins }
               // Without a route, sealed with an epoch this device holds no
               // key of, or with a route that does not verify (dropped, with
               // the origin's routes after it, likely come the same way): its
