@@ -88,13 +88,6 @@ extension MembershipHistory {
       return state
     }
 
-    /// The changes the last pass's revocations and demotions beat: a
-    /// revoked device's changes its revocation's writer had not seen, a
-    /// demoted admin's made concurrently with its demotion (neither had
-    /// seen the other: those made after it are applied or refused by the
-    /// role it has then), and, of two admins that revoked or demoted each
-    /// other without either seeing the other's change, the one who joined
-    /// later's.
     /// For each device `event` revokes, the highest sequence of that
     /// device's membership events it builds on: a revocation cuts off no
     /// event its writer had applied (a cut-off of 0 from a device that saw
@@ -113,6 +106,13 @@ extension MembershipHistory {
       return floors
     }
 
+    /// The changes the last pass's revocations and demotions beat: a
+    /// revoked device's changes its revocation's writer had not seen, a
+    /// demoted admin's made concurrently with its demotion (neither had
+    /// seen the other: those made after it are applied or refused by the
+    /// role it has then), and, of two admins that revoked or demoted each
+    /// other without either seeing the other's change, the one who joined
+    /// later's.
     mutating func voided(by state: GroupState) -> [MembershipHash: String] {
       var void: [MembershipHash: String] = [:]
       // Mutual acts first: the loser's revocation voids nothing.
