@@ -24,10 +24,6 @@ struct DemotedWriterTests: ThreePeers {
     c = try openSyncPeer(directory, name: "c.sqlite", clock: clock)
   }
 
-  func member(_ database: ChronicleDatabase, _ device: PeerID) throws -> GroupMember? {
-    try database.members().first { $0.device == device }
-  }
-
   /// b writes two lists; a takes them and makes b a reader. c, which
   /// learns of both from a, takes the lists as a did: same events, same
   /// state. A list b writes before it hears of its demotion is refused

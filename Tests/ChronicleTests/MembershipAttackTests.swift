@@ -30,10 +30,6 @@ struct MembershipAttackTests: ThreePeers {
     try database.write { _ in }
   }
 
-  func member(_ database: ChronicleDatabase, _ device: PeerID) throws -> GroupMember? {
-    try database.members().first { $0.device == device }
-  }
-
   /// 1. An invitation is valid by the admitting admin's clock: a device that
   /// dates its request before the expiry is still refused after it.
   @Test func aJoinBackdatedBeforeTheExpiryIsNotAdmittedAfterIt() throws {

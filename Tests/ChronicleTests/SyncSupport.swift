@@ -130,6 +130,11 @@ extension ThreePeers {
     try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM lists ORDER BY id") }
   }
 
+  /// `device`'s entry in `database`'s member list.
+  func member(_ database: ChronicleDatabase, _ device: PeerID) throws -> GroupMember? {
+    try database.members().first { $0.device == device }
+  }
+
   /// A group of a (admin), b and c, each knowing the others.
   func makeGroup() throws {
     try a.createGroup()
