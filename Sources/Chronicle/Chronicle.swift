@@ -24,32 +24,46 @@ public typealias Statement<QueryValue> = ChronicleQuery.QueryStatement<QueryValu
 /// Chronicle: SQLite databases whose every write transaction is also an event
 /// in an append-only log, so that the log can be synced, replayed and audited.
 ///
-/// Start with ``Chronicle/open(path:peer:tables:configuration:)``.
+/// Start with ``Chronicle/open(path:tables:configuration:)``.
 public enum Chronicle {
   /// Opens (creating if needed) a Chronicle database at `path`.
   ///
   /// The first open installs Chronicle's tables (`chronicle_*`), gives the
-  /// database a peer identity, and adopts the tables already there: every
-  /// STRICT table with a primary key is tracked from then on, and its rows are
+  /// database its device (an Ed25519 key beside the file, and the peer id
+  /// derived from it), and adopts the tables already there: every STRICT
+  /// table with a primary key is tracked from then on, and its rows are
   /// recorded in a first event, so the log describes the database from its start.
+  ///
+  /// A database whose peer id is from before device keys takes the id its
+  /// key derives at its first open by this version; its earlier events stay
+  /// in the log under the old id (see ``ChronicleDatabase/peerID``).
   ///
   /// - Parameters:
   ///   - path: the SQLite file.
-  ///   - peer: which peer identity to use.
   ///   - tables: tables the app expects to be tracked; each must exist, be
   ///     STRICT and have a primary key, or opening fails with an error naming it.
   ///   - configuration: capture and clock settings.
   public static func open(
-    path: String, peer: PeerIdentity = .generate, tables: [String] = [],
+    path: String, tables: [String] = [], configuration: ChronicleConfiguration = ChronicleConfiguration()
+  ) throws -> ChronicleDatabase {
+    try ChronicleDatabase(path: path, peer: .generate, tables: tables, configuration: configuration)
+  }
+
+  /// ``open(path:tables:configuration:)`` under a peer id the caller picks:
+  /// for tests, which need ids they know in advance. Such an id is not
+  /// derived from the device's key, so the devices of a group refuse it.
+  package static func open(
+    path: String, peer: PeerIdentity, tables: [String] = [],
     configuration: ChronicleConfiguration = ChronicleConfiguration()
   ) throws -> ChronicleDatabase {
     try ChronicleDatabase(path: path, peer: peer, tables: tables, configuration: configuration)
   }
 }
 
-/// Which peer identity a database opens with.
-public enum PeerIdentity: Sendable {
-  /// The identity stored in the database, or a new random one for a new database.
+/// Which peer identity a database opens with (tests only pick one).
+package enum PeerIdentity: Sendable {
+  /// The identity stored in the database, or the one derived from a new
+  /// device key for a new database.
   case generate
   /// This identity; opening a database that belongs to another peer fails.
   case fixed(PeerID)

@@ -20,7 +20,7 @@ extension DependencyValues {
   ///
   /// It is `any DatabaseWriter`, as in SQLiteData, so that `appDatabase()`
   /// returns what ``defaultDatabase(path:configuration:)`` or
-  /// ``Chronicle/open(path:peer:tables:configuration:)`` opened; `write`
+  /// ``Chronicle/open(path:tables:configuration:)`` opened; `write`
   /// on it appends the event of each transaction when it is a
   /// ``ChronicleDatabase`` (see ``ChronicleDatabase`` as a `DatabaseWriter`).
   /// A plain GRDB `DatabaseQueue` or `DatabasePool` works too, uncaptured.

@@ -5,7 +5,7 @@ import GRDB
 /// (replay, step, diff, blame, verify).
 ///
 /// Opening an archive changes nothing in the file, unlike
-/// ``Chronicle/open(path:peer:tables:configuration:)``, which installs
+/// ``Chronicle/open(path:tables:configuration:)``, which installs
 /// Chronicle's tables and logs schema changes it finds. Use it on a copy of a
 /// user's database, or on a database another process is writing.
 public final class ChronicleArchive: ChronicleLogSource {

@@ -11,8 +11,7 @@ extension ChronicleDatabase {
   ///
   /// After this the database is a new, empty peer: a later sync fetches the
   /// group's data again (the old identity's events included, as another
-  /// peer's). A database opened with a fixed ``PeerIdentity`` must be opened
-  /// with the new ``peerID`` from then on.
+  /// peer's).
   ///
   /// Foreign-key cascades from the tracked tables into untracked ones run as
   /// usual; a local row that still refers to a deleted row makes the whole
