@@ -49,6 +49,12 @@ enum Handshake {
     return bytes.contains { $0 != 0 } ? bytes : nil
   }
 
+  /// Throws ``NetworkSyncError/keyFileNeeded(_:)`` for a database in no
+  /// group without a key file: only a group tells its peers apart.
+  static func requireKeyOrGroup(_ database: ChronicleDatabase, configuration: NetworkSyncConfiguration) throws {
+    if configuration.key.isGroupMembersOnly, try database.group == nil { throw NetworkSyncError.keyFileNeeded(database.path) }
+  }
+
   /// Authenticates a client connection; returns the server's peer id. A
   /// client whose database is in a group goes on only with a server that is
   /// one of its active members (or, before this device is admitted, the
@@ -57,6 +63,7 @@ enum Handshake {
   static func client(
     _ connection: inout FramedConnection, database: ChronicleDatabase, configuration: NetworkSyncConfiguration
   ) async throws -> PeerID {
+    try requireKeyOrGroup(database, configuration: configuration)
     let local = database.peerID
     let device = database.deviceKey
     let ephemeral = Curve25519.KeyAgreement.PrivateKey()
@@ -151,7 +158,10 @@ enum Handshake {
     guard case .proof(let mac, let clientDevice) = answer else { throw connection.unexpected(answer, waitingFor: "the handshake proof") }
     let transcript = transcript(version: agreed, client: client, clientNonce: clientNonce, server: local, serverNonce: serverNonce)
     guard isValid(mac, "client", transcript, key: configuration.key.key) else {
-      await connection.sendFailureQuietly("authentication failed: you did not prove you hold this group's key. Check that both peers use the same key file")
+      await connection.sendFailureQuietly(
+        configuration.key.isGroupMembersOnly
+          ? "authentication failed: this server takes its group's members without a key file; sync without --key"
+          : "authentication failed: you did not prove you hold this group's key. Check that both peers use the same key file (or, in a group, that neither uses one)")
       throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: "it did not prove it holds the group's key")
     }
     if let clientDevice, !clientDevice.isValid(role: "client", transcript: transcript) {

@@ -4,7 +4,9 @@ import Logging
 
 /// Settings shared by ``SyncServer`` and ``TCPTransport``.
 public struct NetworkSyncConfiguration: Sendable {
-  /// The group's key: only peers holding it may connect.
+  /// The group's key: only peers holding it may connect. A database in a
+  /// group may use ``SyncKey/groupMembersOnly`` instead, on both sides: its
+  /// members then need no key file.
   public var key: SyncKey
   /// Peers allowed to connect, by id; `nil` lets every holder of the key in.
   public var allowedPeers: Set<PeerID>?

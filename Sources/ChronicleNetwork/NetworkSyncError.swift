@@ -24,6 +24,9 @@ public enum NetworkSyncError: Error, Sendable, Equatable, CustomStringConvertibl
   case connectionClosed(peer: String, waitingFor: String)
   /// The address could not be parsed or reached.
   case unreachable(address: String, reason: String)
+  /// ``SyncKey/groupMembersOnly`` was given for a database in no group,
+  /// whose peers can only be told apart by a shared key file.
+  case keyFileNeeded(String)
 
   public var description: String {
     switch self {
@@ -45,6 +48,8 @@ public enum NetworkSyncError: Error, Sendable, Equatable, CustomStringConvertibl
       "the connection to \(peer) closed while waiting for \(waitingFor). Sync again to resume: what was applied stays."
     case .unreachable(let address, let reason):
       "cannot reach \(address): \(reason)"
+    case .keyFileNeeded(let database):
+      "\(database) is in no group, so it syncs over TCP only with the holders of a group key file: create one (chronicle keygen FILE), copy it to each peer and pass it (--key FILE); or create a group (chronicle group DB --create) and invite the other devices, which then need no key file"
     }
   }
 }

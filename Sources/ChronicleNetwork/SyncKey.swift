@@ -5,9 +5,23 @@ import Foundation
 /// and proves it to the other side before any data moves.
 ///
 /// Keys live in files readable by their owner only (`chronicle keygen`
-/// writes one), never on a command line.
+/// writes one), never on a command line. Databases in a group need none:
+/// ``groupMembersOnly`` admits the group's members by their device keys.
 public struct SyncKey: Sendable {
   private let bytes: [UInt8]
+  /// Whether this is ``groupMembersOnly`` (no shared secret).
+  public let isGroupMembersOnly: Bool
+
+  /// No key file: each side proves it is the device its peer id names (its
+  /// device key signs the handshake), and a database syncs only with the
+  /// active members of its group, as it does with a key file; a device that
+  /// is not admitted yet may push its join request to an admin, nothing
+  /// more. Sessions are sealed all the same, with keys from the handshake's
+  /// two fresh X25519 keys. A database in no group needs a key file: with
+  /// this one, a sync or a server fails with ``NetworkSyncError/keyFileNeeded(_:)``.
+  /// Both sides must use it (a side with a key file refuses the other).
+  public static let groupMembersOnly = SyncKey(
+    bytes: Array(SHA256.hash(data: Array("chronicle-sync group members only v1".utf8))), isGroupMembersOnly: true)
 
   /// The key for HMAC and key derivation.
   var key: SymmetricKey { SymmetricKey(data: bytes) }
@@ -19,7 +33,10 @@ public struct SyncKey: Sendable {
 
   static let prefix = "chronicle-sync-key-v1:"
 
-  init(bytes: [UInt8]) { self.bytes = bytes }
+  init(bytes: [UInt8], isGroupMembersOnly: Bool = false) {
+    self.bytes = bytes
+    self.isGroupMembersOnly = isGroupMembersOnly
+  }
 
   /// Reads a key file.
   ///
@@ -40,7 +57,7 @@ public struct SyncKey: Sendable {
     guard text.hasPrefix(Self.prefix), let bytes = [UInt8](hexadecimal: String(text.dropFirst(Self.prefix.count))), bytes.count == 32 else {
       throw NetworkSyncError.keyFile(path: path, problem: "is not a Chronicle sync key (expected one line '\(Self.prefix)' and 64 hex digits, as chronicle keygen writes)")
     }
-    self.bytes = bytes
+    self.init(bytes: bytes)
   }
 
   /// Writes the key to a new file that only its owner can read and write.
@@ -49,6 +66,9 @@ public struct SyncKey: Sendable {
   ///   exists (a key is never overwritten by accident) or cannot be created.
   public func write(to url: URL) throws {
     let path = url.path
+    guard !isGroupMembersOnly else {
+      throw NetworkSyncError.keyFile(path: path, problem: "was not written: groupMembersOnly is no secret (use SyncKey.generate())")
+    }
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
     guard descriptor >= 0 else {
       let reason = errno == EEXIST ? "already exists; a key is never overwritten (delete it first if you mean to replace the group's key)" : String(cString: strerror(errno))

@@ -67,10 +67,13 @@ public final class SyncServer: Sendable {
   /// - Parameter blobs: content-addressed content to serve beside the events
   ///   (``TCPTransport/fetchBlobs(_:into:as:progress:)``) and to accept from
   ///   clients (``TCPTransport/sendBlobs(_:from:as:progress:)``); `nil` refuses both.
+  /// - Throws: ``NetworkSyncError/keyFileNeeded(_:)`` for
+  ///   ``SyncKey/groupMembersOnly`` and a database in no group.
   public static func bind(
     _ database: ChronicleDatabase, host: String = "127.0.0.1", port: Int, configuration: NetworkSyncConfiguration, maxConnections: Int = 64,
     blobs: (any BlobStore)? = nil
   ) async throws -> SyncServer {
+    try Handshake.requireKeyOrGroup(database, configuration: configuration)
     let listener: NIOAsyncChannel<SyncChannel, Never>
     do {
       listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

@@ -103,7 +103,7 @@ public struct TCPTransport: SyncTransport {
 
   private func blobSession(as database: ChronicleDatabase, _ body: @escaping (inout FramedConnection) async throws -> BlobTransferReport) async throws -> BlobTransferReport {
     try await withTaskExecutorPreference(SessionExecutor.shared) {
-      let channel = try await connect()
+      let channel = try await connect(for: database)
       return try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
         _ = try await Handshake.client(&connection, database: database, configuration: configuration)
         let report = try await body(&connection)
@@ -113,7 +113,10 @@ public struct TCPTransport: SyncTransport {
     }
   }
 
-  private func connect() async throws -> SyncChannel {
+  /// Connects to the server, once `database` may sync with this
+  /// configuration's key (a database in no group needs a key file).
+  private func connect(for database: ChronicleDatabase) async throws -> SyncChannel {
+    try Handshake.requireKeyOrGroup(database, configuration: configuration)
     do {
       return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -131,7 +134,7 @@ public struct TCPTransport: SyncTransport {
   }
 
   private func runSession(_ database: ChronicleDatabase, push: Bool, pull: Bool) async throws -> NetworkSyncReport {
-    let channel = try await connect()
+    let channel = try await connect(for: database)
     return try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
       var report = NetworkSyncReport()
       report.remotePeer = try await Handshake.client(&connection, database: database, configuration: configuration)

@@ -121,7 +121,10 @@ struct NetworkSyncTests {
     #expect(logs.messages(atLeast: .warning).contains { $0.contains("refused events") })
   }
 
-  @Test func aServerInAGroupAdmitsItsMembersOnlyAndRefusesARevokedDevicesEvents() async throws {
+  /// With a group key file, and without one (``SyncKey/groupMembersOnly``:
+  /// the members proven by their device keys alone).
+  @Test(arguments: [false, true])
+  func aServerInAGroupAdmitsItsMembersOnlyAndRefusesARevokedDevicesEvents(withoutKeyFile: Bool) async throws {
     let directory = try TemporaryDirectory()
     let server = try makePeer(directory, "server")
     let member = try makePeer(directory, "member")
@@ -130,8 +133,11 @@ struct NetworkSyncTests {
     try server.createGroup()
     try member.join(try server.invite())
     try revoked.join(try server.invite())
+    // Without a key file, a device in no group cannot sync at all: the
+    // outsider has a group of its own.
+    if withoutKeyFile { try outsider.createGroup() }
     let logs = LogRecorder()
-    let configuration = testConfiguration(key: .generate(), logs: logs)
+    let configuration = testConfiguration(key: withoutKeyFile ? .groupMembersOnly : .generate(), logs: logs)
     try await withServer(server, configuration: configuration) { running in
       func transport() -> TCPTransport { TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration) }
       // Members sync; the server learns of them from their join events, which
@@ -143,9 +149,14 @@ struct NetworkSyncTests {
       _ = try await transport().sync(revoked)
       #expect(try await server.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") } == 2)
 
-      // A device outside the group holds the group key but is refused at the handshake.
+      // A device outside the group (holding the group key, if there is one) is refused at the handshake.
       let refused = await #expect(throws: NetworkSyncError.self) { try await transport().sync(outsider) }
       #expect("\(String(describing: refused))".contains("not a member"))
+      if withoutKeyFile {
+        let unkeyed = try makePeer(directory, "unkeyed")
+        let noGroup = await #expect(throws: NetworkSyncError.self) { try await transport().sync(unkeyed) }
+        #expect(noGroup == .keyFileNeeded(unkeyed.path))
+      }
 
       // Revoked: its later events are refused, directly and relayed by a member.
       try server.revoke(revoked.peerID)
@@ -158,7 +169,7 @@ struct NetworkSyncTests {
       #expect(try server.fingerprint() == before)
       #expect(try server.refusedEvents().contains { $0.origin == revoked.peerID && $0.reason.contains("revoked") && $0.settled })
     }
-    #expect(logs.messages(atLeast: .warning).contains { $0.contains("not a member") })
+    #expect(logs.messages(atLeast: .warning).contains { $0.contains("not a member") } || withoutKeyFile)
   }
 
   /// A revoked device that keeps serving (the group key in hand) gets

@@ -92,7 +92,55 @@ struct NetworkCommandsTests {
     chmod(key, 0o644)
     let exposed = try tool.chronicle("serve", a, "--port", "0", "--key", key)
     #expect(exposed.status == 2 && exposed.errors.contains("chmod 600"), "\(exposed.errors)")
-    #expect(try tool.chronicle("sync", b, "--peer", "127.0.0.1:1").errors.contains("--key FILE is required"))
+    // Without --key, a database in no group is told to take a key file (or a group).
+    let keyless = try tool.chronicle("sync", b, "--peer", "127.0.0.1:1")
+    #expect(keyless.status != 0 && keyless.errors.contains("is in no group") && keyless.errors.contains("--key FILE"), "\(keyless.errors)")
+    let keylessServer = try tool.chronicle("serve", a, "--port", "0")
+    #expect(keylessServer.status != 0 && keylessServer.errors.contains("is in no group"), "\(keylessServer.errors)")
+  }
+
+  /// Devices in a group need no key file: an invited device pushes its join
+  /// to the admin's server and then syncs, each side proven by its device
+  /// key; a server given a key file refuses a client without one, and a
+  /// device outside the group is refused by name.
+  @Test func groupMembersSyncWithoutAKeyFile() throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let (a, b, c) = (directory.appendingPathComponent("a.sqlite").path, directory.appendingPathComponent("b.sqlite").path, directory.appendingPathComponent("c.sqlite").path)
+    try makePeer(a, rows: 1..<6)
+    try makePeer(b, rows: 0..<0)
+    try makePeer(c, rows: 0..<0)
+    #expect(try tool.chronicle("group", a, "--create").status == 0)
+    let invitation = try tool.chronicle("invite", a, "--hours", "1").output.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(try tool.chronicle("join", b, invitation).status == 0)
+
+    let server = try ChildProcess("chronicle", ["serve", a, "--port", "0"])
+    let line = try server.waitForLine(containing: "listening on")
+    let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
+    let joined = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)")
+    #expect(joined.status == 0, "\(joined.errors)")
+    let synced = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(port)")
+    #expect(synced.status == 0, "\(synced.errors)")
+    #expect(try digest(b) == digest(a))
+    #expect(try digest(b)?.rowCount == 5)
+
+    // c was never invited: in no group, it is told to take a key file; in
+    // a group of its own, a's server is no member of it.
+    let stranger = try tool.chronicle("sync", c, "--peer", "127.0.0.1:\(port)")
+    #expect(stranger.status != 0 && stranger.errors.contains("is in no group"), "\(stranger.errors)")
+    #expect(try tool.chronicle("group", c, "--create").status == 0)
+    let outsider = try tool.chronicle("sync", c, "--peer", "127.0.0.1:\(port)")
+    #expect(outsider.status != 0 && outsider.errors.contains("not a member"), "\(outsider.errors)")
+    server.stop()
+
+    // A server with a key file takes only clients that hold it.
+    let key = directory.appendingPathComponent("group.key").path
+    _ = try tool.chronicle("keygen", key)
+    let (keyed, keyedPort) = try serve(a, key: key)
+    let refused = try tool.chronicle("sync", b, "--peer", "127.0.0.1:\(keyedPort)")
+    #expect(refused.status != 0, "\(refused.output)")
+    keyed.stop()
+    #expect(keyed.standardError.contains("did not prove it holds the group's key"), "\(keyed.standardError)")
   }
 
   @Test func aSyncKilledMidTransferResumesWhereItStopped() throws {

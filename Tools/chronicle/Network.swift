@@ -20,7 +20,7 @@ struct Keygen: ParsableCommand {
 
 /// Options shared by `serve` and `sync --peer`.
 struct NetworkOptions: ParsableArguments {
-  @Option(help: "The group key file (chronicle keygen writes one). Keys are never given on the command line.") var key: String?
+  @Option(help: "The group key file (chronicle keygen writes one). Keys are never given on the command line. A database in a group may leave it out: it then syncs with its group's members only, proven by their device keys (both sides without one).") var key: String?
   @Option(help: "Send at most this many bytes per second (suffixes k, m).") var rateLimit: String?
   @Option(help: "Seconds each frame may take to arrive before the peer is disconnected.") var timeout: Double = 60
   @Option(help: "The largest frame accepted from a peer (suffixes k, m, g); the same on every peer. Default 4m: events and blobs larger than a frame travel in parts.") var maxFrameSize: String?
@@ -28,8 +28,8 @@ struct NetworkOptions: ParsableArguments {
   @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
 
   func configuration(label: String) throws -> NetworkSyncConfiguration {
-    guard let key else { throw ValidationError("--key FILE is required: the group key file (create one with chronicle keygen FILE)") }
-    var configuration = NetworkSyncConfiguration(key: try SyncKey(contentsOf: URL(fileURLWithPath: key)), logger: try logger(label: label))
+    let syncKey = try key.map { try SyncKey(contentsOf: URL(fileURLWithPath: $0)) } ?? .groupMembersOnly
+    var configuration = NetworkSyncConfiguration(key: syncKey, logger: try logger(label: label))
     configuration.frameTimeout = try frameTimeout()
     if let rateLimit { configuration.maxSendRate = try Self.bytes(rateLimit, option: "--rate-limit") }
     if let maxFrameSize {
@@ -63,7 +63,7 @@ struct NetworkOptions: ParsableArguments {
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Serve a database to the peers of its group over TCP until SIGINT or SIGTERM.",
-    discussion: "Prints 'listening on HOST:PORT' when ready. Peers connect with: chronicle sync DB --peer HOST:PORT --key FILE.")
+    discussion: "Prints 'listening on HOST:PORT' when ready. Peers connect with: chronicle sync DB --peer HOST:PORT (--key FILE when the server was given one).")
 
   @Argument(help: "The SQLite file.") var database: String
   @Option(help: "The port to listen on (0 picks a free one).") var port: Int
