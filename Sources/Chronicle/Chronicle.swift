@@ -34,9 +34,8 @@ public enum Chronicle {
   /// table with a primary key is tracked from then on, and its rows are
   /// recorded in a first event, so the log describes the database from its start.
   ///
-  /// A database whose peer id is from before device keys takes the id its
-  /// key derives at its first open by this version; its earlier events stay
-  /// in the log under the old id (see ``ChronicleDatabase/peerID``).
+  /// A database from before device keys keeps its peer id and gets a key
+  /// that signs its events from its next one on.
   ///
   /// - Parameters:
   ///   - path: the SQLite file.

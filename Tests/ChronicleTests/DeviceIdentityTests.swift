@@ -173,9 +173,7 @@ struct DeviceIdentityTests {
 
     var configuration = ChronicleConfiguration()
     configuration.wallClock = clock.reader(skew: 0)
-    // Opened under its old id, as the version between device keys and
-    // key-derived ids did (now it takes its key's id: KeyDerivedIDTests).
-    let legacy = try Chronicle.open(path: path, peer: .fixed(legacyPeer), configuration: configuration)
+    let legacy = try Chronicle.open(path: path, configuration: configuration)
     #expect(legacy.peerID == legacyPeer && !legacyPeer.isKeyDerived)
     #expect(try legacy.identity.canSign)
     try legacy.write { db in try db.execute(sql: "INSERT INTO lists (id, name) VALUES (2, 'New')") }

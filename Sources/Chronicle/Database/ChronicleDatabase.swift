@@ -92,7 +92,6 @@ public final class ChronicleDatabase: Sendable {
     self.mergeBatchRows = configuration.mergeBatchRows
     self.rowFoldMinimumEvents = configuration.rowFoldMinimumEvents
     self.bundleBatchEvents = configuration.bundleBatchEvents
-    try takeKeyDerivedID(requested: peer)
   }
 
   /// Runs `updates` in a write transaction and appends one event describing

@@ -45,12 +45,8 @@ extension ChronicleDatabase {
         throw ChronicleError.membership("this database is in group \(current.uuidString.lowercased()) already; a database belongs to one group")
       }
       let registry = DeviceRegistry(db: db)
-      let ownKey = try registry.device(peer)?.publicKey
       let founders = try EventLog.origins(db).filter { $0 != peer }.sorted().map { device in
         FoundingMember(device: device, publicKey: try registry.device(device)?.publicKey ?? EventLog.signingKey(db, origin: device))
-      }.filter { founder in
-        // This device's id from before device keys writes nothing any more.
-        founder.device.isKeyDerived || founder.publicKey == nil || founder.publicKey != ownKey
       }
       let group = MembershipChange.groupID(founder: peer, nonce: nonce, founders: founders)
       try membership.enter(group)

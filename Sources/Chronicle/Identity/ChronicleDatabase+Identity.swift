@@ -42,9 +42,9 @@ extension ChronicleDatabase {
 
   /// Gives the database its device at open: a new database gets a new key
   /// (and, unless a test fixed its peer id, the id derived from it); one from
-  /// before device keys gets a key that signs its events from its next
-  /// sequence on (and then takes that key's id: ``takeKeyDerivedID(requested:)``);
-  /// an existing device reads its key file, and without it (nil) cannot write.
+  /// before device keys keeps its peer id and gets a key that signs its
+  /// events from its next sequence on; an existing device reads its key
+  /// file, and without it (nil) cannot write.
   static func establishDevice(_ db: Database, requested: PeerIdentity, path: String) throws -> (PeerID, DeviceKey?) {
     let keyFile = DeviceKey.fileURL(forDatabaseAt: path)
     let registry = DeviceRegistry(db: db)
