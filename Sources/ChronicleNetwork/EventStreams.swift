@@ -12,9 +12,10 @@ enum EventStreams {
     _ outgoing: OutgoingEvents, answering wants: [RouteWant] = [], over connection: inout FramedConnection,
     configuration: NetworkSyncConfiguration, progress: (@Sendable (NetworkSyncProgress) -> Void)?
   ) async throws -> (sent: Int, applied: Int) {
-    let oldest = connection.protocolVersion >= 4 ? outgoing.oldestTimestamp : nil
-    try await connection.send(.offer(events: outgoing.count, bytes: outgoing.bytes, oldest: oldest))
-    if connection.protocolVersion >= 3 { try await waitUntilReady(over: &connection, configuration: configuration, progress: progress) }
+    // Every version spoken (from WireMessage.oldestProtocolVersion, 5) names
+    // the oldest clock and waits for the receiver to be ready.
+    try await connection.send(.offer(events: outgoing.count, bytes: outgoing.bytes, oldest: outgoing.oldestTimestamp))
+    try await waitUntilReady(over: &connection, configuration: configuration, progress: progress)
     // Routes of events the receiver holds and would forward, that it asked for.
     if connection.protocolVersion >= 6, !wants.isEmpty {
       let answered = try await offload { [outgoing] in try outgoing.routes(answering: wants) }
@@ -176,21 +177,22 @@ enum EventStreams {
   /// (forged, unsigned, from a device revoked before it, ...) is recorded
   /// there and logged, and the rest applies; an error that stops the batch
   /// (a newer schema, a trigger that writes while merging, ...) rolls it
-  /// back, is reported to the sender, and ends the session.
+  /// back, is reported to the sender, and ends the session. Routes come
+  /// from members only (`takesRoutes`): a route is kept unchecked until it
+  /// is forwarded, and the first one held for an event stays, so a
+  /// stranger's would keep the genuine one out.
   static func receive(
     into database: ChronicleDatabase, over connection: inout FramedConnection, configuration: NetworkSyncConfiguration,
-    progress: (@Sendable (NetworkSyncProgress) -> Void)?
+    takesRoutes: Bool = true, progress: (@Sendable (NetworkSyncProgress) -> Void)?
   ) async throws -> MergeReport {
     let offer = try await connection.receive("an offer", within: configuration.frameTimeout)
     guard case .offer(let totalEvents, let totalBytes, let oldest) = offer else { throw connection.unexpected(offer, waitingFor: "an offer") }
-    if connection.protocolVersion >= 3 {
-      // Events all newer than local history not folded yet merge ahead of
-      // it: no preparation (an offer without its oldest clock may need one).
-      if totalEvents > 0, try await offload({ try database.mergeNeedsPreparation(forEventsFrom: oldest) }) {
-        try await prepare(database, since: oldest, over: &connection, configuration: configuration, progress: progress)
-      } else {
-        try await connection.send(.ready)
-      }
+    // Events all newer than local history not folded yet merge ahead of
+    // it: no preparation (an offer without its oldest clock may need one).
+    if totalEvents > 0, try await offload({ try database.mergeNeedsPreparation(forEventsFrom: oldest) }) {
+      try await prepare(database, since: oldest, over: &connection, configuration: configuration, progress: progress)
+    } else {
+      try await connection.send(.ready)
     }
     let start = ContinuousClock.now
     let source = "tcp:\(connection.peerName)"
@@ -241,7 +243,7 @@ enum EventStreams {
         pending += events
       case .routes(let routes):
         // Kept once their events are applied (only routes of held events are).
-        pendingRoutes += routes.prefix(max(0, Self.maxPendingRoutes - pendingRoutes.count))
+        if takesRoutes { pendingRoutes += routes.prefix(max(0, Self.maxPendingRoutes - pendingRoutes.count)) }
         continue
       case .eventPart(let total, let bytes):
         let continuing = partial != nil

@@ -134,6 +134,12 @@ enum Handshake {
       throw connection.unexpected(hello, waitingFor: "the handshake hello")
     }
     spoke()
+    // Without a key file, only a group tells members from anyone (the
+    // database may have left its group since the server started).
+    if configuration.key.isGroupMembersOnly, try database.group == nil {
+      await connection.sendFailureQuietly("this server's database is in no group, and it has no key file: it syncs with no one")
+      throw NetworkSyncError.keyFileNeeded(database.path)
+    }
     // A newer client is answered in this server's version, which it may speak.
     let agreed = min(version, WireMessage.protocolVersion)
     guard versions.contains(agreed) else {

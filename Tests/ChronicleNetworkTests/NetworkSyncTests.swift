@@ -1,4 +1,5 @@
 import Chronicle
+import Crypto
 import Foundation
 import NIOCore
 import NIOPosix
@@ -220,6 +221,30 @@ struct NetworkSyncTests {
         try await connection.send(.bye)
       }
     }
+  }
+
+  /// A server without a key file whose database leaves its group while it
+  /// runs (its local data deleted) admits no one from then on: an attacker
+  /// who knows the public constant that stands for the key, claiming a
+  /// device in no group, is refused at its hello.
+  @Test func aServerWithoutAKeyFileWhoseDatabaseLeftItsGroupAdmitsNoOne() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    try writeItems(server, from: 1, count: 3)
+    try server.createGroup()
+    let stranger = try makePeer(directory, "stranger")
+    // The attacker's side skips its own checks: the constant, unflagged.
+    let constant = SyncKey(bytes: Array(SHA256.hash(data: Array("chronicle-sync group members only v1".utf8))))
+    let attacker = testConfiguration(key: constant)
+    try await withServer(server, configuration: testConfiguration(key: .groupMembersOnly)) { running in
+      try server.deleteLocalData()
+      try writeItems(server, from: 10, count: 2)
+      let refused = await #expect(throws: NetworkSyncError.self) {
+        _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: attacker).sync(stranger)
+      }
+      #expect("\(String(describing: refused))".contains("in no group"), "\(String(describing: refused))")
+    }
+    #expect(try await stranger.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") } == 0)
   }
 
   @Test func twentyPeersAtOnceEachGetTheRightResult() async throws {

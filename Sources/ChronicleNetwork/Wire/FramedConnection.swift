@@ -13,6 +13,9 @@ struct FramedConnection {
   var peerName: String
   let limit: FrameLimit
   var cipher: SessionCipher?
+  /// Whether a sealed frame of the peer was opened: no unsealed frame is
+  /// taken from then on, not even a refusal.
+  private var openedSealedFrame = false
   private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
   private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
   private(set) var bytesSent = 0
@@ -104,7 +107,10 @@ struct FramedConnection {
     switch bytes.first.flatMap(Envelope.init(rawValue:)) {
     case .plain:
       plain = Array(bytes.dropFirst())
-      if cipher != nil, plain.first != WireMessage.failureTag {
+      // A refusal may come unsealed only until the peer's first sealed
+      // frame (its side of the handshake failed before it had the keys):
+      // after that, anyone on the path could forge one.
+      if cipher != nil, plain.first != WireMessage.failureTag || openedSealedFrame {
         throw violation("an unsealed frame after the handshake")
       }
     case .sealed:
@@ -113,6 +119,7 @@ struct FramedConnection {
         throw violation("a frame failed authentication (altered in transit, replayed, or not sealed with this session's key)")
       }
       self.cipher = cipher
+      openedSealedFrame = true
       plain = opened
     case nil:
       throw violation("a frame with unknown envelope \(bytes.first ?? 0)")
