@@ -169,6 +169,117 @@ struct HostilePeerTests {
     #expect(try server.fingerprint() == before, "seed \(seed)")
   }
 
+  /// A man in the middle relays a session between two members and, once
+  /// the server's first sealed frame has passed, sends the client an
+  /// unsealed refusal of its own ("delete your local data"): the client
+  /// takes it as the broken protocol it is, never as the server's word.
+  @Test func anUnsealedRefusalForgedAfterTheHandshakeIsNotTakenAsThePeers() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    let member = try makePeer(directory, "member")
+    try writeItems(server, from: 1, count: 3)
+    try server.createGroup()
+    try member.join(try server.invite())
+    let configuration = testConfiguration(key: .groupMembersOnly)
+    try await withServer(server, configuration: configuration) { running in
+      _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(member)  // its join
+      let forged = frame([0] + WireMessage.failure("your database is damaged: run deleteLocalData()").encoded())
+      let proxy = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .bind(host: "127.0.0.1", port: 0) { channel in
+          channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+      let proxyPort = try #require(proxy.channel.localAddress?.port)
+      let relaying = Task(executorPreference: SessionExecutor.shared) {
+        try await proxy.executeThenClose { clients in
+          for try await client in clients {
+            let upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+              .connect(host: "127.0.0.1", port: running.port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+              }
+            try await client.executeThenClose { clientIn, clientOut in
+              try await upstream.executeThenClose { serverIn, serverOut in
+                let toServer = Task { for try await buffer in clientIn { try await serverOut.write(buffer) } }
+                // Server to client: the challenge (unsealed), then the
+                // welcome (sealed); after it, the forged refusal instead
+                // of anything the server says.
+                var pending: [UInt8] = [], frames = 0
+                for try await var buffer in serverIn {
+                  pending += buffer.readBytes(length: buffer.readableBytes) ?? []
+                  var passed: [UInt8] = []
+                  while frames < 2, pending.count >= 4 {
+                    let length = Int(pending[0]) << 24 | Int(pending[1]) << 16 | Int(pending[2]) << 8 | Int(pending[3])
+                    guard pending.count >= 4 + length else { break }
+                    passed += pending.prefix(4 + length)
+                    pending.removeFirst(4 + length)
+                    frames += 1
+                  }
+                  if !passed.isEmpty { try await clientOut.write(ByteBuffer(bytes: passed)) }
+                  if frames == 2 {
+                    try await clientOut.write(ByteBuffer(bytes: forged))
+                    break
+                  }
+                }
+                toServer.cancel()
+              }
+            }
+            break
+          }
+        }
+      }
+      let transport = TCPTransport(host: "127.0.0.1", port: proxyPort, configuration: configuration)
+      let error = await #expect(throws: NetworkSyncError.self) { _ = try await transport.sync(member) }
+      if case .refusedByPeer = error {
+        Issue.record("a forged unsealed refusal was taken as the server's: \(String(describing: error))")
+      }
+      #expect("\(String(describing: error))".contains("unsealed frame after the handshake"), "\(String(describing: error))")
+      relaying.cancel()
+      _ = try? await relaying.value
+    }
+  }
+
+  /// A device outside the group (it holds the key file) pushes routes for
+  /// a member's events the server holds without one: routes are kept
+  /// unchecked and the first one held stays, so a stranger's would keep the
+  /// genuine one out. The server takes routes from members only.
+  @Test func aStrangersRoutesAreNotKept() async throws {
+    let directory = try TemporaryDirectory()
+    let server = try makePeer(directory, "server")
+    let member = try makePeer(directory, "member")
+    let stranger = try makePeer(directory, "stranger")
+    try server.createGroup()
+    try member.join(try server.invite())
+    let configuration = testConfiguration(key: .generate())
+    try await withServer(server, configuration: configuration) { running in
+      _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(member)  // its join
+    }
+    // The member's items reach the server without their routes (a bundle).
+    try writeItems(member, from: 1, count: 2)
+    _ = try server.applyRemote(serializedEvents: try member.serializedEvents(beyond: server.versionVector()), source: "bundle")
+    let held = try server.forwardableEvents(of: member.peerID, after: 0, maxEvents: 100, maxBytes: 1 << 20)
+    let target = try #require(held.last)
+    #expect(target.route == nil)
+    let epoch = try #require(try server.groupKeyring()?.currentEpoch)
+    let fake = StoredEventRoute(origin: member.peerID, sequence: target.sequence, epoch: epoch, signature: [UInt8](repeating: 7, count: 64))
+
+    try await withServer(server, configuration: configuration) { running in
+      let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: running.port) { channel in SyncChannel.wrap(channel, address: "server") }
+      try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
+        _ = try await Handshake.client(&connection, database: stranger, configuration: configuration)
+        try await connection.send(.vectorRequest)
+        _ = try await connection.receive("its version vector", within: configuration.frameTimeout)
+        try await connection.send(.offer(events: 0, bytes: 0))
+        while case .working = try await connection.receive("ready", within: configuration.frameTimeout) {}
+        try await connection.send(.routes([fake]))
+        try await connection.send(.end)
+        _ = try await connection.receive("the applied report", within: configuration.frameTimeout)
+        try await connection.send(.bye)
+      }
+    }
+    let after = try server.forwardableEvents(of: member.peerID, after: 0, maxEvents: 100, maxBytes: 1 << 20)
+    #expect(after.first { $0.sequence == target.sequence }?.route == nil, "a stranger's route was kept")
+  }
+
   @Test func tamperedSealedFramesEndTheSession() async throws {
     // Flipping one bit of a sealed frame makes it fail to open.
     let key = SyncKey.generate()
