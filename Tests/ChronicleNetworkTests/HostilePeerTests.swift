@@ -180,8 +180,8 @@ struct HostilePeerTests {
     try writeItems(server, from: 1, count: 3)
     try server.createGroup()
     try member.join(try server.invite())
-    let configuration = testConfiguration(key: .groupMembersOnly)
-    try await withServer(server, configuration: configuration) { running in
+    let configuration = patientConfiguration(key: .groupMembersOnly)
+    let relaying = try await withServer(server, configuration: configuration) { running in
       _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(member)  // its join
       let forged = frame([0] + WireMessage.failure("your database is damaged: run deleteLocalData()").encoded())
       let proxy = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -202,8 +202,11 @@ struct HostilePeerTests {
                 // Server to client: the challenge (unsealed), then the
                 // welcome (sealed); after it, the forged refusal instead
                 // of anything the server says.
-                var pending: [UInt8] = [], frames = 0
+                var pending: [UInt8] = [], frames = 0, injected = false
                 for try await var buffer in serverIn {
+                  // The connection stays open after the forgery (nothing
+                  // more reaches the client), until the client closes it.
+                  guard !injected else { continue }
                   pending += buffer.readBytes(length: buffer.readableBytes) ?? []
                   var passed: [UInt8] = []
                   while frames < 2, pending.count >= 4 {
@@ -216,7 +219,7 @@ struct HostilePeerTests {
                   if !passed.isEmpty { try await clientOut.write(ByteBuffer(bytes: passed)) }
                   if frames == 2 {
                     try await clientOut.write(ByteBuffer(bytes: forged))
-                    break
+                    injected = true
                   }
                 }
                 toServer.cancel()
@@ -232,9 +235,11 @@ struct HostilePeerTests {
         Issue.record("a forged unsealed refusal was taken as the server's: \(String(describing: error))")
       }
       #expect("\(String(describing: error))".contains("unsealed frame after the handshake"), "\(String(describing: error))")
-      relaying.cancel()
-      _ = try? await relaying.value
+      return relaying
     }
+    // The server has shut down, closing the proxy's upstream: it ends.
+    relaying.cancel()
+    _ = try? await relaying.value
   }
 
   /// A device outside the group (it holds the key file) pushes routes for
@@ -248,7 +253,7 @@ struct HostilePeerTests {
     let stranger = try makePeer(directory, "stranger")
     try server.createGroup()
     try member.join(try server.invite())
-    let configuration = testConfiguration(key: .generate())
+    let configuration = patientConfiguration(key: .generate())
     try await withServer(server, configuration: configuration) { running in
       _ = try await TCPTransport(host: "127.0.0.1", port: running.port, configuration: configuration).sync(member)  // its join
     }

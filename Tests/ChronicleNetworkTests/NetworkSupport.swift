@@ -49,6 +49,16 @@ func testConfiguration(key: SyncKey, logs: LogRecorder? = nil) -> NetworkSyncCon
   return configuration
 }
 
+/// ``testConfiguration(key:logs:)`` with a minute for the handshake and
+/// each frame: for tests that check what a refusal says, which a loaded
+/// machine must not turn into a timeout.
+func patientConfiguration(key: SyncKey) -> NetworkSyncConfiguration {
+  var configuration = testConfiguration(key: key)
+  configuration.handshakeTimeout = .seconds(60)
+  configuration.frameTimeout = .seconds(60)
+  return configuration
+}
+
 /// Starts a server on a free loopback port; stops it when `body` returns.
 func withServer<T>(
   _ database: ChronicleDatabase, configuration: NetworkSyncConfiguration, maxConnections: Int = 64, blobs: (any BlobStore)? = nil,

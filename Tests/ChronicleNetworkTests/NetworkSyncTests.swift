@@ -235,8 +235,8 @@ struct NetworkSyncTests {
     let stranger = try makePeer(directory, "stranger")
     // The attacker's side skips its own checks: the constant, unflagged.
     let constant = SyncKey(bytes: Array(SHA256.hash(data: Array("chronicle-sync group members only v1".utf8))))
-    let attacker = testConfiguration(key: constant)
-    try await withServer(server, configuration: testConfiguration(key: .groupMembersOnly)) { running in
+    let attacker = patientConfiguration(key: constant)
+    try await withServer(server, configuration: patientConfiguration(key: .groupMembersOnly)) { running in
       try server.deleteLocalData()
       try writeItems(server, from: 10, count: 2)
       let refused = await #expect(throws: NetworkSyncError.self) {
