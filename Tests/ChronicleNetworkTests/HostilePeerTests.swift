@@ -267,10 +267,7 @@ struct HostilePeerTests {
     let fake = StoredEventRoute(origin: member.peerID, sequence: target.sequence, epoch: epoch, signature: [UInt8](repeating: 7, count: 64))
 
     try await withServer(server, configuration: configuration) { running in
-      let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .connect(host: "127.0.0.1", port: running.port) { channel in SyncChannel.wrap(channel, address: "server") }
-      try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
-        _ = try await Handshake.client(&connection, database: stranger, configuration: configuration)
+      try await withAuthenticatedSession(port: running.port, as: stranger, configuration: configuration) { connection in
         try await connection.send(.vectorRequest)
         _ = try await connection.receive("its version vector", within: configuration.frameTimeout)
         try await connection.send(.offer(events: 0, bytes: 0))

@@ -1,6 +1,7 @@
 import Chronicle
 import Foundation
 import Logging
+import NIOPosix
 import Synchronization
 
 import ChronicleTestSupport
@@ -77,6 +78,21 @@ func withServer<T>(
     server.shutdown(gracePeriod: .zero)
     _ = try? await running.value
     throw error
+  }
+}
+
+/// Connects to a server on loopback and authenticates as `database`, then
+/// runs `body` on the session: for tests that speak the protocol by hand
+/// (what a hostile client sends, what the server answers it).
+func withAuthenticatedSession(
+  port: Int, as database: ChronicleDatabase, configuration: NetworkSyncConfiguration,
+  _ body: @escaping @Sendable (inout FramedConnection) async throws -> Void
+) async throws {
+  let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    .connect(host: "127.0.0.1", port: port) { channel in SyncChannel.wrap(channel, address: "server") }
+  try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
+    _ = try await Handshake.client(&connection, database: database, configuration: configuration)
+    try await body(&connection)
   }
 }
 

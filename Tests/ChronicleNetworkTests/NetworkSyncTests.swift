@@ -212,10 +212,7 @@ struct NetworkSyncTests {
     // A stranger with the group key asks the admin for its vector: it gets its own entry only.
     let stranger = try makePeer(directory, "stranger")
     try await withServer(admin, configuration: configuration) { running in
-      let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .connect(host: "127.0.0.1", port: running.port) { channel in SyncChannel.wrap(channel, address: "admin") }
-      try await channel.run(writeTimeout: configuration.frameTimeout) { connection in
-        _ = try await Handshake.client(&connection, database: stranger, configuration: configuration)
+      try await withAuthenticatedSession(port: running.port, as: stranger, configuration: configuration) { connection in
         try await connection.send(.vectorRequest)
         let answer = try await connection.receive("its version vector", within: configuration.frameTimeout)
         guard case .vector(let vector, _) = answer else {
