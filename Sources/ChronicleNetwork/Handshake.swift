@@ -55,6 +55,20 @@ enum Handshake {
     if configuration.key.isGroupMembersOnly, try database.group == nil { throw NetworkSyncError.keyFileNeeded(database.path) }
   }
 
+  /// ``requireKeyOrGroup(_:configuration:)`` on a server's connection: the
+  /// client is told before the connection ends. Checked at each hello and
+  /// each request, as the database may leave its group while serving.
+  static func requireKeyOrGroup(
+    _ database: ChronicleDatabase, configuration: NetworkSyncConfiguration, telling connection: inout FramedConnection
+  ) async throws {
+    do {
+      try requireKeyOrGroup(database, configuration: configuration)
+    } catch {
+      await connection.sendFailureQuietly("this server's database is in no group, and it has no key file: it syncs with no one")
+      throw error
+    }
+  }
+
   /// Authenticates a client connection; returns the server's peer id. A
   /// client whose database is in a group goes on only with a server that is
   /// one of its active members (or, before this device is admitted, the
@@ -136,10 +150,7 @@ enum Handshake {
     spoke()
     // Without a key file, only a group tells members from anyone (the
     // database may have left its group since the server started).
-    if configuration.key.isGroupMembersOnly, try database.group == nil {
-      await connection.sendFailureQuietly("this server's database is in no group, and it has no key file: it syncs with no one")
-      throw NetworkSyncError.keyFileNeeded(database.path)
-    }
+    try await requireKeyOrGroup(database, configuration: configuration, telling: &connection)
     // A newer client is answered in this server's version, which it may speak.
     let agreed = min(version, WireMessage.protocolVersion)
     guard versions.contains(agreed) else {

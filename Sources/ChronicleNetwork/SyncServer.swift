@@ -263,25 +263,14 @@ public final class SyncServer: Sendable {
     throw NetworkSyncError.authenticationFailed(peer: connection.peerName, reason: refusal)
   }
 
-  /// Ends the session when this server takes its group's members without a
-  /// key file and its database is in no group any more (its local data was
-  /// deleted while it ran): from then on nothing tells a member from anyone.
-  private func requireKeyOrGroup(_ connection: inout FramedConnection) async throws {
-    do {
-      try Handshake.requireKeyOrGroup(database, configuration: configuration)
-    } catch {
-      await connection.sendFailureQuietly("this server's database is in no group any more, and it has no key file: it syncs with no one")
-      throw error
-    }
-  }
-
   /// After the handshake: answers the client's requests until it says bye.
   private func session(
     _ connection: inout FramedConnection, device: (peer: PeerID, key: [UInt8]?), report: inout NetworkSyncReport
   ) async throws {
     while true {
       let request = try await connection.receive("a request", within: configuration.frameTimeout)
-      try await requireKeyOrGroup(&connection)
+      // Its data may have been deleted since the handshake (no group any more).
+      try await Handshake.requireKeyOrGroup(database, configuration: configuration, telling: &connection)
       switch request {
       case .vector, .blobQuery, .blobRequest, .blob, .blobPart:
         try await requireMember(device, &connection)
